@@ -1,0 +1,40 @@
+// The clock frontends inject into whatever schedules against the disk model.
+#pragma once
+
+#include <time.h>
+
+#include <atomic>
+#include <cstdint>
+
+namespace diskcond {
+
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  // Nanoseconds on a monotonic clock. Thread-safe.
+  virtual int64_t now_ns() const = 0;
+};
+
+// CLOCK_MONOTONIC: the clock FUSE replies and rawio timestamps use.
+class MonotonicClock final : public Clock {
+ public:
+  int64_t now_ns() const override {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+  }
+};
+
+// A clock tests move by hand.
+class FakeClock final : public Clock {
+ public:
+  explicit FakeClock(int64_t start_ns = 0) : now_(start_ns) {}
+  int64_t now_ns() const override { return now_.load(); }
+  void advance(int64_t ns) { now_ += ns; }
+  void set(int64_t ns) { now_ = ns; }
+
+ private:
+  std::atomic<int64_t> now_;
+};
+
+}  // namespace diskcond

@@ -1,0 +1,149 @@
+#include "core/disk_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+namespace diskcond {
+namespace {
+
+constexpr int64_t kLongAgo = INT64_MIN / 4;
+constexpr double kMeanSqrtDistance = 8.0 / 15.0;
+constexpr double kSeekFloor = 1.0 / 3.0;
+
+// Slots are a min-heap on free time.
+constexpr auto kHeapOrder = std::greater<int64_t>();
+
+}  // namespace
+
+int64_t hdd_seek_ns(int64_t access_ns, double fraction) {
+  fraction = std::clamp(fraction, 0.0, 1.0);
+  double w = kSeekFloor + (1.0 - kSeekFloor) * std::sqrt(fraction) / kMeanSqrtDistance;
+  return static_cast<int64_t>(std::llround(static_cast<double>(access_ns) * w));
+}
+
+int64_t transfer_ns(uint64_t bytes, uint64_t bytes_per_sec) {
+  if (bytes_per_sec == 0 || bytes == 0) return 0;
+  unsigned __int128 num = static_cast<unsigned __int128>(bytes) * 1'000'000'000u;
+  return static_cast<int64_t>((num + bytes_per_sec - 1) / bytes_per_sec);
+}
+
+DiskModel::DiskModel(const Profile& profile, uint64_t capacity_bytes)
+    : profile_(profile),
+      capacity_(std::max<uint64_t>(capacity_bytes, 1)),
+      last_arrival_ns_(kLongAgo),
+      channel_free_ns_(kLongAgo),
+      latest_completion_ns_(kLongAgo),
+      last_write_completion_ns_(kLongAgo),
+      head_position_(0) {
+  resize_slots(profile.queue_depth);
+}
+
+void DiskModel::resize_slots(uint32_t depth) {
+  // Keep the latest free times: shrinking the queue must not let new work overtake old work.
+  std::sort(slots_.begin(), slots_.end(), std::greater<int64_t>());
+  slots_.resize(depth, kLongAgo);
+  std::make_heap(slots_.begin(), slots_.end(), kHeapOrder);
+}
+
+int64_t DiskModel::take_slot(int64_t arrival) {
+  std::pop_heap(slots_.begin(), slots_.end(), kHeapOrder);
+  int64_t free_at = slots_.back();
+  slots_.pop_back();
+  return std::max(arrival, free_at);
+}
+
+void DiskModel::release_slot(int64_t completion) {
+  slots_.push_back(completion);
+  std::push_heap(slots_.begin(), slots_.end(), kHeapOrder);
+}
+
+int64_t DiskModel::submit_piece(Op op, uint64_t offset, uint64_t length, int64_t arrival) {
+  const uint64_t rate =
+      op == Op::kRead ? profile_.read_bytes_per_sec : profile_.write_bytes_per_sec;
+  int64_t start = take_slot(arrival);
+  int64_t done;
+  if (profile_.type == DiskType::kSSD) {
+    int64_t ready = start + profile_.access_time_ns;
+    int64_t transfer_start = std::max(ready, channel_free_ns_);
+    done = transfer_start + transfer_ns(length, rate);
+  } else {
+    start = std::max(start, channel_free_ns_);
+    if (profile_.spinup_ns > 0 && profile_.spinup_idle_ns > 0 && latest_completion_ns_ != kLongAgo &&
+        start - latest_completion_ns_ >= profile_.spinup_idle_ns) {
+      start += profile_.spinup_ns;
+    }
+    int64_t access = 0;
+    if (offset != head_position_) {
+      uint64_t distance = offset > head_position_ ? offset - head_position_ : head_position_ - offset;
+      access = hdd_seek_ns(profile_.access_time_ns,
+                           static_cast<double>(distance) / static_cast<double>(capacity_));
+      ++counters_.seeks;
+    }
+    done = start + access + transfer_ns(length, rate);
+    head_position_ = offset + length;
+  }
+  channel_free_ns_ = done;
+  release_slot(done);
+  latest_completion_ns_ = std::max(latest_completion_ns_, done);
+  pending_.push_back(done);
+  ++counters_.pieces;
+  return done;
+}
+
+int64_t DiskModel::submit(const Command& c) {
+  std::lock_guard lock(mu_);
+  const int64_t arrival = std::max(c.arrival_ns, last_arrival_ns_);
+  last_arrival_ns_ = arrival;
+  while (!pending_.empty() && pending_.front() <= arrival) pending_.pop_front();
+
+  const auto op_index = static_cast<size_t>(c.op);
+  ++counters_.commands[op_index];
+  int64_t completion;
+  if (c.op == Op::kFlush) {
+    completion = std::max(arrival, last_write_completion_ns_);
+  } else {
+    counters_.bytes[op_index] += c.length;
+    const uint64_t max_piece =
+        c.op == Op::kRead ? profile_.max_read_bytes : profile_.max_write_bytes;
+    completion = arrival;
+    uint64_t offset = c.offset;
+    uint64_t remaining = c.length;
+    do {
+      uint64_t piece = max_piece == 0 ? remaining : std::min(remaining, max_piece);
+      completion = std::max(completion, submit_piece(c.op, offset, piece, arrival));
+      offset += piece;
+      remaining -= piece;
+    } while (remaining > 0);
+    if (c.op == Op::kWrite) {
+      last_write_completion_ns_ = std::max(last_write_completion_ns_, completion);
+    }
+  }
+  counters_.total_latency_ns += completion - arrival;
+  counters_.last_completion_ns = std::max(counters_.last_completion_ns, completion);
+  return completion;
+}
+
+void DiskModel::set_profile(const Profile& profile) {
+  std::lock_guard lock(mu_);
+  if (profile.queue_depth != profile_.queue_depth) resize_slots(profile.queue_depth);
+  profile_ = profile;
+}
+
+Profile DiskModel::profile() const {
+  std::lock_guard lock(mu_);
+  return profile_;
+}
+
+ModelCounters DiskModel::counters() const {
+  std::lock_guard lock(mu_);
+  return counters_;
+}
+
+uint32_t DiskModel::outstanding(int64_t now_ns) const {
+  std::lock_guard lock(mu_);
+  return static_cast<uint32_t>(
+      std::count_if(pending_.begin(), pending_.end(), [now_ns](int64_t t) { return t > now_ns; }));
+}
+
+}  // namespace diskcond

@@ -1,0 +1,98 @@
+// The disk model: given a profile, decides when each I/O command completes.
+//
+// Pure and deterministic: it never reads a clock. Callers pass each command's arrival time
+// (nanoseconds on any monotonic clock) and get back its completion time on the same clock.
+// Frontends (the FUSE conditioner, tests, benchmarks) bring the clock; see core/clock.h.
+//
+// The rules (docs/disk-model.md has the derivations):
+//  - A command longer than the profile's max bytes for its direction is split into pieces of at
+//    most that size; each piece is a command of its own and pays its own access cost.
+//  - At most queue_depth pieces are in service at once; the rest wait for a slot, in arrival order.
+//  - SSD: a piece in service pays access_time (overlapping with the others in service), then
+//    transfers over one data channel shared by all pieces: bytes / throughput of its direction.
+//    The shared channel is why aggregate throughput never exceeds the profile's.
+//  - HDD: one piece at a time (one actuator). A piece that starts where the previous one ended
+//    pays no access cost; any other pays hdd_seek_ns(distance / capacity), a curve whose mean over
+//    uniformly random positions is exactly access_time. After spinup_idle_ns without work the
+//    next piece first waits spinup_ns (when both are non-zero).
+//  - A flush completes when every write submitted before it has completed (and not before it
+//    arrived); it occupies no slot and moves no data.
+//  - set_profile() applies to commands submitted afterwards; commands already submitted keep the
+//    completion times they were given.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <deque>
+#include <vector>
+
+#include "core/profile.h"
+
+namespace diskcond {
+
+enum class Op { kRead = 0, kWrite = 1, kFlush = 2 };
+
+struct Command {
+  Op op = Op::kRead;
+  uint64_t offset = 0;  // in the device address space, bytes
+  uint64_t length = 0;  // bytes; ignored for kFlush
+  int64_t arrival_ns = 0;
+};
+
+struct ModelCounters {
+  uint64_t commands[3] = {};  // indexed by Op
+  uint64_t bytes[3] = {};
+  uint64_t pieces = 0;        // device commands after splitting
+  uint64_t seeks = 0;         // HDD pieces that paid an access cost
+  int64_t total_latency_ns = 0;  // sum over commands of completion - arrival
+  int64_t last_completion_ns = 0;
+};
+
+// Cost of an HDD access over `fraction` (0..1] of the address space, for a profile whose mean
+// random access time is `access_ns`:  access * (1/3 + (2/3) * sqrt(fraction) / (8/15)).
+// 8/15 is the mean of sqrt(|U1-U2|) for independent uniform U1, U2, so random accesses average
+// access_ns exactly; the 1/3 floor stands for rotational latency and head settling, paid by any
+// non-sequential access however short.
+int64_t hdd_seek_ns(int64_t access_ns, double fraction);
+
+// Nanoseconds to move `bytes` at `bytes_per_sec`, rounded up; 0 when the rate is 0 (unlimited).
+int64_t transfer_ns(uint64_t bytes, uint64_t bytes_per_sec);
+
+class DiskModel {
+ public:
+  // REQUIRES: validate(profile) is ok. capacity_bytes > 0 (HDD seek distances are fractions of it).
+  DiskModel(const Profile& profile, uint64_t capacity_bytes);
+
+  // Thread-safe. Returns the completion time of `c`. Commands are served in submission order; a
+  // command whose arrival is earlier than a previously submitted one's is treated as arriving
+  // with it (time never runs backwards inside the model).
+  int64_t submit(const Command& c);
+
+  // Thread-safe. REQUIRES: validate(profile) is ok.
+  void set_profile(const Profile& profile);
+  Profile profile() const;
+  uint64_t capacity() const { return capacity_; }
+  ModelCounters counters() const;
+  // Pieces whose service has not completed at `now_ns` (waiting or in service).
+  uint32_t outstanding(int64_t now_ns) const;
+
+ private:
+  int64_t submit_piece(Op op, uint64_t offset, uint64_t length, int64_t arrival);  // REQUIRES mu_
+  int64_t take_slot(int64_t arrival);     // pops the earliest-free slot; REQUIRES mu_
+  void release_slot(int64_t completion);  // REQUIRES mu_
+  void resize_slots(uint32_t depth);      // REQUIRES mu_
+
+  mutable std::mutex mu_;
+  Profile profile_;
+  const uint64_t capacity_;
+  std::vector<int64_t> slots_;  // min-heap of the times each service slot becomes free
+  int64_t last_arrival_ns_;
+  int64_t channel_free_ns_;      // SSD data channel; HDD actuator
+  int64_t latest_completion_ns_;
+  int64_t last_write_completion_ns_;
+  uint64_t head_position_;       // HDD: byte after the last piece served
+  std::deque<int64_t> pending_;  // completion times of pieces not yet done at the last arrival
+  ModelCounters counters_;
+};
+
+}  // namespace diskcond

@@ -1,0 +1,43 @@
+// A disk profile: what a conditioned mount pretends to be. Field names and meanings follow
+// macOS dmc (see docs/profiles.md). Throughputs are bytes per second; 0 means unlimited.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "core/result.h"
+
+namespace diskcond {
+
+enum class DiskType { kSSD, kHDD };
+
+std::string_view to_string(DiskType t);
+Result<DiskType> parse_disk_type(std::string_view text);  // "SSD" / "HDD", any case
+
+struct Profile {
+  std::string name;
+  DiskType type = DiskType::kSSD;
+  int64_t access_time_ns = 0;     // SSD: paid by every command; HDD: mean of a random seek
+  uint64_t read_bytes_per_sec = 0;   // 0 = unlimited
+  uint64_t write_bytes_per_sec = 0;  // 0 = unlimited
+  uint32_t queue_depth = 1;          // commands in service at once (HDD: one actuator anyway)
+  uint64_t max_read_bytes = 0;       // larger reads are split; 0 = no limit
+  uint64_t max_write_bytes = 0;
+  uint32_t max_read_segments = 0;    // reported like macOS; not part of the delay
+  uint32_t max_write_segments = 0;
+  // HDD only: after this long idle, the next command first waits spinup_ns. 0 disables.
+  int64_t spinup_idle_ns = 0;
+  int64_t spinup_ns = 0;
+
+  bool operator==(const Profile&) const = default;
+};
+
+// Checks ranges (queue depth >= 1, access time < 1 min, ...). Errors name the field.
+Status validate(const Profile& p);
+
+// The eight built-in profiles, in macOS order (index 0 = "Faulty 5400 HDD").
+std::span<const Profile> builtin_profiles();
+
+}  // namespace diskcond

@@ -1,0 +1,2 @@
+// dmc: placeholder until the command line lands.
+int main() { return 0; }

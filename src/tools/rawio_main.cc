@@ -1,0 +1,2 @@
+// rawio: placeholder until the command line lands.
+int main() { return 0; }
