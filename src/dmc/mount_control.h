@@ -1,0 +1,64 @@
+// The boundary between the dmc command line (src/dmc/cli) and the machinery that runs a
+// conditioned mount (src/dmc/mount): the CLI decides *what* a mount should be; a MountControl
+// makes it so. Tests give the CLI a fake MountControl; dmc itself uses make_fuse_mount_control().
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/profile.h"
+#include "core/result.h"
+
+namespace diskcond {
+
+enum class CacheMode {
+  kPageCache,  // like macOS: the kernel page cache stays on; misses and write-back are conditioned
+  kNoCache,    // every read and write reaches the daemon and is conditioned (FUSE direct_io)
+};
+
+struct MountSettings {
+  Profile profile;                         // what the mount behaves like
+  CacheMode cache = CacheMode::kPageCache;
+};
+
+// Live figures a running daemon keeps (all since start).
+struct MountCounters {
+  uint64_t commands[3] = {};      // read, write, flush (indexed by Op); metadata ops count as writes
+  uint64_t bytes[3] = {};
+  double mean_added_delay_ns = 0; // mean of (reply time - time the backing I/O finished)
+  uint32_t queue_occupancy = 0;   // model pieces outstanding now
+  double floor_read_ns = 0;       // fastest 4 KiB read service the mount has delivered (0 if none)
+  double floor_write_ns = 0;
+};
+
+struct MountStatus {
+  std::string mount_point;   // canonical absolute path
+  bool mounted = false;      // a conditioned FUSE mount is on mount_point
+  bool daemon_alive = false; // false with mounted = true means the daemon died (stale mount)
+  pid_t daemon_pid = 0;
+  MountSettings settings;    // valid when mounted && daemon_alive
+  MountCounters counters;
+};
+
+class MountControl {
+ public:
+  virtual ~MountControl() = default;
+  // Mounts a conditioned filesystem over `dir` in place and returns once it serves.
+  // Errors: not a directory, already conditioned, not root, mount failure ... (one line each).
+  virtual Status start(const std::string& dir, const MountSettings& settings) = 0;
+  // Unmounts. Without `force`, refuses with a clear message while files under it are open;
+  // with `force`, detaches lazily. Acknowledged writes are on the backing filesystem afterwards.
+  // Also clears a stale mount left by a dead daemon.
+  virtual Status stop(const std::string& dir, bool force) = 0;
+  // Never fails for an existing directory that is not conditioned: mounted = false.
+  virtual Result<MountStatus> status(const std::string& dir) = 0;
+  // Changes a running mount's settings live; commands arriving afterwards use them.
+  virtual Status update(const std::string& dir, const MountSettings& settings) = 0;
+};
+
+std::unique_ptr<MountControl> make_fuse_mount_control();
+
+}  // namespace diskcond
