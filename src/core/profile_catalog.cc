@@ -59,9 +59,26 @@ const char* const kKnownKeys[] = {"name", "type", "access_time", "read_throughpu
                                   "queue_depth", "max_read_bytes", "max_write_bytes", "max_read_segments",
                                   "max_write_segments", "spinup_idle", "spinup_time"};
 
+// toml++ 3.3 (Debian 12) reaches __builtin_unreachable() on many non-ASCII characters outside
+// strings (its generated is_non_ascii_horizontal_whitespace() misses whole ranges; found by
+// fuzz/profile_toml_fuzz.cc), and where a string starts depends on its own error recovery. So
+// profile files are ASCII; other characters are written as \uXXXX escapes inside strings.
+// Returns the 1-based line of the first non-ASCII byte, or 0.
+int line_of_non_ascii(std::string_view text) {
+  int line = 1;
+  for (char c : text) {
+    if (c == '\n') ++line;
+    if (static_cast<unsigned char>(c) >= 0x80) return line;
+  }
+  return 0;
+}
+
 }  // namespace
 
 Result<Profile> parse_profile_toml(std::string_view text, const std::string& origin) {
+  if (int line = line_of_non_ascii(text); line != 0) {
+    return make_error(fmt::format("{}:{}: non-ASCII character (write it as \\uXXXX in a string)", origin, line));
+  }
   toml::table t;
   try {
     t = toml::parse(text, origin);

@@ -102,3 +102,28 @@ TEST_F(ProfileCatalogTest, MalformedFilesAreSkippedWithFileAndLine) {
 
 }  // namespace
 }  // namespace diskcond
+
+namespace diskcond {
+namespace {
+
+// Found by fuzz/profile_toml_fuzz.cc: toml++ 3.3 hits undefined behaviour on non-ASCII text
+// (U+FE7F, U+0411 ...), so profile files are ASCII and say so.
+TEST(ProfileToml, RejectsNonAsciiText) {
+  auto r = parse_profile_toml("name = \"x\"\n\xef\xb9\xbfu", "odd.toml");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error(), "odd.toml:2: non-ASCII character (write it as \\uXXXX in a string)");
+  EXPECT_FALSE(parse_profile_toml("name = 0\"US\xcf\x8b", "b.toml").ok());
+  EXPECT_FALSE(parse_profile_toml("name = \"Disque lent \xc3\xa9\"", "c.toml").ok());
+}
+
+TEST(ProfileToml, EscapesGiveNonAsciiNames) {
+  auto ok = parse_profile_toml(
+      "name = \"Disque lent \\u00e9\"\ntype = 'HDD'\naccess_time = 1\nread_throughput = 1\n"
+      "write_throughput = 1\n",
+      "fr.toml");
+  ASSERT_TRUE(ok.ok()) << ok.error();
+  EXPECT_EQ(ok->name, "Disque lent \xc3\xa9");
+}
+
+}  // namespace
+}  // namespace diskcond
