@@ -32,7 +32,8 @@ void read_unsigned(const json& object, std::string_view key, bool required, uint
                    Status& status) {
   const json* v = find_key(object, key, required, status);
   if (v == nullptr || !status.ok()) return;
-  if (!v->is_number_unsigned() || v->get<uint64_t>() > max) {
+  bool whole = v->is_number_unsigned() || (v->is_number_integer() && v->get<int64_t>() >= 0);
+  if (!whole || v->get<uint64_t>() > max) {
     status = make_error(fmt::format("'{}' must be a whole number from 0 to {}", key, max));
     return;
   }

@@ -23,7 +23,10 @@ struct StoredMount {
   MountSettings settings;  // what `dmc start <mount>` without a profile applies
   bool boot = false;       // `dmc boot` starts this mount (set by `start -boot`, cleared by `stop`)
 
-  bool operator==(const StoredMount&) const = default;
+  bool operator==(const StoredMount& o) const {
+    return mount == o.mount && settings.profile == o.settings.profile && settings.cache == o.settings.cache &&
+           boot == o.boot;
+  }
 };
 
 struct StoreListing {
