@@ -31,6 +31,8 @@ std::string boot_one(Context& ctx, const StoredMount& record) {
 }  // namespace
 
 Outcome run_boot(Context& ctx, const CommandArgs&) {
+  auto lock = ctx.store.lock();
+  if (!lock.ok()) return failure(ExitCode::kFailed, fmt::format("settings store: {}", lock.error()));
   StoreListing listing = ctx.store.list();
   size_t failed = listing.problems.size();
   for (const std::string& problem : listing.problems) ctx.err << "dmc: boot: " << problem << "\n";

@@ -12,6 +12,12 @@ std::string stale_mount_message(const std::string& mount) {
 MountState read_mount_state(Context& ctx, const std::string& mount, Outcome& outcome) {
   MountState state;
   outcome = success();
+  auto lock = ctx.store.lock();
+  if (!lock.ok()) {
+    outcome = failure(ExitCode::kFailed, fmt::format("settings store: {}", lock.error()));
+    return state;
+  }
+  state.lock = std::move(lock).value();
   auto status = ctx.mounts().status(mount);
   if (!status.ok()) {
     outcome = failure(ExitCode::kFailed, fmt::format("cannot query {}: {}", mount, status.error()));

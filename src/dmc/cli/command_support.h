@@ -17,6 +17,7 @@ std::string stale_mount_message(const std::string& mount);
 
 // Where a mount stands before a command changes it.
 struct MountState {
+  StoreLock lock;                    // held until the command is done
   MountStatus status;                // from the mount machinery
   std::optional<StoredMount> stored; // from the settings store
 
@@ -24,7 +25,7 @@ struct MountState {
   bool stale() const { return status.mounted && !status.daemon_alive; }
 };
 
-// Queries both; errors come back as the Outcome to return (kFailed). On success `outcome` is
+// Locks the store, then queries both; errors come back as the Outcome to return (kFailed). On success `outcome` is
 // success() and the state is filled in.
 MountState read_mount_state(Context& ctx, const std::string& mount, Outcome& outcome);
 

@@ -138,7 +138,7 @@ TEST_F(DmcCli, BadInputIsOneLineNonZeroAndChangesNothing) {
   ASSERT_EQ(run({"configure", mount_, "HDD", "12ms", "80", "60"}), 0);
   fake_.add_running(other_mount_, {builtin_profiles()[0], CacheMode::kPageCache});
   auto before = store_files();
-  ASSERT_EQ(before.size(), 2u);  // the mounts directory and one record
+  ASSERT_EQ(before.size(), 3u);  // the mounts directory, its lock file and one record
   fake_.calls.clear();
   const std::string missing = root_ + "/missing";
   const std::vector<std::vector<std::string>> bad = {

@@ -1,6 +1,7 @@
 #include "dmc/cli/settings_store.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -96,6 +97,35 @@ uint64_t fnv1a(const std::string& s) {
 }
 
 }  // namespace
+
+StoreLock& StoreLock::operator=(StoreLock&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = other.fd_;
+    other.fd_ = -1;
+  }
+  return *this;
+}
+
+StoreLock::~StoreLock() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Result<StoreLock> SettingsStore::lock() const {
+  std::error_code ec;
+  fs::create_directories(dir_, ec);
+  if (ec) return make_error(fmt::format("cannot create {}: {}", dir_, ec.message()));
+  std::string file = (fs::path(dir_) / ".lock").string();
+  int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return make_error(fmt::format("cannot open {}: {}", file, std::strerror(errno)));
+  StoreLock lock(fd);
+  int rc;
+  do {
+    rc = ::flock(fd, LOCK_EX);
+  } while (rc != 0 && errno == EINTR);
+  if (rc != 0) return make_error(fmt::format("cannot lock {}: {}", file, std::strerror(errno)));
+  return lock;
+}
 
 std::string SettingsStore::default_dir() {
   if (const char* dir = std::getenv("DISKCOND_STATE_DIR"); dir && *dir) return std::string(dir) + "/mounts";

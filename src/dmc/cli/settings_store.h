@@ -29,6 +29,21 @@ struct StoredMount {
   }
 };
 
+// An exclusive lock on the store, held by a dmc process from reading a mount's state until it has
+// saved the new settings, so two dmc processes cannot interleave changes. Released on destruction.
+class StoreLock {
+ public:
+  explicit StoreLock(int fd = -1) : fd_(fd) {}
+  StoreLock(StoreLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  StoreLock& operator=(StoreLock&& other) noexcept;
+  StoreLock(const StoreLock&) = delete;
+  StoreLock& operator=(const StoreLock&) = delete;
+  ~StoreLock();
+
+ private:
+  int fd_;
+};
+
 struct StoreListing {
   std::vector<StoredMount> mounts;    // in file name order
   std::vector<std::string> problems;  // "<file>: <what>" for each unreadable or malformed record
@@ -46,6 +61,8 @@ class SettingsStore {
   Result<std::optional<StoredMount>> load(const std::string& mount) const;
   // Creates the directory if needed; replaces any earlier record for record.mount.
   Status save(const StoredMount& record) const;
+  // Creates the directory if needed and waits for <dir>/.lock (flock, exclusive).
+  Result<StoreLock> lock() const;
   // Every record in the store (a missing directory is an empty store).
   StoreListing list() const;
 

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -109,6 +112,27 @@ TEST_F(DmcSettingsStore, VeryLongPathsGetAShortFileName) {
   EXPECT_NE(store_.path_for(deep), store_.path_for(deep2));
   ASSERT_TRUE(store_.save(record(deep, false)).ok());
   EXPECT_EQ((*store_.load(deep))->mount, deep);
+}
+
+TEST_F(DmcSettingsStore, LockIsExclusiveUntilReleased) {
+  store_ = SettingsStore(root_ + "/mounts");
+  auto try_lock = [&] {
+    int fd = ::open((root_ + "/mounts/.lock").c_str(), O_RDWR);
+    EXPECT_GE(fd, 0);
+    bool got = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
+    ::close(fd);
+    return got;
+  };
+  {
+    auto lock = store_.lock();
+    ASSERT_TRUE(lock.ok()) << lock.error();
+    EXPECT_FALSE(try_lock());
+    StoreLock moved = std::move(lock).value();
+    EXPECT_FALSE(try_lock());
+  }
+  EXPECT_TRUE(try_lock());
+  EXPECT_TRUE(store_.list().mounts.empty());  // the lock file is not a record
+  EXPECT_TRUE(store_.list().problems.empty());
 }
 
 }  // namespace
