@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -40,6 +41,43 @@ void read_unsigned(const json& object, std::string_view key, bool required, uint
   out = static_cast<T>(v->get<uint64_t>());
 }
 
+void read_name(const json& object, std::string& out, Status& status) {
+  const json* v = find_key(object, "name", true, status);
+  if (v == nullptr || !status.ok()) return;
+  if (!v->is_string()) {
+    status = make_error("'name' must be a string");
+    return;
+  }
+  out = v->get<std::string>();
+}
+
+void read_type(const json& object, DiskType& out, Status& status) {
+  const json* v = find_key(object, "type", true, status);
+  if (v == nullptr || !status.ok()) return;
+  if (!v->is_string()) {
+    status = make_error("'type' must be \"SSD\" or \"HDD\"");
+    return;
+  }
+  auto parsed = parse_disk_type(v->get<std::string>());
+  if (!parsed.ok()) {
+    status = make_error(parsed.error());
+    return;
+  }
+  out = *parsed;
+}
+
+// access_time_us: microseconds, possibly fractional, at most 60 s.
+void read_access_time(const json& object, int64_t& out_ns, Status& status) {
+  const json* v = find_key(object, "access_time_us", true, status);
+  if (v == nullptr || !status.ok()) return;
+  if (!v->is_number() || v->get<double>() < 0 || v->get<double>() > 60e6) {
+    status = make_error("'access_time_us' must be a number from 0 to 60000000");
+    return;
+  }
+  out_ns = v->is_number_unsigned() ? static_cast<int64_t>(v->get<uint64_t>()) * kNsPerUs
+                                   : static_cast<int64_t>(std::llround(v->get<double>() * kNsPerUs));
+}
+
 }  // namespace
 
 json access_time_us_json(int64_t access_time_ns) {
@@ -73,25 +111,9 @@ Result<Profile> profile_from_json(const json& j) {
   }
   Profile p;
   Status status = ok_status();
-  if (const json* name = find_key(j, "name", true, status); name && !name->is_string()) {
-    return make_error("'name' must be a string");
-  } else if (name) {
-    p.name = name->get<std::string>();
-  }
-  if (const json* type = find_key(j, "type", true, status); type) {
-    auto parsed = type->is_string() ? parse_disk_type(type->get<std::string>())
-                                    : Result<DiskType>(make_error("'type' must be \"SSD\" or \"HDD\""));
-    if (!parsed.ok()) return make_error(parsed.error());
-    p.type = *parsed;
-  }
-  if (const json* access = find_key(j, "access_time_us", true, status); access) {
-    if (!access->is_number() || access->get<double>() < 0 || access->get<double>() > 60e6) {
-      return make_error("'access_time_us' must be a number from 0 to 60000000");
-    }
-    p.access_time_ns = access->is_number_unsigned()
-                           ? static_cast<int64_t>(access->get<uint64_t>()) * kNsPerUs
-                           : static_cast<int64_t>(std::llround(access->get<double>() * kNsPerUs));
-  }
+  read_name(j, p.name, status);
+  read_type(j, p.type, status);
+  read_access_time(j, p.access_time_ns, status);
   constexpr uint64_t kU64 = std::numeric_limits<uint64_t>::max();
   constexpr uint64_t kU32 = std::numeric_limits<uint32_t>::max();
   constexpr uint64_t kI64 = std::numeric_limits<int64_t>::max();
