@@ -3,7 +3,6 @@
 #pragma once
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <filesystem>
 #include <fstream>
@@ -15,15 +14,14 @@
 
 #include "dmc/cli/dmc_cli.h"
 #include "dmc/cli/fake_mount_control.h"
+#include "dmc/cli/test_temp_dir.h"
 
 namespace diskcond::dmc {
 
 class CliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/dmc_cli_test.XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    root_ = std::filesystem::canonical(tmpl).string();
+    root_ = temp_.path();
     mount_ = root_ + "/mnt";
     other_mount_ = root_ + "/other";
     file_ = root_ + "/file";
@@ -34,7 +32,6 @@ class CliTest : public ::testing::Test {
     std::filesystem::create_directories(profile_dir_);
     std::ofstream(file_) << "not a directory\n";
   }
-  void TearDown() override { std::filesystem::remove_all(root_); }
 
   // Runs `dmc <args...>`; returns the exit code. out() and err() hold what it printed.
   int run(std::vector<std::string> args) {
@@ -68,6 +65,7 @@ class CliTest : public ::testing::Test {
     return files;
   }
 
+  TestTempDir temp_{"dmc_cli_test"};
   FakeMountControl fake_;
   bool is_root_ = true;
   std::string root_, mount_, other_mount_, file_, state_dir_, profile_dir_;

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "dmc/cli/commands.h"
+#include "dmc/cli/configure_values.h"
 
 namespace diskcond::dmc {
 namespace {
@@ -86,7 +87,7 @@ std::vector<CommandSpec> make_table() {
       {"configure",
        "configure <mount> <type> <access_time> <read_throughput> <write_throughput> [<ioqueue_depth> "
        "<maxreadcnt> <maxwritecnt> <segreadcnt> <segwritecnt>]",
-       {"configure", 5, 10, {}, {"<mount>", "<type>", "<access_time>", "<read_throughput>", "<write_throughput>"}},
+       {"configure", 1 + kConfigureMinValues, 1 + kConfigureMaxValues, {}, {"<mount>", "<type>", "<access_time>", "<read_throughput>", "<write_throughput>"}},
        true, run_configure, kConfigureHelp},
       {"boot", "boot", {"boot", 0, 0, {}, {}}, true, run_boot, kBootHelp},
   };

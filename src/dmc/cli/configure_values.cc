@@ -3,27 +3,48 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <functional>
+#include <iterator>
 
 #include "core/units.h"
 
 namespace diskcond::dmc {
 namespace {
 
-Status check_throughput(uint64_t bytes_per_sec, std::string_view field, std::string_view word) {
-  if (bytes_per_sec > kMaxThroughputBytesPerSec) {
+// A plain number is microseconds; at most 60 s.
+Result<int64_t> parse_access_time(std::string_view word) {
+  auto ns = parse_time_ns(word, TimeUnit::kMicroseconds);
+  if (!ns.ok()) return make_error(fmt::format("access_time: {}", ns.error()));
+  if (*ns > 60 * kNsPerSec) return make_error(fmt::format("access_time '{}' is out of range (0 to 60 s)", word));
+  return *ns;
+}
+
+// A plain number is MB/s (2^20 bytes); 0 = unlimited; at most kMaxThroughputBytesPerSec.
+Result<uint64_t> parse_throughput(std::string_view word, std::string_view field) {
+  auto rate = parse_rate(word);
+  if (!rate.ok()) return make_error(fmt::format("{}: {}", field, rate.error()));
+  if (*rate > kMaxThroughputBytesPerSec) {
     return make_error(fmt::format("{} '{}' is too large (at most {} MB/s; 0 = unlimited)", field, word,
                                   kMaxThroughputBytesPerSec / kMiB));
   }
-  return ok_status();
+  return *rate;
 }
 
-Result<uint64_t> parse_command_bytes(std::string_view text, std::string_view field) {
-  auto bytes = parse_size(text);
+// Bytes per command: 0 = no limit, else 512 bytes to 1 TiB.
+Result<uint64_t> parse_command_bytes(std::string_view word, std::string_view field) {
+  auto bytes = parse_size(word);
   if (!bytes.ok()) return make_error(fmt::format("{}: {}", field, bytes.error()));
   if (*bytes != 0 && (*bytes < kSectorBytes || *bytes > 1024 * kGiB)) {
-    return make_error(fmt::format("{} '{}' is out of range (0 = no limit, else 512 bytes to 1 TiB)", field, text));
+    return make_error(fmt::format("{} '{}' is out of range (0 = no limit, else 512 bytes to 1 TiB)", field, word));
   }
   return *bytes;
+}
+
+template <class T, class Field>
+Status assign(Result<T> parsed, Field& out) {
+  if (!parsed.ok()) return make_error(parsed.error());
+  out = static_cast<Field>(*parsed);
+  return ok_status();
 }
 
 }  // namespace
@@ -53,51 +74,27 @@ Result<uint32_t> parse_count(std::string_view text, std::string_view field, uint
 }
 
 Result<Profile> parse_configure_values(std::span<const std::string> words) {
+  if (words.size() < kConfigureMinValues || words.size() > kConfigureMaxValues) {
+    return make_error(fmt::format("configure takes {} to {} values after <mount>, not {}", kConfigureMinValues,
+                                  kConfigureMaxValues, words.size()));
+  }
   auto type = parse_disk_type(words[0]);
   if (!type.ok()) return make_error(type.error());
   Profile p = type_defaults(*type);
-
-  auto access = parse_time_ns(words[1], TimeUnit::kMicroseconds);
-  if (!access.ok()) return make_error(fmt::format("access_time: {}", access.error()));
-  if (*access > 60 * kNsPerSec) {
-    return make_error(fmt::format("access_time '{}' is out of range (0 to 60 s)", words[1]));
-  }
-  p.access_time_ns = *access;
-
-  auto read = parse_rate(words[2]);
-  if (!read.ok()) return make_error(fmt::format("read_throughput: {}", read.error()));
-  if (Status s = check_throughput(*read, "read_throughput", words[2]); !s.ok()) return make_error(s.error());
-  p.read_bytes_per_sec = *read;
-
-  auto write = parse_rate(words[3]);
-  if (!write.ok()) return make_error(fmt::format("write_throughput: {}", write.error()));
-  if (Status s = check_throughput(*write, "write_throughput", words[3]); !s.ok()) return make_error(s.error());
-  p.write_bytes_per_sec = *write;
-
-  if (words.size() > 4) {
-    auto depth = parse_count(words[4], "ioqueue_depth", 1, 65536);
-    if (!depth.ok()) return make_error(depth.error());
-    p.queue_depth = *depth;
-  }
-  if (words.size() > 5) {
-    auto bytes = parse_command_bytes(words[5], "maxreadcnt");
-    if (!bytes.ok()) return make_error(bytes.error());
-    p.max_read_bytes = *bytes;
-  }
-  if (words.size() > 6) {
-    auto bytes = parse_command_bytes(words[6], "maxwritecnt");
-    if (!bytes.ok()) return make_error(bytes.error());
-    p.max_write_bytes = *bytes;
-  }
-  if (words.size() > 7) {
-    auto segments = parse_count(words[7], "segreadcnt", 0, 65536);
-    if (!segments.ok()) return make_error(segments.error());
-    p.max_read_segments = *segments;
-  }
-  if (words.size() > 8) {
-    auto segments = parse_count(words[8], "segwritecnt", 0, 65536);
-    if (!segments.ok()) return make_error(segments.error());
-    p.max_write_segments = *segments;
+  // The fields after <type>, in macOS's order; each runs only when its word was given.
+  const std::function<Status(std::string_view)> fields[] = {
+      [&](std::string_view w) { return assign(parse_access_time(w), p.access_time_ns); },
+      [&](std::string_view w) { return assign(parse_throughput(w, "read_throughput"), p.read_bytes_per_sec); },
+      [&](std::string_view w) { return assign(parse_throughput(w, "write_throughput"), p.write_bytes_per_sec); },
+      [&](std::string_view w) { return assign(parse_count(w, "ioqueue_depth", 1, 65536), p.queue_depth); },
+      [&](std::string_view w) { return assign(parse_command_bytes(w, "maxreadcnt"), p.max_read_bytes); },
+      [&](std::string_view w) { return assign(parse_command_bytes(w, "maxwritecnt"), p.max_write_bytes); },
+      [&](std::string_view w) { return assign(parse_count(w, "segreadcnt", 0, 65536), p.max_read_segments); },
+      [&](std::string_view w) { return assign(parse_count(w, "segwritecnt", 0, 65536), p.max_write_segments); },
+  };
+  static_assert(std::size(fields) == kConfigureMaxValues - 1);
+  for (size_t i = 1; i < words.size(); ++i) {
+    if (Status s = fields[i - 1](words[i]); !s.ok()) return make_error(s.error());
   }
   if (Status s = validate(p); !s.ok()) return make_error(s.error());
   return p;

@@ -31,7 +31,7 @@ inline constexpr uint64_t kMaxThroughputBytesPerSec = uint64_t{1} << 40;
 // Access time and throughputs are 0; no spin-up.
 Profile type_defaults(DiskType type);
 
-// REQUIRES: words.size() in [kConfigureMinValues, kConfigureMaxValues].
+// `words` are the values after <mount>: kConfigureMinValues to kConfigureMaxValues of them.
 // Errors name the field and the word; the result passed validate().
 Result<Profile> parse_configure_values(std::span<const std::string> words);
 

@@ -2,7 +2,6 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <spawn.h>
-#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,6 +13,7 @@
 #include <vector>
 
 #include "core/profile.h"
+#include "dmc/cli/test_temp_dir.h"
 #include "dmc/cli/text_format.h"
 
 extern char** environ;
@@ -35,13 +35,7 @@ std::string slurp(const std::string& path) {
 
 class DmcBinary : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/dmc_binary_test.XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    root_ = tmpl;
-    std::filesystem::create_directories(root_ + "/profiles");
-  }
-  void TearDown() override { std::filesystem::remove_all(root_); }
+  void SetUp() override { std::filesystem::create_directories(root_ + "/profiles"); }
 
   // Runs DMC_BINARY with `args`, its state and profile directories inside the test's directory.
   DmcRun dmc(std::vector<std::string> args) {
@@ -73,7 +67,8 @@ class DmcBinary : public ::testing::Test {
     return r;
   }
 
-  std::string root_;
+  TestTempDir temp_{"dmc_binary_test"};
+  std::string root_ = temp_.path();
 };
 
 TEST_F(DmcBinary, HelpHasMacOSUsageShape) {

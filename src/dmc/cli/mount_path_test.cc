@@ -1,11 +1,11 @@
 #include "dmc/cli/mount_path.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+
+#include "dmc/cli/test_temp_dir.h"
 
 namespace diskcond::dmc {
 namespace {
@@ -13,15 +13,12 @@ namespace {
 class DmcMountPath : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/dmc_path_test.XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    root_ = std::filesystem::canonical(tmpl).string();
     std::filesystem::create_directories(root_ + "/data/sub");
     std::filesystem::create_directory_symlink(root_ + "/data", root_ + "/link");
     std::ofstream(root_ + "/file") << "x";
   }
-  void TearDown() override { std::filesystem::remove_all(root_); }
-  std::string root_;
+  TestTempDir temp_{"dmc_path_test"};
+  std::string root_ = temp_.path();
 };
 
 TEST_F(DmcMountPath, CanonicalizesDirectories) {

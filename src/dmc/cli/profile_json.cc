@@ -41,6 +41,12 @@ void read_unsigned(const json& object, std::string_view key, bool required, uint
   out = static_cast<T>(v->get<uint64_t>());
 }
 
+// Access time in microseconds as a JSON number (integer when whole).
+json access_time_us_json(int64_t access_time_ns) {
+  if (access_time_ns % kNsPerUs == 0) return access_time_ns / kNsPerUs;
+  return static_cast<double>(access_time_ns) / kNsPerUs;
+}
+
 void read_name(const json& object, std::string& out, Status& status) {
   const json* v = find_key(object, "name", true, status);
   if (v == nullptr || !status.ok()) return;
@@ -79,11 +85,6 @@ void read_access_time(const json& object, int64_t& out_ns, Status& status) {
 }
 
 }  // namespace
-
-json access_time_us_json(int64_t access_time_ns) {
-  if (access_time_ns % kNsPerUs == 0) return access_time_ns / kNsPerUs;
-  return static_cast<double>(access_time_ns) / kNsPerUs;
-}
 
 json profile_to_json(const Profile& p) {
   json j = json::object();

@@ -28,7 +28,4 @@ Result<Profile> profile_from_json(const nlohmann::ordered_json& json);
 std::string_view cache_mode_name(CacheMode mode);
 Result<CacheMode> parse_cache_mode_name(std::string_view name);
 
-// Access time in microseconds as a JSON number (integer when whole).
-nlohmann::ordered_json access_time_us_json(int64_t access_time_ns);
-
 }  // namespace diskcond::dmc

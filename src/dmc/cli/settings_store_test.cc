@@ -1,7 +1,6 @@
 #include "dmc/cli/settings_store.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -11,19 +10,13 @@
 #include <fstream>
 
 #include "dmc/cli/configure_values.h"
+#include "dmc/cli/test_temp_dir.h"
 
 namespace diskcond::dmc {
 namespace {
 
 class DmcSettingsStore : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/dmc_store_test.XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    root_ = tmpl;
-  }
-  void TearDown() override { std::filesystem::remove_all(root_); }
-
   StoredMount record(const std::string& mount, bool boot) {
     StoredMount r;
     r.mount = mount;
@@ -33,7 +26,8 @@ class DmcSettingsStore : public ::testing::Test {
     return r;
   }
 
-  std::string root_;
+  TestTempDir temp_{"dmc_store_test"};
+  std::string root_ = temp_.path();
   SettingsStore store_{root_ + "/mounts"};
 };
 
@@ -45,7 +39,6 @@ TEST(DmcSettingsStoreEscape, LikeSystemdEscapePath) {
 }
 
 TEST_F(DmcSettingsStore, NothingStoredIsNotAnError) {
-  store_ = SettingsStore(root_ + "/mounts");
   auto loaded = store_.load("/srv/data");
   ASSERT_TRUE(loaded.ok()) << loaded.error();
   EXPECT_FALSE(loaded->has_value());
@@ -54,7 +47,6 @@ TEST_F(DmcSettingsStore, NothingStoredIsNotAnError) {
 }
 
 TEST_F(DmcSettingsStore, SaveLoadRoundTripAndReplace) {
-  store_ = SettingsStore(root_ + "/mounts");
   StoredMount r = record("/srv/data", true);
   ASSERT_TRUE(store_.save(r).ok());
   auto loaded = store_.load("/srv/data");
@@ -74,7 +66,6 @@ TEST_F(DmcSettingsStore, SaveLoadRoundTripAndReplace) {
 }
 
 TEST_F(DmcSettingsStore, ListReturnsRecordsAndReportsBadFiles) {
-  store_ = SettingsStore(root_ + "/mounts");
   ASSERT_TRUE(store_.save(record("/b", true)).ok());
   ASSERT_TRUE(store_.save(record("/a", false)).ok());
   std::ofstream(root_ + "/mounts/broken.json") << "{ not json";
@@ -89,7 +80,6 @@ TEST_F(DmcSettingsStore, ListReturnsRecordsAndReportsBadFiles) {
 }
 
 TEST_F(DmcSettingsStore, CorruptOrMisplacedRecordIsAnErrorNamingTheFile) {
-  store_ = SettingsStore(root_ + "/mounts");
   std::filesystem::create_directories(root_ + "/mounts");
   std::ofstream(store_.path_for("/srv/data")) << "[]";
   auto loaded = store_.load("/srv/data");
@@ -105,7 +95,6 @@ TEST_F(DmcSettingsStore, CorruptOrMisplacedRecordIsAnErrorNamingTheFile) {
 }
 
 TEST_F(DmcSettingsStore, VeryLongPathsGetAShortFileName) {
-  store_ = SettingsStore(root_ + "/mounts");
   std::string deep = "/" + std::string(300, 'x');
   std::string deep2 = "/" + std::string(299, 'x') + "y";
   EXPECT_LT(std::filesystem::path(store_.path_for(deep)).filename().string().size(), 255u);
@@ -115,7 +104,6 @@ TEST_F(DmcSettingsStore, VeryLongPathsGetAShortFileName) {
 }
 
 TEST_F(DmcSettingsStore, LockIsExclusiveUntilReleased) {
-  store_ = SettingsStore(root_ + "/mounts");
   auto try_lock = [&] {
     int fd = ::open((root_ + "/mounts/.lock").c_str(), O_RDWR);
     EXPECT_GE(fd, 0);
