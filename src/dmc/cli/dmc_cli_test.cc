@@ -112,6 +112,16 @@ TEST_F(DmcCli, EveryCommandHasItsOwnHelpWithoutRoot) {
   EXPECT_EQ(fake_.calls, std::vector<std::string>{});
 }
 
+TEST_F(DmcCli, ReadingNeedsNoRoot) {
+  is_root_ = false;
+  for (std::vector<std::string> args : {std::vector<std::string>{"list"}, {"list", "-json"}, {"show", "0"},
+                                        {"show", "0", "-json"}, {"status", mount_}, {"status", mount_, "-json"},
+                                        {"help"}, {"--version"}}) {
+    EXPECT_EQ(run(args), 0) << args[0] << ": " << err();
+    EXPECT_EQ(err(), "");
+  }
+}
+
 TEST_F(DmcCli, Version) {
   EXPECT_EQ(run({"--version"}), 0);
   EXPECT_EQ(out(), std::string("dmc (diskcond) ") + DISKCOND_VERSION + "\n");
