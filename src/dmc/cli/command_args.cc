@@ -1,0 +1,66 @@
+#include "dmc/cli/command_args.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+
+namespace diskcond::dmc {
+namespace {
+
+// "-json" / "--json" -> "json"; "" when `word` is not option-shaped.
+std::string_view option_name(std::string_view word) {
+  if (word.size() < 2 || word[0] != '-') return {};
+  std::string_view name = word.substr(word[1] == '-' ? 2 : 1);
+  if (name.empty()) return {};
+  if (std::isdigit(static_cast<unsigned char>(name[0])) || name[0] == '.') return {};  // "-5" is a value
+  return name;
+}
+
+}  // namespace
+
+bool CommandArgs::has(std::string_view option) const {
+  return std::find(options.begin(), options.end(), option) != options.end();
+}
+
+bool is_help_word(std::string_view word) { return word == "-h" || word == "-help" || word == "--help"; }
+
+Result<CommandArgs> split_command_args(const ArgGrammar& grammar, std::span<const std::string> words) {
+  CommandArgs args;
+  bool options_ended = false;
+  for (const std::string& word : words) {
+    if (!options_ended && is_help_word(word)) {
+      args.help = true;
+      return args;
+    }
+    if (!options_ended && word == "--") {
+      options_ended = true;
+      continue;
+    }
+    std::string_view name = options_ended ? std::string_view() : option_name(word);
+    if (name.empty()) {
+      args.positional.push_back(word);
+      continue;
+    }
+    auto known = std::find(grammar.options.begin(), grammar.options.end(), name);
+    if (known == grammar.options.end()) {
+      return make_error(fmt::format("unknown option '{}' for 'dmc {}' (see 'dmc {} --help')", word,
+                                    grammar.command, grammar.command));
+    }
+    if (!args.has(*known)) args.options.emplace_back(*known);
+  }
+  if (args.positional.size() < grammar.min_positional) {
+    size_t missing = args.positional.size();
+    std::string_view what = missing < grammar.positional_names.size() ? grammar.positional_names[missing]
+                                                                       : std::string_view("argument");
+    return make_error(fmt::format("missing {} for 'dmc {}' (see 'dmc {} --help')", what, grammar.command,
+                                  grammar.command));
+  }
+  if (args.positional.size() > grammar.max_positional) {
+    return make_error(fmt::format("unexpected argument '{}' for 'dmc {}' (see 'dmc {} --help')",
+                                  args.positional[grammar.max_positional], grammar.command, grammar.command));
+  }
+  return args;
+}
+
+}  // namespace diskcond::dmc

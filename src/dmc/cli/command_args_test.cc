@@ -1,0 +1,62 @@
+#include "dmc/cli/command_args.h"
+
+#include <gtest/gtest.h>
+
+namespace diskcond::dmc {
+namespace {
+
+const ArgGrammar kStart{"start", 1, 2, {"boot", "nocache"}, {"<mount>"}};
+
+Result<CommandArgs> split(std::vector<std::string> words) { return split_command_args(kStart, words); }
+
+TEST(DmcCommandArgs, SeparatesPositionalsAndOptionsAnywhere) {
+  auto a = split({"-nocache", "/srv", "0", "-boot"});
+  ASSERT_TRUE(a.ok()) << a.error();
+  EXPECT_EQ(a->positional, (std::vector<std::string>{"/srv", "0"}));
+  EXPECT_TRUE(a->has("boot"));
+  EXPECT_TRUE(a->has("nocache"));
+  EXPECT_FALSE(a->help);
+}
+
+TEST(DmcCommandArgs, DoubleDashOptionsAndRepeatsAreAccepted) {
+  auto a = split({"/srv", "--boot", "-boot"});
+  ASSERT_TRUE(a.ok()) << a.error();
+  EXPECT_EQ(a->options, (std::vector<std::string>{"boot"}));
+}
+
+TEST(DmcCommandArgs, NegativeNumbersAreValuesNotOptions) {
+  auto a = split({"/srv", "-5"});
+  ASSERT_TRUE(a.ok()) << a.error();
+  EXPECT_EQ(a->positional[1], "-5");
+}
+
+TEST(DmcCommandArgs, DoubleDashEndsOptions) {
+  auto a = split({"--", "-odd-dir"});
+  ASSERT_TRUE(a.ok()) << a.error();
+  EXPECT_EQ(a->positional, (std::vector<std::string>{"-odd-dir"}));
+}
+
+TEST(DmcCommandArgs, HelpWinsOverEverythingElse) {
+  for (const char* h : {"-h", "-help", "--help"}) {
+    auto a = split({"-bogus", h});
+    ASSERT_FALSE(a.ok());  // the bad option comes first
+    a = split({h, "-bogus", "x", "y", "z"});
+    ASSERT_TRUE(a.ok()) << h;
+    EXPECT_TRUE(a->help);
+  }
+}
+
+TEST(DmcCommandArgs, ErrorsNameTheWordAndTheCommand) {
+  auto unknown = split({"/srv", "-json"});
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.error(), "unknown option '-json' for 'dmc start' (see 'dmc start --help')");
+  auto missing = split({});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error(), "missing <mount> for 'dmc start' (see 'dmc start --help')");
+  auto extra = split({"/srv", "0", "1"});
+  ASSERT_FALSE(extra.ok());
+  EXPECT_EQ(extra.error(), "unexpected argument '1' for 'dmc start' (see 'dmc start --help')");
+}
+
+}  // namespace
+}  // namespace diskcond::dmc

@@ -1,0 +1,41 @@
+#include "dmc/cli/command_support.h"
+
+#include <fmt/format.h>
+
+namespace diskcond::dmc {
+
+std::string stale_mount_message(const std::string& mount) {
+  return fmt::format("the daemon serving {} is not running (stale mount); run 'sudo dmc stop {}' to clear it",
+                     mount, mount);
+}
+
+MountState read_mount_state(Context& ctx, const std::string& mount, Outcome& outcome) {
+  MountState state;
+  outcome = success();
+  auto lock = ctx.store.lock();
+  if (!lock.ok()) {
+    outcome = failure(ExitCode::kFailed, fmt::format("settings store: {}", lock.error()));
+    return state;
+  }
+  state.lock = std::move(lock).value();
+  auto status = ctx.mounts().status(mount);
+  if (!status.ok()) {
+    outcome = failure(ExitCode::kFailed, fmt::format("cannot query {}: {}", mount, status.error()));
+    return state;
+  }
+  state.status = std::move(status).value();
+  if (state.status.mount_point.empty()) state.status.mount_point = mount;
+  auto stored = ctx.store.load(mount);
+  if (!stored.ok()) {
+    outcome = failure(ExitCode::kFailed, fmt::format("settings store: {}", stored.error()));
+    return state;
+  }
+  state.stored = std::move(stored).value();
+  return state;
+}
+
+Result<Profile> find_profile(const Context& ctx, const std::string& name_or_index) {
+  return ctx.catalog().find(name_or_index);
+}
+
+}  // namespace diskcond::dmc

@@ -1,0 +1,110 @@
+#include "dmc/cli/command_table.h"
+
+#include <vector>
+
+#include "dmc/cli/commands.h"
+#include "dmc/cli/configure_values.h"
+
+namespace diskcond::dmc {
+namespace {
+
+constexpr std::string_view kStartHelp =
+    "Turns conditioning on: mounts a conditioned file system over <mount> in place, so every program\n"
+    "using the directory sees a disk like the profile. Without a profile, applies the settings stored\n"
+    "by 'dmc configure' or 'dmc select'. Needs root.\n"
+    "\n"
+    "  -boot     keep <mount> conditioned across reboots (dmc-boot.service runs 'dmc boot')\n"
+    "  -nocache  bypass the page cache: every read and write is conditioned, cache hits included\n"
+    "            (by default, like macOS, only cache misses and write-back are conditioned)\n"
+    "\n"
+    "Example: sudo dmc start /srv/data 'Slow SSD' -boot\n";
+
+constexpr std::string_view kStopHelp =
+    "Turns conditioning off: unmounts the conditioned file system, leaving the directory as it was,\n"
+    "and drops '-boot' persistence. Refuses while files under <mount> are open. Needs root.\n"
+    "\n"
+    "  -force  detach a busy mount lazily (it goes away when the last file is closed)\n";
+
+constexpr std::string_view kStatusHelp =
+    "Shows whether <mount> is conditioned, its settings, and (beyond macOS) its cache mode, boot\n"
+    "persistence and live counters. A directory that is not conditioned shows OFF with the settings\n"
+    "'dmc start' would apply, or zeros. Works without root.\n"
+    "\n"
+    "  -json  machine-readable output (schema in docs/dmc.md and dmc(1))\n";
+
+constexpr std::string_view kShowHelp =
+    "Shows a profile's settings. Profiles are named by index or by name (any case); 'dmc list'\n"
+    "lists them.\n"
+    "\n"
+    "  -json  machine-readable output\n";
+
+constexpr std::string_view kListHelp =
+    "Lists the profiles: the eight built-in ones (macOS's), then user-defined ones from\n"
+    "/etc/diskcond/profiles/*.toml and ~/.config/diskcond/profiles/*.toml. Malformed files are\n"
+    "reported as warnings on stderr.\n"
+    "\n"
+    "  -json  machine-readable output\n";
+
+constexpr std::string_view kSelectHelp =
+    "Gives <mount> another profile without turning conditioning on or off: a conditioned mount\n"
+    "changes at once (no remount); otherwise the next 'dmc start <mount>' applies it. Needs root.\n";
+
+constexpr std::string_view kConfigureHelp =
+    "Gives <mount> custom settings (profile \"Custom\") without turning conditioning on or off: a\n"
+    "conditioned mount changes at once; otherwise the next 'dmc start <mount>' applies them.\n"
+    "Needs root.\n"
+    "\n"
+    "  type              SSD or HDD\n"
+    "  access_time       microseconds, or with a unit: 100us, 8ms\n"
+    "  read_throughput   MB/s (1 MB = 2^20 bytes), or with a unit: 1.5GB/s; 0 = unlimited\n"
+    "  write_throughput  as read_throughput\n"
+    "  ioqueue_depth     commands in service at once, 1 to 65536 (default 32)\n"
+    "  maxreadcnt        largest read command in bytes, or with a unit: 16m; 0 = no limit\n"
+    "                    (default 16 MiB for HDD, 32 MiB for SSD)\n"
+    "  maxwritecnt       as maxreadcnt, for writes\n"
+    "  segreadcnt        max segments per read command, 0 to 65536 (default 128)\n"
+    "  segwritecnt       as segreadcnt, for writes\n"
+    "\n"
+    "Optional values may be given from the left; the rest take the defaults.\n"
+    "Example: sudo dmc configure /srv/data HDD 12ms 80 60\n";
+
+constexpr std::string_view kBootHelp =
+    "Conditions every mount started with '-boot', with its stored settings. Run at boot by\n"
+    "dmc-boot.service; reports each mount on its own line and fails if any mount failed. Needs root.\n";
+
+std::vector<CommandSpec> make_table() {
+  return {
+      {"start", "start <mount> [profile_name|profile_index [-boot]] [-nocache]",
+       {"start", 1, 2, {"boot", "nocache"}, {"<mount>"}}, true, run_start, kStartHelp},
+      {"stop", "stop <mount> [-force]", {"stop", 1, 1, {"force"}, {"<mount>"}}, true, run_stop, kStopHelp},
+      {"status", "status <mount> [-json]", {"status", 1, 1, {"json"}, {"<mount>"}}, false, run_status,
+       kStatusHelp},
+      {"show", "show profile_name|profile_index [-json]",
+       {"show", 1, 1, {"json"}, {"profile_name|profile_index"}}, false, run_show, kShowHelp},
+      {"list", "list [-json]", {"list", 0, 0, {"json"}, {}}, false, run_list, kListHelp},
+      {"select", "select <mount> (profile_name|profile_index)",
+       {"select", 2, 2, {}, {"<mount>", "profile_name|profile_index"}}, true, run_select, kSelectHelp},
+      {"configure",
+       "configure <mount> <type> <access_time> <read_throughput> <write_throughput> [<ioqueue_depth> "
+       "<maxreadcnt> <maxwritecnt> <segreadcnt> <segwritecnt>]",
+       {"configure", 1 + kConfigureMinValues, 1 + kConfigureMaxValues, {}, {"<mount>", "<type>", "<access_time>", "<read_throughput>", "<write_throughput>"}},
+       true, run_configure, kConfigureHelp},
+      {"boot", "boot", {"boot", 0, 0, {}, {}}, true, run_boot, kBootHelp},
+  };
+}
+
+}  // namespace
+
+std::span<const CommandSpec> command_table() {
+  static const std::vector<CommandSpec> table = make_table();
+  return table;
+}
+
+const CommandSpec* find_command(std::string_view name) {
+  for (const CommandSpec& spec : command_table()) {
+    if (spec.name == name) return &spec;
+  }
+  return nullptr;
+}
+
+}  // namespace diskcond::dmc

@@ -1,0 +1,55 @@
+// The commands that only read: list, show, status. They work without root.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "dmc/cli/command_support.h"
+#include "dmc/cli/commands.h"
+#include "dmc/cli/json_format.h"
+#include "dmc/cli/mount_path.h"
+#include "dmc/cli/status_view.h"
+#include "dmc/cli/text_format.h"
+
+namespace diskcond::dmc {
+
+Outcome run_list(Context& ctx, const CommandArgs& args) {
+  ProfileCatalog catalog = ctx.catalog();
+  for (const std::string& problem : catalog.problems()) ctx.err << "dmc: warning: " << problem << "\n";
+  const auto& profiles = catalog.profiles();
+  if (args.has("json")) {
+    ctx.out << render_json(list_json(profiles, builtin_profiles().size(), catalog.problems()));
+  } else {
+    ctx.out << format_profile_list(profiles);
+  }
+  return success();
+}
+
+Outcome run_show(Context& ctx, const CommandArgs& args) {
+  ProfileCatalog catalog = ctx.catalog();
+  auto profile = catalog.find(args.positional[0]);
+  if (!profile.ok()) return usage_error(profile.error());
+  const auto& all = catalog.profiles();
+  size_t index = static_cast<size_t>(std::find(all.begin(), all.end(), *profile) - all.begin());
+  if (args.has("json")) {
+    ctx.out << render_json(show_json(index, index < builtin_profiles().size(), *profile));
+  } else {
+    ctx.out << format_profile(*profile);
+  }
+  return success();
+}
+
+Outcome run_status(Context& ctx, const CommandArgs& args) {
+  auto mount = resolve_mount_dir(args.positional[0]);
+  if (!mount.ok()) return usage_error(mount.error());
+  auto status = ctx.mounts().status(*mount);
+  if (!status.ok()) return failure(ExitCode::kFailed, fmt::format("cannot query {}: {}", *mount, status.error()));
+  if (status->mount_point.empty()) status->mount_point = *mount;
+  auto stored = ctx.store.load(*mount);
+  if (!stored.ok()) ctx.err << "dmc: warning: settings store: " << stored.error() << "\n";
+  StatusView view = make_status_view(*status, stored.ok() ? *stored : std::nullopt);
+  ctx.out << (args.has("json") ? render_json(status_json(view)) : format_status(view));
+  if (view.state == ConditionerState::kStale) return failure(ExitCode::kStale, stale_mount_message(view.mount));
+  return success();
+}
+
+}  // namespace diskcond::dmc

@@ -1,0 +1,41 @@
+// The values of `dmc configure`, from words to a Profile named "Custom".
+//
+//   <type> <access_time> <read_throughput> <write_throughput>
+//   [<ioqueue_depth> <maxreadcnt> <maxwritecnt> <segreadcnt> <segwritecnt>]
+//
+// type: SSD or HDD (any case). access_time: microseconds when plain ("52222"), or with a unit
+// ("52ms", "100us"). Throughputs: MB/s (2^20 bytes) when plain, or with a unit ("1.5GB/s");
+// 0 = unlimited. ioqueue_depth: 1..65536. maxreadcnt/maxwritecnt: bytes per command, plain or with a
+// unit ("16m"); 0 = no limit, else at least 512. segreadcnt/segwritecnt: 0..65536.
+// The optional fields may be given from the left; the rest take type_defaults(type).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "core/profile.h"
+#include "core/result.h"
+
+namespace diskcond::dmc {
+
+inline constexpr std::string_view kCustomProfileName = "Custom";
+inline constexpr size_t kConfigureMinValues = 4;
+inline constexpr size_t kConfigureMaxValues = 9;
+// Throughputs above this are rejected as typos (1 TiB/s).
+inline constexpr uint64_t kMaxThroughputBytesPerSec = uint64_t{1} << 40;
+
+// Queue depth, max bytes and segments of a custom disk of this type (docs/dmc.md):
+// HDD: 32, 16 MiB, 128 (as the built-in 5400/7200 HDD). SSD: 32, 32 MiB, 128 (as the SATA SSDs).
+// Access time and throughputs are 0; no spin-up.
+Profile type_defaults(DiskType type);
+
+// `words` are the values after <mount>: kConfigureMinValues to kConfigureMaxValues of them.
+// Errors name the field and the word; the result passed validate().
+Result<Profile> parse_configure_values(std::span<const std::string> words);
+
+// A whole number in [min, max], digits only ("-1", "1.5", "1e3" are rejected). Errors name `field`.
+Result<uint32_t> parse_count(std::string_view text, std::string_view field, uint32_t min, uint32_t max);
+
+}  // namespace diskcond::dmc

@@ -1,0 +1,30 @@
+// Everything a dmc command touches outside itself, so tests can run every command against a fake
+// mount machinery, a temporary settings store and string streams.
+#pragma once
+
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "core/profile_catalog.h"
+#include "dmc/cli/settings_store.h"
+#include "dmc/mount_control.h"
+
+namespace diskcond::dmc {
+
+struct Context {
+  // The mount machinery; called only by commands that need it (list/show/help never do).
+  std::function<MountControl&()> mounts;
+  SettingsStore store;
+  // Where user-defined profiles live (ProfileCatalog::default_dirs() in dmc itself).
+  std::vector<std::string> profile_dirs;
+  // True when dmc may change settings (geteuid() == 0 in dmc itself).
+  std::function<bool()> is_root;
+  std::ostream& out;
+  std::ostream& err;
+
+  ProfileCatalog catalog() const { return ProfileCatalog::load(profile_dirs); }
+};
+
+}  // namespace diskcond::dmc

@@ -1,0 +1,86 @@
+#include "dmc/cli/dmc_cli.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <exception>
+#include <iostream>
+#include <memory>
+#include <vector>
+
+#include "dmc/cli/command_table.h"
+#include "dmc/cli/help_text.h"
+
+namespace diskcond::dmc {
+namespace {
+
+// `dmc help [command]`, `dmc -h [command]`.
+Outcome run_help(Context& ctx, std::span<const std::string> words) {
+  if (words.empty()) {
+    ctx.out << top_level_usage();
+    return success();
+  }
+  if (words.size() > 1) return usage_error(fmt::format("unexpected argument '{}' for 'dmc help'", words[1]));
+  const CommandSpec* spec = find_command(words[0]);
+  if (spec == nullptr) return usage_error(fmt::format("unknown command '{}' (see 'dmc help')", words[0]));
+  ctx.out << command_help(*spec);
+  return success();
+}
+
+Outcome dispatch(std::span<const std::string> args, Context& ctx) {
+  if (args.empty()) return usage_error("missing command (see 'dmc help')");
+  const std::string& name = args[0];
+  std::span<const std::string> rest = args.subspan(1);
+  if (name == "help" || is_help_word(name)) return run_help(ctx, rest);
+  if (name == "--version" || name == "-version") {
+    if (!rest.empty()) return usage_error(fmt::format("unexpected argument '{}' after '{}'", rest[0], name));
+    ctx.out << version_line();
+    return success();
+  }
+  const CommandSpec* spec = find_command(name);
+  if (spec == nullptr) return usage_error(fmt::format("unknown command '{}' (see 'dmc help')", name));
+  auto words = split_command_args(spec->grammar, rest);
+  if (!words.ok()) return usage_error(words.error());
+  if (words->help) {
+    ctx.out << command_help(*spec);
+    return success();
+  }
+  if (spec->changes_settings && !ctx.is_root()) {
+    return failure(ExitCode::kNeedsRoot,
+                   fmt::format("'dmc {}' changes mount settings and needs root; run it with sudo", spec->name));
+  }
+  return spec->run(ctx, *words);
+}
+
+}  // namespace
+
+int run_dmc(std::span<const std::string> args, Context& ctx) {
+  Outcome outcome;
+  try {
+    outcome = dispatch(args, ctx);
+  } catch (const std::exception& e) {
+    outcome = failure(ExitCode::kFailed, fmt::format("internal error: {}", e.what()));
+  }
+  ctx.out.flush();
+  if (!outcome.ok()) ctx.err << "dmc: " << outcome.message << "\n";
+  return static_cast<int>(outcome.code);
+}
+
+int dmc_main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  std::unique_ptr<MountControl> mounts;
+  Context ctx{
+      .mounts = [&mounts]() -> MountControl& {
+        if (!mounts) mounts = make_fuse_mount_control();
+        return *mounts;
+      },
+      .store = SettingsStore(SettingsStore::default_dir()),
+      .profile_dirs = ProfileCatalog::default_dirs(),
+      .is_root = [] { return ::geteuid() == 0; },
+      .out = std::cout,
+      .err = std::cerr,
+  };
+  return run_dmc(args, ctx);
+}
+
+}  // namespace diskcond::dmc

@@ -1,0 +1,233 @@
+// dmc's commands that change things: start, stop, select, configure, boot (against the fake).
+#include <gtest/gtest.h>
+
+#include "core/units.h"
+#include "dmc/cli/cli_test_fixture.h"
+
+namespace diskcond::dmc {
+namespace {
+
+using DmcCliChange = CliTest;
+
+const Profile& builtin(size_t i) { return builtin_profiles()[i]; }
+
+TEST_F(DmcCliChange, StartWithAProfileMountsAndStoresIt) {
+  EXPECT_EQ(run({"start", mount_, "Faulty 5400 HDD"}), 0) << err();
+  EXPECT_EQ(err(), "");
+  EXPECT_EQ(fake_.changing_calls(), std::vector<std::string>{"start " + mount_});
+  EXPECT_EQ(fake_.mounts[mount_].settings.profile, builtin(0));
+  EXPECT_EQ(fake_.mounts[mount_].settings.cache, CacheMode::kPageCache);
+  auto stored = *store().load(mount_);
+  ASSERT_TRUE(stored.has_value());
+  EXPECT_EQ(stored->settings.profile, builtin(0));
+  EXPECT_FALSE(stored->boot);
+}
+
+TEST_F(DmcCliChange, StartNoCacheSelectsTheNoCacheMode) {
+  EXPECT_EQ(run({"start", mount_, "7", "-nocache"}), 0) << err();
+  EXPECT_EQ(fake_.mounts[mount_].settings.cache, CacheMode::kNoCache);
+  EXPECT_EQ((*store().load(mount_))->settings.cache, CacheMode::kNoCache);
+}
+
+TEST_F(DmcCliChange, ConfigureThenStartUsesTheStoredSettings) {
+  EXPECT_EQ(run({"configure", mount_, "SSD", "100", "250", "125"}), 0) << err();
+  EXPECT_EQ(fake_.changing_calls(), std::vector<std::string>{});  // not running: only stored
+  auto stored = *store().load(mount_);
+  ASSERT_TRUE(stored.has_value());
+  EXPECT_EQ(stored->settings.profile.name, "Custom");
+
+  EXPECT_EQ(run({"status", mount_}), 0);
+  EXPECT_EQ(out().rfind("Disk Mount Conditioner: OFF\nProfile: Custom\n Type: SSD\n Access time: 100 us\n", 0), 0u)
+      << out();
+
+  EXPECT_EQ(run({"start", mount_}), 0) << err();
+  const Profile& p = fake_.mounts[mount_].settings.profile;
+  EXPECT_EQ(p.name, "Custom");
+  EXPECT_EQ(p.access_time_ns, 100 * kNsPerUs);
+  EXPECT_EQ(p.read_bytes_per_sec, 250 * kMiB);
+  EXPECT_EQ(p.write_bytes_per_sec, 125 * kMiB);
+  EXPECT_EQ(p.queue_depth, 32u);
+}
+
+TEST_F(DmcCliChange, ZeroConfigurationMountsWithNoConditioningAtAll) {
+  EXPECT_EQ(run({"configure", mount_, "SSD", "0", "0", "0"}), 0) << err();
+  EXPECT_EQ(run({"start", mount_}), 0) << err();
+  const Profile& p = fake_.mounts[mount_].settings.profile;
+  EXPECT_EQ(p.access_time_ns, 0);
+  EXPECT_EQ(p.read_bytes_per_sec, 0u);
+  EXPECT_EQ(p.write_bytes_per_sec, 0u);
+  EXPECT_EQ(run({"status", mount_}), 0);
+  EXPECT_NE(out().find(" Read throughput: 0 MB/s (unlimited)\n Write throughput: 0 MB/s (unlimited)\n"),
+            std::string::npos)
+      << out();
+}
+
+TEST_F(DmcCliChange, StartWithNothingStoredAsksForAProfile) {
+  EXPECT_EQ(run({"start", mount_}), 4);
+  EXPECT_EQ(line_count(err()), 1u);
+  EXPECT_NE(err().find("name a profile"), std::string::npos) << err();
+  EXPECT_EQ(fake_.changing_calls(), std::vector<std::string>{});
+  EXPECT_TRUE(store().list().mounts.empty());  // no record was written
+}
+
+TEST_F(DmcCliChange, StartOnAConditionedMountRefuses) {
+  fake_.add_running(mount_, {builtin(1), CacheMode::kPageCache});
+  EXPECT_EQ(run({"start", mount_, "0"}), 4);
+  EXPECT_EQ(err(), "dmc: " + mount_ + " is already conditioned (profile '5400 HDD'); change it with 'dmc select' "
+                   "or 'dmc configure', or run 'dmc stop " + mount_ + "' first\n");
+  EXPECT_EQ(fake_.changing_calls(), std::vector<std::string>{});
+}
+
+TEST_F(DmcCliChange, ChangingAStaleMountPointsAtStop) {
+  fake_.add_running(mount_, {builtin(1), CacheMode::kPageCache}).daemon_alive = false;
+  for (std::vector<std::string> args : {std::vector<std::string>{"start", mount_, "0"},
+                                        {"select", mount_, "2"},
+                                        {"configure", mount_, "HDD", "1", "1", "1"}}) {
+    EXPECT_EQ(run(args), 5) << args[0];
+    EXPECT_NE(err().find("'sudo dmc stop " + mount_ + "'"), std::string::npos) << err();
+  }
+  EXPECT_EQ(fake_.changing_calls(), std::vector<std::string>{});
+}
+
+TEST_F(DmcCliChange, FailedStartLeavesTheStoreAlone) {
+  ASSERT_EQ(run({"configure", mount_, "HDD", "1", "1", "1"}), 0);
+  auto before = store_files();
+  fake_.fail_start = "fuse: device not found";
+  EXPECT_EQ(run({"start", mount_, "3", "-boot"}), 1);
+  EXPECT_EQ(err(), "dmc: cannot condition " + mount_ + ": fuse: device not found\n");
+  EXPECT_EQ(store_files(), before);
+}
+
+TEST_F(DmcCliChange, SelectOnARunningMountUpdatesItLiveAndStoresIt) {
+  fake_.add_running(mount_, {builtin(0), CacheMode::kNoCache});
+  EXPECT_EQ(run({"select", mount_, "slow ssd"}), 0) << err();
+  EXPECT_EQ(fake_.changing_calls(), std::vector<std::string>{"update " + mount_});
+  EXPECT_EQ(fake_.mounts[mount_].settings.profile, builtin(3));
+  EXPECT_EQ(fake_.mounts[mount_].settings.cache, CacheMode::kNoCache);  // unchanged
+  auto stored = *store().load(mount_);
+  EXPECT_EQ(stored->settings.profile, builtin(3));
+  EXPECT_EQ(stored->settings.cache, CacheMode::kNoCache);
+}
+
+TEST_F(DmcCliChange, ConfigureOnARunningMountUpdatesItLiveAndStoresIt) {
+  fake_.add_running(mount_, {builtin(0), CacheMode::kPageCache});
+  EXPECT_EQ(run({"configure", mount_, "HDD", "8ms", "1.5GB/s", "40", "4", "1m", "2m", "8", "9"}), 0) << err();
+  EXPECT_EQ(fake_.changing_calls(), std::vector<std::string>{"update " + mount_});
+  const Profile& p = fake_.mounts[mount_].settings.profile;
+  EXPECT_EQ(p.name, "Custom");
+  EXPECT_EQ(p.type, DiskType::kHDD);
+  EXPECT_EQ(p.access_time_ns, 8 * kNsPerMs);
+  EXPECT_EQ(p.read_bytes_per_sec, 3 * kGiB / 2);
+  EXPECT_EQ(p.write_bytes_per_sec, 40 * kMiB);
+  EXPECT_EQ(p.queue_depth, 4u);
+  EXPECT_EQ(p.max_read_bytes, kMiB);
+  EXPECT_EQ(p.max_write_bytes, 2 * kMiB);
+  EXPECT_EQ(p.max_read_segments, 8u);
+  EXPECT_EQ(p.max_write_segments, 9u);
+  EXPECT_EQ((*store().load(mount_))->settings.profile, p);
+  EXPECT_EQ(run({"status", mount_}), 0);
+  EXPECT_EQ(out().rfind("Disk Mount Conditioner: ON\nProfile: Custom\n Type: HDD\n Access time: 8000 us\n", 0), 0u)
+      << out();
+}
+
+TEST_F(DmcCliChange, SelectWhileOffIsAppliedByTheNextStart) {
+  EXPECT_EQ(run({"select", mount_, "5"}), 0) << err();
+  EXPECT_EQ(fake_.changing_calls(), std::vector<std::string>{});
+  EXPECT_EQ(run({"start", mount_}), 0) << err();
+  EXPECT_EQ(fake_.mounts[mount_].settings.profile, builtin(5));
+}
+
+TEST_F(DmcCliChange, FailedUpdateLeavesTheStoreAlone) {
+  ASSERT_EQ(run({"start", mount_, "0"}), 0);
+  auto before = store_files();
+  fake_.fail_update = "daemon busy";
+  EXPECT_EQ(run({"select", mount_, "1"}), 1);
+  EXPECT_EQ(err(), "dmc: cannot change " + mount_ + ": daemon busy\n");
+  EXPECT_EQ(store_files(), before);
+}
+
+TEST_F(DmcCliChange, BootFlagPersistsAndStopDropsItButKeepsSettings) {
+  EXPECT_EQ(run({"start", mount_, "2", "-boot"}), 0) << err();
+  EXPECT_TRUE((*store().load(mount_))->boot);
+  EXPECT_EQ(run({"status", mount_, "-json"}), 0);
+  EXPECT_NE(out().find("\"boot\": true"), std::string::npos) << out();
+  EXPECT_EQ(run({"stop", mount_}), 0) << err();
+  EXPECT_EQ(fake_.changing_calls(), (std::vector<std::string>{"start " + mount_, "stop " + mount_}));
+  auto stored = *store().load(mount_);
+  EXPECT_FALSE(stored->boot);
+  EXPECT_EQ(stored->settings.profile, builtin(2));
+}
+
+TEST_F(DmcCliChange, StopWhenNotConditioned) {
+  EXPECT_EQ(run({"stop", mount_}), 4);
+  EXPECT_EQ(err(), "dmc: " + mount_ + " is not conditioned\n");
+  EXPECT_EQ(fake_.changing_calls(), std::vector<std::string>{});
+}
+
+TEST_F(DmcCliChange, StopOfANotRunningBootMountDropsThePersistence) {
+  ASSERT_EQ(run({"start", mount_, "2", "-boot"}), 0);
+  fake_.mounts.clear();  // as after a reboot before dmc-boot.service ran
+  EXPECT_EQ(run({"stop", mount_}), 0) << err();
+  EXPECT_FALSE((*store().load(mount_))->boot);
+  EXPECT_NE(out().find("no longer be at boot"), std::string::npos) << out();
+}
+
+TEST_F(DmcCliChange, StopForceAndTheHintWhenBusy) {
+  fake_.add_running(mount_, {builtin(0), CacheMode::kPageCache});
+  fake_.fail_stop = "files are open under it";
+  EXPECT_EQ(run({"stop", mount_}), 1);
+  EXPECT_EQ(err(), "dmc: cannot stop " + mount_ + ": files are open under it (if it is busy, 'dmc stop " + mount_ +
+                       " -force' detaches it lazily)\n");
+  EXPECT_EQ(run({"stop", mount_, "-force"}), 0) << err();
+  EXPECT_EQ(fake_.changing_calls().back(), "stop -force " + mount_);
+}
+
+TEST_F(DmcCliChange, StopClearsAStaleMount) {
+  fake_.add_running(mount_, {builtin(0), CacheMode::kPageCache}).daemon_alive = false;
+  EXPECT_EQ(run({"stop", mount_}), 0) << err();
+  EXPECT_TRUE(fake_.mounts.empty());
+}
+
+TEST_F(DmcCliChange, BootStartsEveryPersistedMountWithItsSettings) {
+  ASSERT_EQ(run({"start", mount_, "0", "-boot", "-nocache"}), 0);
+  ASSERT_EQ(run({"start", other_mount_, "7"}), 0);  // not persisted
+  fake_.mounts.clear();                              // reboot
+  fake_.calls.clear();
+  EXPECT_EQ(run({"boot"}), 0) << err();
+  EXPECT_EQ(fake_.changing_calls(), std::vector<std::string>{"start " + mount_});
+  EXPECT_EQ(fake_.mounts[mount_].settings.profile, builtin(0));
+  EXPECT_EQ(fake_.mounts[mount_].settings.cache, CacheMode::kNoCache);
+  EXPECT_EQ(out(), mount_ + ": conditioned (Faulty 5400 HDD)\n");
+  EXPECT_EQ(err(), "");
+}
+
+TEST_F(DmcCliChange, BootSkipsRunningMountsAndClearsStaleOnes) {
+  ASSERT_EQ(run({"start", mount_, "0", "-boot"}), 0);
+  ASSERT_EQ(run({"start", other_mount_, "3", "-boot"}), 0);
+  fake_.mounts[other_mount_].daemon_alive = false;
+  fake_.calls.clear();
+  EXPECT_EQ(run({"boot"}), 0) << err();
+  EXPECT_EQ(fake_.changing_calls(), (std::vector<std::string>{"stop -force " + other_mount_, "start " + other_mount_}));
+  EXPECT_NE(out().find(mount_ + ": already conditioned"), std::string::npos) << out();
+}
+
+TEST_F(DmcCliChange, BootReportsEachFailureAndGoesOn) {
+  ASSERT_EQ(run({"start", mount_, "0", "-boot"}), 0);
+  ASSERT_EQ(run({"start", other_mount_, "3", "-boot"}), 0);
+  fake_.mounts.clear();
+  std::filesystem::remove(mount_);  // its directory is gone
+  std::ofstream(state_dir_ + "/zz.json") << "garbage";
+  EXPECT_EQ(run({"boot"}), 1);
+  EXPECT_EQ(fake_.mounts.count(other_mount_), 1u);  // the good one still started
+  EXPECT_EQ(err(), "dmc: boot: " + state_dir_ + "/zz.json: not valid JSON\n"
+                   "dmc: boot: " + mount_ + ": no such directory '" + mount_ + "'\n"
+                   "dmc: boot: 2 of 3 persisted mounts failed\n");
+}
+
+TEST_F(DmcCliChange, BootWithNothingPersistedDoesNothing) {
+  EXPECT_EQ(run({"boot"}), 0);
+  EXPECT_EQ(fake_.calls, std::vector<std::string>{});
+}
+
+}  // namespace
+}  // namespace diskcond::dmc

@@ -1,0 +1,220 @@
+// dmc's read-only commands, help, and the promise that bad input changes nothing.
+#include "dmc/cli/dmc_cli.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "dmc/cli/cli_test_fixture.h"
+#include "dmc/cli/command_table.h"
+#include "dmc/cli/text_format.h"
+
+namespace diskcond::dmc {
+namespace {
+
+using DmcCli = CliTest;
+
+TEST_F(DmcCli, ListPrintsBuiltinsThenUserProfilesAndWarnsAboutBadFiles) {
+  std::ofstream(profile_dir_ + "/a.toml") << "name = \"My Disk\"\ntype = \"HDD\"\naccess_time = \"9ms\"\n"
+                                             "read_throughput = 80\nwrite_throughput = 70\n";
+  std::ofstream(profile_dir_ + "/b.toml") << "name = \"Broken\"\ntype = \"tape\"\n";
+  EXPECT_EQ(run({"list"}), 0);
+  EXPECT_EQ(out(), format_profile_list(builtin_profiles()) + "  8: My Disk\n");
+  EXPECT_EQ(line_count(err()), 1u) << err();
+  EXPECT_EQ(err().rfind("dmc: warning: " + profile_dir_ + "/b.toml", 0), 0u) << err();
+
+  EXPECT_EQ(run({"show", "my disk"}), 0);
+  EXPECT_EQ(out().substr(0, 25), "Profile: My Disk\n Type: H");
+  EXPECT_EQ(run({"show", "8", "-json"}), 0);
+  auto j = nlohmann::ordered_json::parse(out());
+  EXPECT_EQ(j["index"], 8);
+  EXPECT_EQ(j["builtin"], false);
+}
+
+TEST_F(DmcCli, ListJson) {
+  EXPECT_EQ(run({"list", "-json"}), 0);
+  auto j = nlohmann::ordered_json::parse(out());
+  EXPECT_EQ(j["profiles"].size(), 8u);
+  EXPECT_EQ(j["profiles"][0]["name"], "Faulty 5400 HDD");
+}
+
+TEST_F(DmcCli, ShowByIndexOrNameInAnyCase) {
+  EXPECT_EQ(run({"show", "0"}), 0);
+  EXPECT_EQ(out(), format_profile(builtin_profiles()[0]));
+  EXPECT_EQ(run({"show", "pcie 3 ssd"}), 0);
+  EXPECT_EQ(out(), format_profile(builtin_profiles()[7]));
+  EXPECT_EQ(err(), "");
+}
+
+TEST_F(DmcCli, StatusOfAnUnconditionedDirectoryIsOffWithZeros) {
+  is_root_ = false;  // reading needs no root
+  EXPECT_EQ(run({"status", mount_}), 0);
+  EXPECT_EQ(out().rfind("Disk Mount Conditioner: OFF\nProfile: None\n Type: SSD\n Access time: 0 us\n", 0), 0u)
+      << out();
+  EXPECT_NE(out().find(" Read throughput: 0 MB/s (unlimited)\n"), std::string::npos);
+  EXPECT_EQ(err(), "");
+  EXPECT_EQ(fake_.changing_calls(), std::vector<std::string>{});
+}
+
+TEST_F(DmcCli, StatusOfARunningMountShowsLiveSettingsAndCounters) {
+  MountStatus& s = fake_.add_running(mount_, {builtin_profiles()[3], CacheMode::kPageCache});
+  s.counters.commands[0] = 7;
+  is_root_ = false;
+  EXPECT_EQ(run({"status", mount_ + "/"}), 0);  // a trailing slash names the same mount
+  EXPECT_EQ(out().rfind("Disk Mount Conditioner: ON\nProfile: Slow SSD\n", 0), 0u) << out();
+  EXPECT_NE(out().find(" Reads: 7 commands"), std::string::npos) << out();
+  EXPECT_EQ(run({"status", mount_, "-json"}), 0);
+  auto j = nlohmann::ordered_json::parse(out());
+  EXPECT_EQ(j["state"], "on");
+  EXPECT_EQ(j["mount"], mount_);
+  EXPECT_EQ(j["profile"]["name"], "Slow SSD");
+  EXPECT_EQ(j["counters"]["read_commands"], 7);
+}
+
+TEST_F(DmcCli, StatusOfADeadDaemonSaysSoWithTheFix) {
+  MountStatus& s = fake_.add_running(mount_, {builtin_profiles()[0], CacheMode::kPageCache});
+  s.daemon_alive = false;
+  EXPECT_EQ(run({"status", mount_}), 5);
+  EXPECT_EQ(out().rfind("Disk Mount Conditioner: STALE\n", 0), 0u) << out();
+  EXPECT_EQ(err(), "dmc: the daemon serving " + mount_ + " is not running (stale mount); run 'sudo dmc stop " +
+                       mount_ + "' to clear it\n");
+}
+
+TEST_F(DmcCli, StatusWhenTheMachineryFailsIsOneLine) {
+  fake_.fail_status = "control socket refused";
+  EXPECT_EQ(run({"status", mount_}), 1);
+  EXPECT_EQ(err(), "dmc: cannot query " + mount_ + ": control socket refused\n");
+}
+
+TEST_F(DmcCli, HelpInEveryFormMatchesMacOSShape) {
+  for (std::vector<std::string> args : {std::vector<std::string>{"help"}, {"-h"}, {"--help"}}) {
+    EXPECT_EQ(run(args), 0);
+    EXPECT_EQ(out().rfind("usage: dmc <commands...>\n# commands:\n  start <mount> ", 0), 0u) << out();
+    EXPECT_NE(out().find("\n  configure <mount> <type> <access_time> <read_throughput> <write_throughput> "
+                         "[<ioqueue_depth> <maxreadcnt> <maxwritecnt> <segreadcnt> <segwritecnt>]\n"),
+              std::string::npos);
+    EXPECT_NE(out().find("\n  help | -h"), std::string::npos);
+  }
+}
+
+TEST_F(DmcCli, EveryCommandHasItsOwnHelpWithoutRoot) {
+  is_root_ = false;
+  for (const CommandSpec& spec : command_table()) {
+    std::string name(spec.name);
+    EXPECT_EQ(run({name, "--help"}), 0) << name;
+    EXPECT_EQ(out().rfind("usage: dmc " + name, 0), 0u) << out();
+    std::string via_help_command = out();
+    EXPECT_EQ(run({"help", name}), 0);
+    EXPECT_EQ(out(), via_help_command);
+    EXPECT_EQ(run({name, "-h"}), 0);
+    EXPECT_EQ(out(), via_help_command);
+  }
+  EXPECT_EQ(fake_.calls, std::vector<std::string>{});
+}
+
+TEST_F(DmcCli, ReadingNeedsNoRoot) {
+  is_root_ = false;
+  for (std::vector<std::string> args : {std::vector<std::string>{"list"}, {"list", "-json"}, {"show", "0"},
+                                        {"show", "0", "-json"}, {"status", mount_}, {"status", mount_, "-json"},
+                                        {"help"}, {"--version"}}) {
+    EXPECT_EQ(run(args), 0) << args[0] << ": " << err();
+    EXPECT_EQ(err(), "");
+  }
+}
+
+TEST_F(DmcCli, Version) {
+  EXPECT_EQ(run({"--version"}), 0);
+  EXPECT_EQ(out(), std::string("dmc (diskcond) ") + DISKCOND_VERSION + "\n");
+}
+
+TEST_F(DmcCli, ChangesNeedRootAndSayItInOneLine) {
+  ASSERT_EQ(run({"configure", mount_, "SSD", "1", "2", "3"}), 0);  // as root: something stored
+  auto before = store_files();
+  is_root_ = false;
+  fake_.calls.clear();
+  const std::vector<std::vector<std::string>> changes = {
+      {"start", mount_, "0"},   {"start", mount_}, {"stop", mount_}, {"select", mount_, "1"},
+      {"configure", mount_, "HDD", "1", "2", "3"}, {"boot"}};
+  for (const auto& args : changes) {
+    EXPECT_EQ(run(args), 3) << args[0];
+    EXPECT_EQ(err(), "dmc: 'dmc " + args[0] + "' changes mount settings and needs root; run it with sudo\n");
+    EXPECT_EQ(out(), "");
+  }
+  EXPECT_EQ(fake_.calls, std::vector<std::string>{});
+  EXPECT_EQ(store_files(), before);
+}
+
+TEST_F(DmcCli, BadInputIsOneLineNonZeroAndChangesNothing) {
+  ASSERT_EQ(run({"configure", mount_, "HDD", "12ms", "80", "60"}), 0);
+  fake_.add_running(other_mount_, {builtin_profiles()[0], CacheMode::kPageCache});
+  auto before = store_files();
+  ASSERT_EQ(before.size(), 3u);  // the mounts directory, its lock file and one record
+  fake_.calls.clear();
+  const std::string missing = root_ + "/missing";
+  const std::vector<std::vector<std::string>> bad = {
+      {},
+      {"bogus"},
+      {"-json"},
+      {"start"},
+      {"start", mount_, "99"},
+      {"start", mount_, "-1"},
+      {"start", mount_, "No Such Disk"},
+      {"start", mount_, "0", "extra"},
+      {"start", mount_, "0", "-bogus"},
+      {"start", missing, "0"},
+      {"start", file_, "0"},
+      {"start", "", "0"},
+      {"stop"},
+      {"stop", other_mount_, "now"},
+      {"stop", other_mount_, "-json"},
+      {"stop", missing},
+      {"status"},
+      {"status", missing},
+      {"status", file_},
+      {"status", mount_, "-xml"},
+      {"status", mount_, "extra"},
+      {"show"},
+      {"show", "8"},
+      {"show", "-1"},
+      {"show", "0", "1"},
+      {"show", "0", "-boot"},
+      {"list", "x"},
+      {"list", "-boot"},
+      {"select", mount_},
+      {"select", other_mount_, "nope"},
+      {"select", other_mount_, "1", "2"},
+      {"select", file_, "1"},
+      {"configure", other_mount_, "SSD", "1", "2"},
+      {"configure", other_mount_, "XYZ", "1", "2", "3"},
+      {"configure", other_mount_, "SSD", "-1", "2", "3"},
+      {"configure", other_mount_, "SSD", "1", "-2", "3"},
+      {"configure", other_mount_, "SSD", "1", "2", "abc"},
+      {"configure", other_mount_, "SSD", "61s", "2", "3"},
+      {"configure", other_mount_, "SSD", "1", "99999999999999", "3"},
+      {"configure", other_mount_, "SSD", "1", "2", "3", "0"},
+      {"configure", other_mount_, "SSD", "1", "2", "3", "99999999999"},
+      {"configure", other_mount_, "SSD", "1", "2", "3", "4", "100"},
+      {"configure", other_mount_, "SSD", "1", "2", "3", "4", "1m", "1m", "-1", "1"},
+      {"configure", other_mount_, "SSD", "1", "2", "3", "4", "1m", "1m", "1", "1", "extra"},
+      {"configure", missing, "SSD", "1", "2", "3"},
+      {"configure", mount_, "SSD", "1", "2", "3", "-boot"},
+      {"boot", "now"},
+      {"help", "bogus"},
+      {"help", "start", "x"},
+      {"--version", "x"},
+  };
+  for (const auto& args : bad) {
+    std::string shown;
+    for (const auto& a : args) shown += "[" + a + "]";
+    int code = run(args);
+    EXPECT_EQ(code, 2) << shown << " -> " << err();
+    EXPECT_EQ(line_count(err()), 1u) << shown << " -> " << err();
+    EXPECT_EQ(err().rfind("dmc: ", 0), 0u) << shown << " -> " << err();
+    EXPECT_EQ(out(), "") << shown;
+  }
+  EXPECT_EQ(fake_.changing_calls(), std::vector<std::string>{});
+  EXPECT_EQ(store_files(), before);
+}
+
+}  // namespace
+}  // namespace diskcond::dmc

@@ -1,0 +1,68 @@
+// The man page and docs/dmc.md cover every command and every JSON key dmc prints.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "dmc/cli/command_table.h"
+#include "dmc/cli/json_format.h"
+
+namespace diskcond::dmc {
+namespace {
+
+std::string read_source_file(const std::string& relative) {
+  std::ifstream in(std::string(DISKCOND_SOURCE_DIR) + "/" + relative);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void expect_keys_documented(const nlohmann::ordered_json& j, const std::string& doc) {
+  for (const auto& [key, value] : j.items()) {
+    EXPECT_NE(doc.find("`" + key + "`"), std::string::npos) << "docs/dmc.md does not document key " << key;
+    if (value.is_object()) expect_keys_documented(value, doc);
+  }
+}
+
+TEST(DmcDocs, ManPageAndDocsNameEveryCommand) {
+  std::string man = read_source_file("man/dmc.1");
+  std::string doc = read_source_file("docs/dmc.md");
+  ASSERT_FALSE(man.empty());
+  ASSERT_FALSE(doc.empty());
+  for (const CommandSpec& spec : command_table()) {
+    std::string name(spec.name);
+    EXPECT_NE(man.find("\\fBdmc " + name + "\\fR"), std::string::npos) << name << " missing from SYNOPSIS";
+    EXPECT_NE(doc.find("| `" + name), std::string::npos) << name << " missing from docs/dmc.md";
+  }
+}
+
+TEST(DmcDocs, EveryStatusJsonKeyIsDocumented) {
+  std::string doc = read_source_file("docs/dmc.md");
+  StatusView view;
+  view.mount = "/m";
+  view.state = ConditionerState::kOn;
+  view.settings = MountSettings{builtin_profiles()[0], CacheMode::kPageCache};
+  view.counters = MountCounters{};
+  expect_keys_documented(status_json(view), doc);
+  expect_keys_documented(show_json(0, true, builtin_profiles()[0]), doc);
+  auto list = list_json(builtin_profiles(), 8, {});
+  expect_keys_documented(list, doc);
+  expect_keys_documented(list["profiles"][0], doc);
+}
+
+TEST(DmcDocs, ManPageRendersWithoutWarnings) {
+  if (std::system("command -v groff >/dev/null 2>&1") != 0) GTEST_SKIP() << "groff not installed";
+  std::string cmd = std::string("groff -t -man -Tutf8 -ww -z '") + DISKCOND_SOURCE_DIR + "/man/dmc.1' 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string output;
+  char buf[256];
+  while (size_t n = fread(buf, 1, sizeof buf, p)) output.append(buf, n);
+  EXPECT_EQ(::pclose(p), 0);
+  EXPECT_EQ(output, "");
+}
+
+}  // namespace
+}  // namespace diskcond::dmc

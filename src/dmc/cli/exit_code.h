@@ -1,0 +1,32 @@
+// dmc's exit codes and the value every command returns. docs/dmc.md lists the codes; scripts
+// depend on them, so a code's meaning never changes.
+#pragma once
+
+#include <string>
+#include <utility>
+
+namespace diskcond::dmc {
+
+enum class ExitCode : int {
+  kOk = 0,
+  kFailed = 1,      // the operation itself failed (mount, unmount, settings store, daemon)
+  kUsage = 2,       // bad command line or bad value: nothing was changed
+  kNeedsRoot = 3,   // the command changes settings and dmc is not running as root
+  kWrongState = 4,  // the mount is not in a state the command applies to (already / not conditioned)
+  kStale = 5,       // the mount's daemon has died; 'dmc stop <mount>' clears it
+};
+
+// What a command ends with: a code and, unless the code is kOk, the one line dmc prints on stderr
+// (without the "dmc: " prefix).
+struct Outcome {
+  ExitCode code = ExitCode::kOk;
+  std::string message;
+
+  bool ok() const { return code == ExitCode::kOk; }
+};
+
+inline Outcome success() { return {}; }
+inline Outcome failure(ExitCode code, std::string message) { return {code, std::move(message)}; }
+inline Outcome usage_error(std::string message) { return {ExitCode::kUsage, std::move(message)}; }
+
+}  // namespace diskcond::dmc

@@ -1,0 +1,39 @@
+// What `dmc status` reports about one directory, gathered from the mount machinery and the
+// settings store; the text and JSON formatters print it and decide nothing.
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+
+#include "core/profile.h"
+#include "dmc/cli/settings_store.h"
+#include "dmc/mount_control.h"
+
+namespace diskcond::dmc {
+
+enum class ConditionerState {
+  kOff,    // no conditioned mount on the directory
+  kOn,     // conditioned, daemon serving
+  kStale,  // a conditioned mount whose daemon died: I/O fails until `dmc stop` clears it
+};
+
+struct StatusView {
+  std::string mount;
+  ConditionerState state = ConditionerState::kOff;
+  // The settings the fields show: the live ones when on; the stored ones when off (what the next
+  // `dmc start <mount>` applies); nullopt when off with nothing stored (fields print as zeros).
+  std::optional<MountSettings> settings;
+  bool boot = false;        // re-applied at boot (stored `-boot`)
+  pid_t daemon_pid = 0;     // when on or stale (0 if unknown)
+  std::optional<MountCounters> counters;  // when on
+};
+
+// REQUIRES: status.mount_point == the mount `stored` (if any) belongs to.
+StatusView make_status_view(const MountStatus& status, const std::optional<StoredMount>& stored);
+
+// The all-zero profile shown for an unconditioned directory with nothing stored.
+Profile zero_profile();
+
+}  // namespace diskcond::dmc

@@ -1,0 +1,97 @@
+#include "dmc/cli/text_format.h"
+
+#include <fmt/format.h>
+
+#include "core/units.h"
+
+namespace diskcond::dmc {
+namespace {
+
+std::string cache_line(CacheMode mode) {
+  return mode == CacheMode::kNoCache ? "Cache: none (every read and write is conditioned)\n"
+                                     : "Cache: page cache (cache hits are not conditioned)\n";
+}
+
+std::string floor_text(double ns) { return ns > 0 ? format_duration(ns) : "none yet"; }
+
+std::string counter_lines(const MountCounters& c) {
+  std::string out = "Served since start:\n";
+  out += fmt::format(" Reads: {} commands, {} bytes\n", c.commands[0], c.bytes[0]);
+  out += fmt::format(" Writes: {} commands, {} bytes\n", c.commands[1], c.bytes[1]);
+  out += fmt::format(" Flushes: {} commands\n", c.commands[2]);
+  out += fmt::format(" Mean added delay: {}\n", format_duration(c.mean_added_delay_ns));
+  out += fmt::format(" Queue occupancy: {} commands\n", c.queue_occupancy);
+  out += fmt::format(" Fastest 4 KiB read service: {}\n", floor_text(c.floor_read_ns));
+  out += fmt::format(" Fastest 4 KiB write service: {}\n", floor_text(c.floor_write_ns));
+  return out;
+}
+
+}  // namespace
+
+std::string format_access_time(int64_t ns) {
+  if (ns % kNsPerUs == 0) return fmt::format("{} us", ns / kNsPerUs);
+  return fmt::format("{} us", static_cast<double>(ns) / kNsPerUs);
+}
+
+std::string format_duration(double ns) {
+  if (ns < 1e3) return fmt::format("{:.0f} ns", ns);
+  if (ns < 1e6) return fmt::format("{:.1f} us", ns / 1e3);
+  if (ns < 1e9) return fmt::format("{:.1f} ms", ns / 1e6);
+  return fmt::format("{:.2f} s", ns / 1e9);
+}
+
+std::string format_profile_list(std::span<const Profile> profiles) {
+  std::string out;
+  for (size_t i = 0; i < profiles.size(); ++i) out += fmt::format("{:>3}: {}\n", i, profiles[i].name);
+  return out;
+}
+
+std::string profile_field_lines(const Profile& p) {
+  std::string out;
+  out += fmt::format(" Type: {}\n", to_string(p.type));
+  out += fmt::format(" Access time: {}\n", format_access_time(p.access_time_ns));
+  out += fmt::format(" Read throughput: {}\n", format_rate_mb(p.read_bytes_per_sec));
+  out += fmt::format(" Write throughput: {}\n", format_rate_mb(p.write_bytes_per_sec));
+  out += fmt::format(" I/O Queue Depth: {}\n", p.queue_depth);
+  out += fmt::format(" Max Read Bytes: {}\n", p.max_read_bytes);
+  out += fmt::format(" Max Write Bytes: {}\n", p.max_write_bytes);
+  out += fmt::format(" Max Read Segments: {}\n", p.max_read_segments);
+  out += fmt::format(" Max Write Segments: {}\n", p.max_write_segments);
+  if (p.spinup_ns > 0 && p.spinup_idle_ns > 0) {
+    out += fmt::format(" Spin-up: {} after {} idle\n", format_duration(static_cast<double>(p.spinup_ns)),
+                       format_duration(static_cast<double>(p.spinup_idle_ns)));
+  }
+  return out;
+}
+
+std::string format_profile(const Profile& profile) {
+  return fmt::format("Profile: {}\n", profile.name) + profile_field_lines(profile);
+}
+
+std::string format_status(const StatusView& view) {
+  if (view.state == ConditionerState::kStale) {
+    return fmt::format(
+        "Disk Mount Conditioner: STALE\n"
+        "The daemon serving {} is not running{}; I/O on it fails.\n"
+        "Fix: run 'sudo dmc stop {}' to clear the stale mount, then 'sudo dmc start {}' to condition it again.\n",
+        view.mount, view.daemon_pid > 0 ? fmt::format(" (pid {} is gone)", view.daemon_pid) : "", view.mount,
+        view.mount);
+  }
+  bool on = view.state == ConditionerState::kOn;
+  std::string out = fmt::format("Disk Mount Conditioner: {}\n", on ? "ON" : "OFF");
+  out += format_profile(view.settings ? view.settings->profile : zero_profile());
+  out += fmt::format("Mount: {}\n", view.mount);
+  if (on) {
+    out += fmt::format("Daemon: pid {}\n", view.daemon_pid);
+  } else if (view.settings) {
+    out += fmt::format("Stored settings: applied by 'dmc start {}'\n", view.mount);
+  }
+  if (view.settings) out += cache_line(view.settings->cache);
+  if (view.settings) {
+    out += view.boot ? "Boot: re-applied at boot by dmc-boot.service\n" : "Boot: not kept across reboots\n";
+  }
+  if (view.counters) out += counter_lines(*view.counters);
+  return out;
+}
+
+}  // namespace diskcond::dmc
