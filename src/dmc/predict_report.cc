@@ -38,13 +38,13 @@ std::string cell(const Prediction& p, uint64_t block) {
 
 }  // namespace
 
-std::string format_prediction_table(std::span<const Profile> profiles) {
+std::string format_prediction_table(std::span<const Profile> profiles, size_t first_index) {
   const auto& workloads = standard_workloads();
   std::string out = fmt::format("{:<3} {:<16}", "#", "Profile");
   for (const auto& w : workloads) out += fmt::format(" {:>15}", w.label);
   out += "\n";
   for (size_t i = 0; i < profiles.size(); ++i) {
-    out += fmt::format("{:<3} {:<16}", i, profiles[i].name);
+    out += fmt::format("{:<3} {:<16}", first_index + i, profiles[i].name);
     for (const auto& w : workloads) {
       Workload resolved = resolve(w.workload, profiles[i]);
       out += fmt::format(" {:>15}", cell(predict(profiles[i], resolved), resolved.block_bytes));
@@ -54,11 +54,12 @@ std::string format_prediction_table(std::span<const Profile> profiles) {
   return out;
 }
 
-nlohmann::json predictions_json(std::span<const Profile> profiles) {
-  auto finite = [](double v) { return std::isinf(v) ? nlohmann::json(nullptr) : nlohmann::json(v); };
-  nlohmann::json out = nlohmann::json::array();
+nlohmann::ordered_json predictions_json(std::span<const Profile> profiles) {
+  using Json = nlohmann::ordered_json;
+  auto finite = [](double v) { return std::isinf(v) ? Json(nullptr) : Json(v); };
+  Json out = Json::array();
   for (const Profile& profile : profiles) {
-    nlohmann::json rows = nlohmann::json::array();
+    Json rows = Json::array();
     for (const auto& w : standard_workloads()) {
       Workload resolved = resolve(w.workload, profile);
       Prediction p = predict(profile, resolved);

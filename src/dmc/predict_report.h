@@ -24,10 +24,11 @@ const std::vector<NamedWorkload>& standard_workloads();
 Workload resolve(const Workload& w, const Profile& profile);
 
 // One row per profile, one column per standard workload: MiB/s for 1 MiB workloads, IOPS for 4 KiB.
-std::string format_prediction_table(std::span<const Profile> profiles);
+// Rows are numbered from `first_index` (a profile's index in the catalog).
+std::string format_prediction_table(std::span<const Profile> profiles, size_t first_index = 0);
 
 // [{"profile": name, "predictions": [{"workload", "block_bytes", "queue_depth", "iops",
 //   "bytes_per_sec", "mean_latency_ns"}]}]; an unlimited figure is null.
-nlohmann::json predictions_json(std::span<const Profile> profiles);
+nlohmann::ordered_json predictions_json(std::span<const Profile> profiles);
 
 }  // namespace diskcond

@@ -16,6 +16,8 @@ TEST(PredictReport, TableHasARowPerProfileWithExactFigures) {
   EXPECT_NE(table.find("8649 IOPS"), std::string::npos) << table;
   EXPECT_NE(table.find("64000 IOPS"), std::string::npos) << table;
   EXPECT_EQ(std::count(table.begin(), table.end(), '\n'), 9);
+  std::string one = format_prediction_table(builtin_profiles().subspan(3, 1), 3);
+  EXPECT_NE(one.find("\n3   Slow SSD"), std::string::npos) << one;
 }
 
 TEST(PredictReport, JsonGivesBytesPerSecondAndNullForUnlimited) {
@@ -23,7 +25,7 @@ TEST(PredictReport, JsonGivesBytesPerSecondAndNullForUnlimited) {
   unlimited.access_time_ns = 0;
   unlimited.read_bytes_per_sec = unlimited.write_bytes_per_sec = 0;
   Profile both[] = {builtin_profiles()[0], unlimited};
-  nlohmann::json j = predictions_json(both);
+  nlohmann::ordered_json j = predictions_json(both);
   ASSERT_EQ(j.size(), 2u);
   EXPECT_EQ(j[0]["profile"], "Faulty 5400 HDD");
   EXPECT_DOUBLE_EQ(j[0]["predictions"][0]["bytes_per_sec"].get<double>(), 50.0 * kMiB);

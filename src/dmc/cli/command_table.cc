@@ -68,6 +68,14 @@ constexpr std::string_view kConfigureHelp =
     "Optional values may be given from the left; the rest take the defaults.\n"
     "Example: sudo dmc configure /srv/data HDD 12ms 80 60\n";
 
+constexpr std::string_view kPredictHelp =
+    "Prints what the disk model predicts a profile delivers for the standard workloads: 1 MiB\n"
+    "sequential reads and writes at queue depth 1 and 32, 4 KiB random reads at depth 1 and at the\n"
+    "profile's queue depth, 4 KiB random writes at depth 1 (MiB/s for 1 MiB, IOPS for 4 KiB).\n"
+    "Without a profile, every profile. Works without root. Beyond macOS.\n"
+    "\n"
+    "  -json  machine-readable output (bytes per second, IOPS, mean latency in ns)\n";
+
 constexpr std::string_view kBootHelp =
     "Conditions every mount started with '-boot', with its stored settings. Run at boot by\n"
     "dmc-boot.service; reports each mount on its own line and fails if any mount failed. Needs root.\n";
@@ -82,6 +90,8 @@ std::vector<CommandSpec> make_table() {
       {"show", "show profile_name|profile_index [-json]",
        {"show", 1, 1, {"json"}, {"profile_name|profile_index"}}, false, run_show, kShowHelp},
       {"list", "list [-json]", {"list", 0, 0, {"json"}, {}}, false, run_list, kListHelp},
+      {"predict", "predict [profile_name|profile_index] [-json]",
+       {"predict", 0, 1, {"json"}, {"profile_name|profile_index"}}, false, run_predict, kPredictHelp},
       {"select", "select <mount> (profile_name|profile_index)",
        {"select", 2, 2, {}, {"<mount>", "profile_name|profile_index"}}, true, run_select, kSelectHelp},
       {"configure",

@@ -12,6 +12,7 @@
 namespace diskcond::dmc {
 
 Outcome run_list(Context& ctx, const CommandArgs& args);       // list [-json]
+Outcome run_predict(Context& ctx, const CommandArgs& args);    // predict [profile] [-json]
 Outcome run_show(Context& ctx, const CommandArgs& args);       // show <profile> [-json]
 Outcome run_status(Context& ctx, const CommandArgs& args);     // status <mount> [-json]
 Outcome run_start(Context& ctx, const CommandArgs& args);      // start <mount> [profile [-boot]] [-nocache]

@@ -9,6 +9,7 @@
 #include "dmc/cli/mount_path.h"
 #include "dmc/cli/status_view.h"
 #include "dmc/cli/text_format.h"
+#include "dmc/predict_report.h"
 
 namespace diskcond::dmc {
 
@@ -34,6 +35,24 @@ Outcome run_show(Context& ctx, const CommandArgs& args) {
     ctx.out << render_json(show_json(index, index < builtin_profiles().size(), *profile));
   } else {
     ctx.out << format_profile(*profile);
+  }
+  return success();
+}
+
+Outcome run_predict(Context& ctx, const CommandArgs& args) {
+  ProfileCatalog catalog = ctx.catalog();
+  std::span<const Profile> profiles = catalog.profiles();
+  size_t first_index = 0;
+  if (!args.positional.empty()) {
+    auto profile = catalog.find(args.positional[0]);
+    if (!profile.ok()) return usage_error(profile.error());
+    first_index = static_cast<size_t>(std::find(profiles.begin(), profiles.end(), *profile) - profiles.begin());
+    profiles = profiles.subspan(first_index, 1);
+  }
+  if (args.has("json")) {
+    ctx.out << render_json(predictions_json(profiles));
+  } else {
+    ctx.out << format_prediction_table(profiles, first_index);
   }
   return success();
 }

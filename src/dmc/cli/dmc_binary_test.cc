@@ -82,6 +82,7 @@ TEST_F(DmcBinary, HelpHasMacOSUsageShape) {
                           "  status <mount> [-json]\n"
                           "  show profile_name|profile_index [-json]\n"
                           "  list [-json]\n"
+                          "  predict [profile_name|profile_index] [-json]\n"
                           "  select <mount> (profile_name|profile_index)\n"
                           "  configure <mount> <type> <access_time> <read_throughput> <write_throughput> "
                           "[<ioqueue_depth> <maxreadcnt> <maxwritecnt> <segreadcnt> <segwritecnt>]\n"

@@ -115,7 +115,8 @@ TEST_F(DmcCli, EveryCommandHasItsOwnHelpWithoutRoot) {
 TEST_F(DmcCli, ReadingNeedsNoRoot) {
   is_root_ = false;
   for (std::vector<std::string> args : {std::vector<std::string>{"list"}, {"list", "-json"}, {"show", "0"},
-                                        {"show", "0", "-json"}, {"status", mount_}, {"status", mount_, "-json"},
+                                        {"show", "0", "-json"}, {"predict"}, {"predict", "3", "-json"},
+                                        {"status", mount_}, {"status", mount_, "-json"},
                                         {"help"}, {"--version"}}) {
     EXPECT_EQ(run(args), 0) << args[0] << ": " << err();
     EXPECT_EQ(err(), "");
@@ -180,6 +181,9 @@ TEST_F(DmcCli, BadInputIsOneLineNonZeroAndChangesNothing) {
       {"show", "0", "-boot"},
       {"list", "x"},
       {"list", "-boot"},
+      {"predict", "8"},
+      {"predict", "0", "1"},
+      {"predict", "-xml"},
       {"select", mount_},
       {"select", other_mount_, "nope"},
       {"select", other_mount_, "1", "2"},
