@@ -6,19 +6,21 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
+[[ $seconds =~ ^[1-9][0-9]*$ ]] || { echo "fuzz: seconds must be a positive whole number" >&2; exit 2; }
 command -v clang++ >/dev/null || { echo "fuzz: clang++ is missing (apt-get install clang)" >&2; exit 1; }
 out=build-fuzz
 mkdir -p "$out"
 core_sources=$(ls src/core/*.cc | grep -v '_test\.cc$')
 flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -Isrc)
-libs=(-lfmt -ltomlplusplus)
+libs=(-lfmt)
 for harness in units profile_toml; do
   clang++ "${flags[@]}" "fuzz/${harness}_fuzz.cc" $core_sources "${libs[@]}" -o "$out/${harness}_fuzz"
   mkdir -p "$out/corpus/$harness"
   cp -n fuzz/corpus/"$harness"/* "$out/corpus/$harness/" 2>/dev/null || true
   # Inputs that once crashed must stay fixed.
   for input in fuzz/regressions/"$harness"-*; do
-    [[ -e $input ]] && "$out/${harness}_fuzz" "$input" >/dev/null 2>&1 || { [[ -e $input ]] && { echo "fuzz: regression $input fails" >&2; exit 1; }; }
+    [[ -e $input ]] || continue
+    "$out/${harness}_fuzz" "$input" >/dev/null 2>&1 || { echo "fuzz: regression $input fails" >&2; exit 1; }
   done
   echo "fuzz: $harness for ${seconds}s" >&2
   "$out/${harness}_fuzz" -max_total_time="$seconds" -max_len=4096 "$out/corpus/$harness" 2>&1 | tail -n 3

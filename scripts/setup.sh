@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config git
   libfuse3-dev fuse3 liburing-dev libaio-dev
-  libcli11-dev libfmt-dev nlohmann-json3-dev libtomlplusplus-dev
+  libcli11-dev libfmt-dev nlohmann-json3-dev
   libsqlite3-dev libmount-dev libblkid-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   fio e2fsprogs util-linux procps librsvg2-bin

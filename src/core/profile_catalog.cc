@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <toml++/toml.h>
 
+#include "core/flat_toml.h"
 #include "core/units.h"
 
 namespace diskcond {
@@ -18,30 +18,24 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string where(const std::string& origin, const toml::source_region& src) {
-  return fmt::format("{}:{}", origin, src.begin.line);
+const FlatTomlEntry* find_entry(const std::vector<FlatTomlEntry>& entries, std::string_view key) {
+  for (const FlatTomlEntry& e : entries) {
+    if (e.key == key) return &e;
+  }
+  return nullptr;
 }
 
-// Reads `key` as text (a TOML string or number), parses it with `parse`, stores it in `out`.
+// Parses the value of `key` (a string or a number, as text) with `parse` into `out`.
 template <class T, class Parse>
-Status read_field(const toml::table& t, std::string_view key, const std::string& origin, bool required,
-                  Parse parse, T& out) {
-  const toml::node* node = t.get(key);
-  if (node == nullptr) {
+Status read_field(const std::vector<FlatTomlEntry>& entries, std::string_view key, const std::string& origin,
+                  bool required, Parse parse, T& out) {
+  const FlatTomlEntry* entry = find_entry(entries, key);
+  if (entry == nullptr) {
     if (required) return make_error(fmt::format("{}: missing key '{}'", origin, key));
     return ok_status();
   }
-  std::string text;
-  if (auto s = node->value<std::string>()) {
-    text = *s;
-  } else if (auto i = node->value<int64_t>()) {
-    if (*i < 0) return make_error(fmt::format("{}: '{}' must not be negative", where(origin, node->source()), key));
-    text = std::to_string(*i);
-  } else {
-    return make_error(fmt::format("{}: '{}' must be a string or a number", where(origin, node->source()), key));
-  }
-  auto parsed = parse(text);
-  if (!parsed.ok()) return make_error(fmt::format("{}: {}: {}", where(origin, node->source()), key, parsed.error()));
+  auto parsed = parse(entry->value);
+  if (!parsed.ok()) return make_error(fmt::format("{}:{}: {}: {}", origin, entry->line, key, parsed.error()));
   out = static_cast<T>(*parsed);
   return ok_status();
 }
@@ -59,35 +53,15 @@ const char* const kKnownKeys[] = {"name", "type", "access_time", "read_throughpu
                                   "queue_depth", "max_read_bytes", "max_write_bytes", "max_read_segments",
                                   "max_write_segments", "spinup_idle", "spinup_time"};
 
-// toml++ 3.3 (Debian 12) reaches __builtin_unreachable() on many non-ASCII characters outside
-// strings (its generated is_non_ascii_horizontal_whitespace() misses whole ranges; found by
-// fuzz/profile_toml_fuzz.cc), and where a string starts depends on its own error recovery. So
-// profile files are ASCII; other characters are written as \uXXXX escapes inside strings.
-// Returns the 1-based line of the first non-ASCII byte, or 0.
-int line_of_non_ascii(std::string_view text) {
-  int line = 1;
-  for (char c : text) {
-    if (c == '\n') ++line;
-    if (static_cast<unsigned char>(c) >= 0x80) return line;
-  }
-  return 0;
-}
-
 }  // namespace
 
 Result<Profile> parse_profile_toml(std::string_view text, const std::string& origin) {
-  if (int line = line_of_non_ascii(text); line != 0) {
-    return make_error(fmt::format("{}:{}: non-ASCII character (write it as \\uXXXX in a string)", origin, line));
-  }
-  toml::table t;
-  try {
-    t = toml::parse(text, origin);
-  } catch (const toml::parse_error& e) {
-    return make_error(fmt::format("{}:{}: {}", origin, e.source().begin.line, e.description()));
-  }
-  for (auto&& [key, node] : t) {
-    if (std::find(std::begin(kKnownKeys), std::end(kKnownKeys), key.str()) == std::end(kKnownKeys)) {
-      return make_error(fmt::format("{}: unknown key '{}'", where(origin, node.source()), key.str()));
+  auto parsed = parse_flat_toml(text, origin);
+  if (!parsed.ok()) return make_error(parsed.error());
+  const std::vector<FlatTomlEntry>& t = *parsed;
+  for (const FlatTomlEntry& e : t) {
+    if (std::find(std::begin(kKnownKeys), std::end(kKnownKeys), e.key) == std::end(kKnownKeys)) {
+      return make_error(fmt::format("{}:{}: unknown key '{}'", origin, e.line, e.key));
     }
   }
   Profile p;
