@@ -105,7 +105,14 @@ int plan_targets(const Invocation& inv, std::vector<PlannedTarget>& plan, std::F
     auto area = plan_area(p.target, inv, err);
     if (!area) return say(err, area.error()), kExitUsage;
     p.area_bytes = *area;
-    if (!p.target.create) {
+    if (p.target.create) {
+      // Alignment is only known once the file exists; 512 bytes is the least any device needs.
+      if (inv.direct != DirectMode::kOff && inv.transfer_bytes % 512 != 0) {
+        say(err, fmt::format("transfer size {} is not a multiple of 512 bytes, which O_DIRECT needs "
+                             "(use --direct=off for buffered I/O)", inv.transfer_bytes));
+        return kExitUsage;
+      }
+    } else {
       std::string warning;
       if (Status s = choose_direct_io(p.target, inv.direct, &warning); !s) return say(err, s.error()), kExitUsage;
       if (!warning.empty()) say(err, warning);

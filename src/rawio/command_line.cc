@@ -50,7 +50,12 @@ std::unique_ptr<CLI::App> build_app(Invocation& inv, RawText& raw, bool tests[4]
       ->check(CLI::Range(1u, kMaxIodepth));
   app->add_option("-c,--count", raw.count,
                   "Transfers per test, shared by the workers (default: one pass over the area)")
-      ->check(CLI::PositiveNumber);
+      ->check([](const std::string& text) {
+        return text.find_first_not_of("0123456789") == std::string::npos &&
+                       text.find_first_not_of('0') != std::string::npos
+                   ? std::string()
+                   : fmt::format("'{}' is not a whole number of at least 1", text);
+      });
   app->add_option("-t,--time", raw.time_limit,
                   "Time limit per test (default 10s; units ns, us, ms, s)");
   app->add_option("--seed", inv.seed, "Seed of the random offsets (default 1)");

@@ -88,7 +88,8 @@ Status validate_spec(const Target& target, const TestSpec& spec) {
   if (spec.transfer_count == 0) return make_error("transfer count must be at least 1");
   if (target.direct && spec.transfer_bytes % target.sector_bytes != 0) {
     return make_error(fmt::format(
-        "transfer size {} is not a multiple of {}'s O_DIRECT alignment of {} bytes", spec.transfer_bytes,
+        "transfer size {} is not a multiple of {}'s O_DIRECT alignment of {} bytes (use "
+        "--direct=off for buffered I/O)", spec.transfer_bytes,
         target.name, target.sector_bytes));
   }
   if (spec.area_bytes > target.size_bytes) {
