@@ -51,9 +51,9 @@ std::string probe_signature(const std::string& path) {
   int rc = blkid_do_safeprobe(probe);
   const char* value = nullptr;
   if (rc == 0 && blkid_probe_lookup_value(probe, "TYPE", &value, nullptr) == 0) {
-    found = fmt::format("a {} file system signature", value);
+    found = fmt::format("a file system signature ({})", value);
   } else if (rc == 0 && blkid_probe_lookup_value(probe, "PTTYPE", &value, nullptr) == 0) {
-    found = fmt::format("a {} partition table", value);
+    found = fmt::format("a partition table ({})", value);
   } else if (rc == 0) {
     found = "a signature libblkid recognises";
   } else if (rc == -2) {
