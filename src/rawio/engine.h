@@ -3,8 +3,9 @@
 // interface. Engines only move data: the core (worker.cc) takes every timestamp and keeps every
 // statistic, so all engines are measured the same way.
 //
-// Use per worker, on one thread: open(), then repeatedly queue() up to `depth` transfers,
-// submit(), and reap() completions; a completed transfer's slot may be queued again.
+// Use per worker, on one thread (the one that calls open(): io_uring binds its ring to it):
+// open(), then repeatedly queue() up to `depth` transfers, submit(), and reap() completions; a
+// completed transfer's slot may be queued again.
 #pragma once
 
 #include <cstdint>
@@ -47,7 +48,8 @@ class Engine {
   virtual Status open(int fd, unsigned depth) = 0;
   // Queues one transfer. REQUIRES: fewer than `depth` transfers queued or in flight.
   virtual void queue(const Transfer& transfer) = 0;
-  // Starts every queued transfer. Returns 0 or -errno.
+  // Starts every queued transfer, or leaves that to the next reap() so that one system call
+  // submits and waits (io_uring). Returns 0 or -errno.
   virtual int submit() = 0;
   // Waits until at least `min` transfers have completed and stores up to out.size() of them.
   // Returns the number stored, or -errno.

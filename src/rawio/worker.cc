@@ -47,8 +47,8 @@ Status Worker::prepare(int fd, const EngineInfo& engine, unsigned depth, uint32_
   free_slots_.clear();
   for (unsigned s = depth_; s-- > 0;) free_slots_.push_back(s);
   engine_ = engine.make();
-  Status opened = engine_->open(fd, depth_);
-  if (!opened) return make_error(fmt::format("{} engine: {}", engine.name, opened.error()));
+  engine_name_ = engine.name;
+  fd_ = fd;
   return ok_status();
 }
 
@@ -65,7 +65,16 @@ void Worker::record_error(int64_t result, uint64_t offset) {
 
 void Worker::run(StartBarrier& start, const TestClock& clock,
                  std::atomic<bool>& stop, WorkerProgress& progress) {
+  Status opened = engine_->open(fd_, depth_);
+  if (!opened) {
+    error_ = fmt::format("{} engine: {}", engine_name_, opened.error());
+    stop.store(true);
+  }
   start.arrive_and_wait();
+  if (opened) loop(clock, stop, progress);
+}
+
+void Worker::loop(const TestClock& clock, std::atomic<bool>& stop, WorkerProgress& progress) {
   intervals_.start(clock.start_ns);
   const int64_t deadline = clock.deadline_ns;
   const bool write = is_write(spec_.kind);

@@ -46,11 +46,12 @@ class Worker {
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
 
-  // Allocates buffers aligned to `alignment` and opens the engine on fd. Not the hot path.
+  // Allocates buffers aligned to `alignment` and makes the engine. Not the hot path.
   Status prepare(int fd, const EngineInfo& engine, unsigned depth, uint32_t alignment);
 
-  // The thread body: waits at `start`, then runs until its share is done, the deadline passes or
-  // `stop` is set. On a failed transfer it records error() and sets `stop` for everyone.
+  // The thread body: opens the engine on this thread, waits at `start`, then runs until its
+  // share is done, the deadline passes or `stop` is set. On a failure (engine set-up or a
+  // transfer) it records error() and sets `stop` for everyone; it always arrives at `start`.
   void run(StartBarrier& start, const TestClock& clock,
            std::atomic<bool>& stop, WorkerProgress& progress);
 
@@ -67,14 +68,18 @@ class Worker {
     void operator()(void* p) const;
   };
   void record_error(int64_t result, uint64_t offset);
+  void loop(const TestClock& clock, std::atomic<bool>& stop, WorkerProgress& progress);
 
   TestSpec spec_;
   unsigned index_;
   uint64_t share_;
   OffsetGenerator offsets_;
-  std::unique_ptr<Engine> engine_;
-  unsigned depth_ = 1;
+  // Buffers before the engine: the engine, with anything still in flight, goes first.
   std::unique_ptr<uint8_t, FreeDeleter> buffers_;
+  std::unique_ptr<Engine> engine_;
+  std::string_view engine_name_;
+  int fd_ = -1;
+  unsigned depth_ = 1;
   std::vector<int64_t> submitted_ns_;   // per slot
   std::vector<uint64_t> slot_offset_;   // per slot, for error messages
   std::vector<uint32_t> free_slots_;
