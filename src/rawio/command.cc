@@ -55,6 +55,7 @@ TestSpec spec_for(const Invocation& inv, TestKind kind, uint64_t area_bytes) {
   spec.transfer_bytes = inv.transfer_bytes;
   spec.workers = inv.workers;
   spec.iodepth = inv.iodepth;
+  spec.submit_batch = inv.submit_batch;
   spec.area_bytes = area_bytes;
   spec.transfer_count = inv.transfer_count.value_or(area_bytes / inv.transfer_bytes);
   spec.time_limit_ns = inv.time_limit_ns;

@@ -48,6 +48,9 @@ std::unique_ptr<CLI::App> build_app(Invocation& inv, RawText& raw, bool tests[4]
   app->add_option("-q,--iodepth", inv.iodepth,
                   "Transfers in flight per worker (default 1; psync is always 1)")
       ->check(CLI::Range(1u, kMaxIodepth));
+  app->add_option("--submit-batch", inv.submit_batch,
+                  "Transfers queued per submission to the kernel (default 1, as fio)")
+      ->check(CLI::Range(1u, kMaxIodepth));
   app->add_option("-c,--count", raw.count,
                   "Transfers per test, shared by the workers (default: one pass over the area)")
       ->check([](const std::string& text) {
@@ -175,6 +178,7 @@ nlohmann::json options_json(const Invocation& inv) {
           {"transfer_bytes", inv.transfer_bytes},
           {"workers", inv.workers},
           {"iodepth", inv.iodepth},
+          {"submit_batch", inv.submit_batch},
           {"transfer_count", inv.transfer_count ? nlohmann::json(*inv.transfer_count) : nlohmann::json()},
           {"time_limit_ns", inv.time_limit_ns},
           {"seed", inv.seed},

@@ -31,6 +31,7 @@ struct Invocation {
   uint32_t transfer_bytes = kDefaultTransferBytes;
   unsigned workers = kDefaultWorkers;
   unsigned iodepth = 1;
+  unsigned submit_batch = 1;
   std::optional<uint64_t> transfer_count;  // unset: one pass over the area
   int64_t time_limit_ns = kDefaultTimeLimitNs;
   uint64_t seed = kDefaultSeed;

@@ -44,7 +44,7 @@ TEST(RawioCommandLine, SingleTestsInTheOriginalsOrderWhateverTheFlagOrder) {
 
 TEST(RawioCommandLine, LongFormsAndSuffixes) {
   auto p = parse({"--all", "--verbose", "2", "--id", "vinum", "--size", "2048s", "--transfer-size",
-                  "4k", "--workers", "2", "--iodepth", "32", "--count", "500", "--time", "1500ms",
+                  "4k", "--workers", "2", "--iodepth", "32", "--submit-batch", "8", "--count", "500", "--time", "1500ms",
                   "--seed", "9", "--engine", "io_uring", "--direct", "off", "--force-write",
                   "/dev/loop3", "--json", "--no-progress", "/dev/loop3"});
   ASSERT_EQ(p.action, ParsedCommandLine::Action::kRun) << p.text;
@@ -55,6 +55,7 @@ TEST(RawioCommandLine, LongFormsAndSuffixes) {
   EXPECT_EQ(inv.transfer_bytes, 4096u);
   EXPECT_EQ(inv.workers, 2u);
   EXPECT_EQ(inv.iodepth, 32u);
+  EXPECT_EQ(inv.submit_batch, 8u);
   EXPECT_EQ(*inv.transfer_count, 500u);
   EXPECT_EQ(inv.time_limit_ns, 1'500'000'000);
   EXPECT_EQ(inv.seed, 9u);
@@ -90,6 +91,7 @@ TEST(RawioCommandLine, BadValuesGiveOneLineNamingTheProblem) {
       {{"-a", "-v", "3", "f"}, "verbose"},
       {{"-a", "-p", "0", "f"}, "workers"},
       {{"-a", "-q", "0", "f"}, "iodepth"},
+      {{"-a", "--submit-batch", "0", "f"}, "submit-batch"},
       {{"-a", "-c", "0", "f"}, "count"},
       {{"-a", "-e", "posixaio", "f"}, "unknown engine 'posixaio'"},
       {{"-a", "-d", "maybe", "f"}, "--direct"},
@@ -112,7 +114,7 @@ TEST(RawioCommandLine, HelpAndVersionPrintAndExit) {
   EXPECT_EQ(p.action, ParsedCommandLine::Action::kPrintAndExit);
   for (const char* option : {"--random-read", "--sequential-read", "--random-write",
                              "--sequential-write", "--all", "--verbose", "--id", "--size",
-                             "--transfer-size", "--workers", "--iodepth", "--count", "--time",
+                             "--transfer-size", "--workers", "--iodepth", "--submit-batch", "--count", "--time",
                              "--seed", "--engine", "--direct", "--force-write", "--json"}) {
     EXPECT_NE(p.text.find(option), std::string::npos) << option;
   }

@@ -1,7 +1,7 @@
 // io_uring via liburing: one ring per worker with `depth` entries, set up on the worker's thread
 // with COOP_TASKRUN | SINGLE_ISSUER | DEFER_TASKRUN where the kernel has them (as fio does).
-// queue() fills an SQE; reap() submits the batch and waits in one io_uring_enter, then drains
-// every CQE that is ready.
+// queue() fills an SQE, submit() hands the SQEs queued so far to the kernel, reap() submits
+// whatever is left and waits in one io_uring_enter, then drains every CQE that is ready.
 #include <fmt/format.h>
 #include <liburing.h>
 #include <string.h>
@@ -39,7 +39,10 @@ class IoUringEngine final : public Engine {
     io_uring_sqe_set_data64(sqe, t.slot);
   }
 
-  int submit() override { return 0; }  // reap() submits and waits in one system call
+  int submit() override {
+    int rc = io_uring_submit(&ring_);
+    return rc < 0 && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY ? rc : 0;
+  }
 
   int reap(unsigned min, std::span<Completion> out) override {
     unsigned got = 0;

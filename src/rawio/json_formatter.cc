@@ -35,6 +35,7 @@ json test_json(const RunResult& t) {
           {"transfer_bytes", t.spec.transfer_bytes},
           {"workers", t.spec.workers},
           {"iodepth", t.iodepth},
+          {"submit_batch", t.spec.submit_batch},
           {"area_bytes", t.spec.area_bytes},
           {"transfer_count_limit", t.spec.transfer_count},
           {"time_limit_ns", t.spec.time_limit_ns},

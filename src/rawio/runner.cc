@@ -84,6 +84,7 @@ Status validate_spec(const Target& target, const TestSpec& spec) {
   if (spec.transfer_bytes == 0) return make_error("transfer size must be at least 1 byte");
   if (spec.workers == 0) return make_error("need at least 1 worker");
   if (spec.iodepth == 0) return make_error("iodepth must be at least 1");
+  if (spec.submit_batch == 0) return make_error("submit batch must be at least 1");
   if (spec.time_limit_ns <= 0) return make_error("time limit must be positive");
   if (spec.transfer_count == 0) return make_error("transfer count must be at least 1");
   if (target.direct && spec.transfer_bytes % target.sector_bytes != 0) {

@@ -79,6 +79,7 @@ TEST(RawioRunner, SequentialWriteCoversEveryBlockOfTheArea) {
     options.engine = engine;
     TestSpec spec = small_spec(TestKind::kSequentialWrite, area, area / 4096);
     spec.iodepth = 4;
+    spec.submit_batch = 3;  // batches of 3 and a remainder of 1
     auto r = run_test(file_target(dir.file("t"), area + 4096), spec, options);
     ASSERT_TRUE(r.ok()) << r.error();
     EXPECT_EQ(r->transfers, 64u);

@@ -34,6 +34,9 @@ struct TestSpec {
   uint32_t transfer_bytes = kDefaultTransferBytes;
   unsigned workers = kDefaultWorkers;
   unsigned iodepth = 1;  // outstanding transfers per worker
+  // Transfers queued before each submission to the kernel. 1 (fio's default) starts every
+  // transfer at once; larger batches save system calls but can add latency (virtio disks do).
+  unsigned submit_batch = 1;
   // Bytes of the target the test touches, from offset 0; a multiple of transfer_bytes.
   uint64_t area_bytes = 0;
   // The test ends after this many transfers in total (shared among the workers, the first

@@ -79,6 +79,7 @@ void Worker::loop(const TestClock& clock, std::atomic<bool>& stop, WorkerProgres
   const int64_t deadline = clock.deadline_ns;
   const bool write = is_write(spec_.kind);
   const uint32_t length = spec_.transfer_bytes;
+  const unsigned batch = spec_.submit_batch > 0 ? spec_.submit_batch : 1;
   uint8_t* const buffers = buffers_.get();
   uint64_t issued = 0;
   unsigned in_flight = 0;
@@ -87,7 +88,9 @@ void Worker::loop(const TestClock& clock, std::atomic<bool>& stop, WorkerProgres
   for (;;) {
     if (now < deadline && issued < share_ && !stop.load(std::memory_order_relaxed)) {
       const int64_t stamp = now_ns();
-      while (in_flight < depth_ && issued < share_) {
+      unsigned queued = 0;
+      int rc = 0;
+      while (in_flight < depth_ && issued < share_ && rc >= 0) {
         uint32_t slot = free_slots_.back();
         free_slots_.pop_back();
         uint64_t offset = offsets_.next();
@@ -96,8 +99,13 @@ void Worker::loop(const TestClock& clock, std::atomic<bool>& stop, WorkerProgres
         engine_->queue({buffers + static_cast<size_t>(slot) * length, offset, length, slot, write});
         ++in_flight;
         ++issued;
+        if (++queued == batch) {
+          rc = engine_->submit();
+          queued = 0;
+        }
       }
-      if (int rc = engine_->submit(); rc < 0) {
+      if (queued > 0 && rc >= 0) rc = engine_->submit();
+      if (rc < 0) {
         record_error(rc, 0);
         stop.store(true, std::memory_order_relaxed);
         break;  // the engine's destructor tears down whatever is still queued
