@@ -122,9 +122,10 @@ int plan_targets(const Invocation& inv, std::vector<PlannedTarget>& plan, std::F
     plan.push_back(std::move(p));
   }
   if (any_write(inv)) {
-    for (const auto& p : plan) {
+    for (auto& p : plan) {
       WriteVerdict verdict = check_write_allowed(p.target, inv.force_write);
       if (!verdict.allowed) return say(err, verdict.reason), kExitRefused;
+      p.target.exclusive_writes = p.target.kind == TargetKind::kBlockDevice && !verdict.forced;
     }
   }
   return kExitOk;

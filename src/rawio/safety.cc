@@ -88,27 +88,29 @@ bool names_target(const std::string& forced, const Target& target) {
 WriteVerdict check_write_allowed(const Target& target, const std::vector<std::string>& forced) {
   if (target.create) return {};  // rawio makes this file itself
   for (const auto& f : forced) {
-    if (names_target(f, target)) return {};
+    if (names_target(f, target)) return {true, true, ""};
   }
   const std::string hint = fmt::format("; to destroy its contents anyway, pass --force-write={}", target.name);
   if (target.kind == TargetKind::kRegularFile) {
-    return {false, fmt::format("refusing to write to {}: it is an existing file rawio did not "
-                               "create{}", target.name, hint)};
+    return {false, false, fmt::format("refusing to write to {}: it is an existing file rawio did "
+                                      "not create{}", target.name, hint)};
   }
   DeviceUse use = inspect_device_use(target);
   if (!use.mounted_at.empty()) {
-    return {false, fmt::format("refusing to write to {}: it is mounted on {}{}", target.name,
-                               use.mounted_at, hint)};
+    return {false, false, fmt::format("refusing to write to {}: it is mounted on {}{}", target.name,
+                                      use.mounted_at, hint)};
   }
   if (!use.holders.empty()) {
-    return {false, fmt::format("refusing to write to {}: it is in use by {}{}", target.name, use.holders, hint)};
+    return {false, false, fmt::format("refusing to write to {}: it is in use by {}{}", target.name,
+                                      use.holders, hint)};
   }
   if (!use.partitions.empty()) {
-    return {false, fmt::format("refusing to write to {}: it has partitions ({}){}", target.name,
-                               use.partitions, hint)};
+    return {false, false, fmt::format("refusing to write to {}: it has partitions ({}){}",
+                                      target.name, use.partitions, hint)};
   }
   if (!use.signature.empty()) {
-    return {false, fmt::format("refusing to write to {}: it carries {}{}", target.name, use.signature, hint)};
+    return {false, false, fmt::format("refusing to write to {}: it carries {}{}", target.name,
+                                      use.signature, hint)};
   }
   return {};
 }

@@ -13,7 +13,8 @@ namespace diskcond::rawio {
 
 struct WriteVerdict {
   bool allowed = true;
-  std::string reason;  // why not, in one line, when !allowed
+  bool forced = false;  // allowed only because --force-write named the target
+  std::string reason;   // why not, in one line, when !allowed
 };
 
 // What the checks found about a block device; empty strings mean "nothing found".

@@ -123,7 +123,9 @@ TEST_F(RawioLoopDevice, WritesRefusedOnAPartitionTable) {
 
 TEST_F(RawioLoopDevice, ForceNamingTheDeviceAllowsWrites) {
   make_ext4();
-  EXPECT_TRUE(check_write_allowed(device_target(), {device_}).allowed);
+  WriteVerdict forced = check_write_allowed(device_target(), {device_});
+  EXPECT_TRUE(forced.allowed);
+  EXPECT_TRUE(forced.forced);
   EXPECT_FALSE(check_write_allowed(device_target(), {"/dev/null", image_}).allowed)
       << "only the device itself counts";
   std::string err;
@@ -138,9 +140,26 @@ TEST_F(RawioLoopDevice, ForceNamingAnotherDeviceDoesNotCount) {
 }
 
 TEST_F(RawioLoopDevice, ABlankDeviceNeedsNoForce) {
-  EXPECT_TRUE(check_write_allowed(device_target(), {}).allowed);
+  WriteVerdict v = check_write_allowed(device_target(), {});
+  EXPECT_TRUE(v.allowed);
+  EXPECT_FALSE(v.forced);
   std::string err;
   EXPECT_EQ(rawio("-a -v 1", &err), 0) << err;
+}
+
+TEST_F(RawioLoopDevice, ExclusiveWriteOpenFailsWhileMounted) {
+  // What guards the gap between the checks and the test: O_EXCL on a mounted device is EBUSY.
+  make_ext4();
+  Target t = device_target();
+  t.exclusive_writes = true;
+  int fd = ::open(device_.c_str(), open_flags(t, true));
+  ASSERT_GE(fd, 0) << strerror(errno);
+  ::close(fd);
+  mount_it();
+  EXPECT_EQ(::open(device_.c_str(), open_flags(t, true)), -1);
+  EXPECT_EQ(errno, EBUSY);
+  EXPECT_GE(fd = ::open(device_.c_str(), open_flags(t, false)), 0) << "reads do not need it";
+  ::close(fd);
 }
 
 TEST(RawioSafety, ExistingFilesNeedForceFilesRawioMakesDoNot) {

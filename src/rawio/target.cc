@@ -99,7 +99,8 @@ Result<Target> inspect_target(const std::string& path) {
 }
 
 int open_flags(const Target& target, bool write) {
-  return (write ? O_RDWR : O_RDONLY) | O_CLOEXEC | (target.direct ? O_DIRECT : 0);
+  return (write ? O_RDWR : O_RDONLY) | O_CLOEXEC | (target.direct ? O_DIRECT : 0) |
+         (write && target.exclusive_writes ? O_EXCL : 0);
 }
 
 Status choose_direct_io(Target& target, DirectMode mode, std::string* warning) {

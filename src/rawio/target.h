@@ -29,6 +29,9 @@ struct Target {
   uint32_t sector_bytes = 512;  // O_DIRECT alignment of offsets, lengths and buffers
   bool direct = true;        // open with O_DIRECT
   bool create = false;       // io_path does not exist yet: rawio makes, fills and removes it
+  // Block devices: open for writing with O_EXCL, so the kernel refuses if the device is mounted
+  // or claimed after the safety checks passed. Not set when --force-write named the device.
+  bool exclusive_writes = false;
 };
 
 // Looks at `path` without changing anything: kind, size, sector size. A path that does not exist
@@ -47,7 +50,8 @@ Status create_test_file(Target& target, uint64_t bytes);
 // Removes a file create_test_file made; a no-op for other targets.
 void remove_test_file(const Target& target);
 
-// Flags to open target.io_path with for a test that writes or only reads.
+// Flags to open target.io_path with for a test that writes or only reads (O_EXCL for writes
+// when target.exclusive_writes).
 int open_flags(const Target& target, bool write);
 
 }  // namespace diskcond::rawio
