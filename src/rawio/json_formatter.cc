@@ -71,7 +71,7 @@ class JsonFormatter final : public Formatter {
                          {"target", r.target},
                          {"kind", r.kind},
                          {"io_path", r.io_path},
-                         {"size_bytes", r.size_bytes},
+                         {"area_bytes", r.area_bytes},
                          {"sector_bytes", r.sector_bytes},
                          {"tests", tests}});
     }

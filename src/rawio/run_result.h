@@ -49,7 +49,7 @@ struct TargetReport {
   std::string target;  // path as given
   std::string kind;    // target_kind_key()
   std::string io_path;
-  uint64_t size_bytes = 0;
+  uint64_t area_bytes = 0;  // the area tested, from offset 0
   uint32_t sector_bytes = 0;
   std::vector<RunResult> tests;
 };

@@ -87,7 +87,8 @@ void Worker::loop(const TestClock& clock, std::atomic<bool>& stop, WorkerProgres
 
   for (;;) {
     if (now < deadline && issued < share_ && !stop.load(std::memory_order_relaxed)) {
-      const int64_t stamp = now_ns();
+      // Each transfer is stamped just before the submission that starts it.
+      int64_t stamp = now_ns();
       unsigned queued = 0;
       int rc = 0;
       while (in_flight < depth_ && issued < share_ && rc >= 0) {
@@ -102,6 +103,7 @@ void Worker::loop(const TestClock& clock, std::atomic<bool>& stop, WorkerProgres
         if (++queued == batch) {
           rc = engine_->submit();
           queued = 0;
+          if (in_flight < depth_ && issued < share_) stamp = now_ns();
         }
       }
       if (queued > 0 && rc >= 0) rc = engine_->submit();
