@@ -138,6 +138,25 @@ TEST(RawioBinary, BadOptionsExitTwoWithOneLineAndTouchNothing) {
   EXPECT_EQ(r.exit_code, 2);
 }
 
+TEST(RawioBinary, FallsBackToBufferedWhereODirectIsRefused) {
+  // ramfs has no O_DIRECT: open(O_DIRECT) fails with EINVAL.
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to mount ramfs";
+  testing::ScratchDir dir;
+  if (std::system(("mount -t ramfs ramfs " + dir.path() + " 2>/dev/null").c_str()) != 0) {
+    GTEST_SKIP() << "cannot mount ramfs";
+  }
+  Outcome r = rawio(std::string("-a --json") + kQuick + dir.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("does not support O_DIRECT"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("falling back to buffered I/O"), std::string::npos) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["targets"][0]["tests"][0]["direct_io"], false);
+  r = rawio(std::string("-R -d on") + kQuick + dir.path());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--direct=off"), std::string::npos) << r.err;
+  EXPECT_EQ(entries(dir.path()), 0u);
+  EXPECT_EQ(std::system(("umount " + dir.path()).c_str()), 0);
+}
+
 TEST(RawioBinary, SigtermRemovesTheTestFile) {
   testing::ScratchDir dir;
   pid_t pid = fork();

@@ -122,15 +122,15 @@ Status choose_direct_io(Target& target, DirectMode mode, std::string* warning) {
   }
   if (mode == DirectMode::kOn) {
     return make_error(fmt::format(
-        "{} does not support O_DIRECT (open returned EINVAL; tmpfs does this): use --direct=auto "
-        "or --direct=off to measure buffered I/O",
+        "{} does not support O_DIRECT (open returned EINVAL, as on ramfs and some FUSE file "
+        "systems): use --direct=auto or --direct=off to measure buffered I/O",
         target.name));
   }
   target.direct = false;
   if (warning) {
     *warning = fmt::format(
-        "{} does not support O_DIRECT (tmpfs?): falling back to buffered I/O, which measures the "
-        "page cache rather than the storage",
+        "{} does not support O_DIRECT (open returned EINVAL): falling back to buffered I/O, which "
+        "measures the page cache rather than the storage",
         target.name);
   }
   return ok_status();
