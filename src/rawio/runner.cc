@@ -136,15 +136,16 @@ Result<RunResult> run_test(const Target& target, const TestSpec& spec, const Run
   std::atomic<bool> stop{false};
   std::atomic<unsigned> finished{0};
   std::vector<WorkerProgress> progress(spec.workers);
+  CpuTimes cpu_end;
   std::vector<std::thread> threads;
   for (unsigned w = 0; w < spec.workers; ++w) {
     threads.emplace_back([&, w] {
       workers[w]->run(start, clock, stop, progress[w]);
-      finished.fetch_add(1);
+      // The last worker out closes the CPU span, so it covers the test and no thread teardown.
+      if (finished.fetch_add(1) + 1 == spec.workers) cpu_end = process_cpu_times();
     });
   }
   supervise(threads, progress, finished, stop, clock, clock_started, spec, options);
-  CpuTimes cpu_end = process_cpu_times();
 
   RunResult result;
   result.spec = spec;
