@@ -19,6 +19,7 @@ struct RawText {
   std::string area, transfer, time_limit = "10s", direct = "auto";
   uint64_t count = 0;
   bool all = false;
+  bool no_progress = false;
 };
 
 const char* kDescription =
@@ -72,7 +73,7 @@ std::unique_ptr<CLI::App> build_app(Invocation& inv, RawText& raw, bool tests[4]
                   "Allow write tests on this device or existing file despite its contents")
       ->allow_extra_args(false);
   app->add_flag("--json", inv.json, "Write one JSON document to stdout");
-  app->add_flag("!--no-progress", inv.progress, "No progress line on stderr");
+  app->add_flag("--no-progress", raw.no_progress, "No progress line on stderr (shown only on a terminal)");
   app->add_option("targets", inv.targets, "Block devices, files or directories")->required();
   return app;
 }
@@ -94,6 +95,7 @@ std::string finish(Invocation& inv, const RawText& raw) {
     inv.transfer_bytes = static_cast<uint32_t>(*transfer);
   }
   if (raw.count > 0) inv.transfer_count = raw.count;
+  inv.progress = !raw.no_progress;
   auto limit = parse_time_ns(raw.time_limit, TimeUnit::kSeconds);
   if (!limit) return "-t/--time: " + limit.error();
   if (*limit <= 0 || *limit > kMaxTimeLimitNs) {
@@ -144,7 +146,10 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     app->parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
     parsed.action = ParsedCommandLine::Action::kPrintAndExit;
-    parsed.text = app->help() + "\nSee rawio(1) for the output columns, exit codes and safety rules.\n";
+    parsed.text = app->help() +
+                  "\nExit status: 0 ok, 1 run-time I/O error, 2 usage error, 3 write refused for "
+                  "safety, 128+N stopped by signal N.\nSee rawio(1) for the output columns and "
+                  "the safety rules.\n";
     return parsed;
   } catch (const CLI::CallForVersion&) {
     parsed.action = ParsedCommandLine::Action::kPrintAndExit;
