@@ -1,0 +1,195 @@
+#include "rawio/command.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <vector>
+
+#include "rawio/cleanup.h"
+#include "rawio/engine.h"
+#include "rawio/formatter.h"
+#include "rawio/progress_line.h"
+#include "rawio/runner.h"
+#include "rawio/safety.h"
+
+namespace diskcond::rawio {
+namespace {
+
+struct PlannedTarget {
+  Target target;
+  std::string id;
+  uint64_t area_bytes = 0;
+};
+
+// Removes a test file rawio made when the run ends, however it ends.
+class TestFileGuard {
+ public:
+  explicit TestFileGuard(const Target& target) : target_(target) {}
+  ~TestFileGuard() { remove_test_file(target_); }
+
+ private:
+  const Target& target_;
+};
+
+void say(std::FILE* err, const std::string& line) { fmt::print(err, "rawio: {}\n", line); }
+
+std::string row_id(const Invocation& inv, size_t index) {
+  if (inv.ids.size() == inv.targets.size()) return inv.ids[index];
+  if (inv.targets.size() == 1) return inv.ids.empty() ? "anon" : inv.ids[0];
+  std::filesystem::path p = std::filesystem::absolute(inv.targets[index]).lexically_normal();
+  std::string name = p.filename().string();
+  if (name.empty()) name = p.parent_path().filename().string();
+  return name.empty() ? inv.targets[index] : name;
+}
+
+bool any_write(const Invocation& inv) {
+  for (TestKind kind : inv.tests) {
+    if (is_write(kind)) return true;
+  }
+  return false;
+}
+
+TestSpec spec_for(const Invocation& inv, TestKind kind, uint64_t area_bytes) {
+  TestSpec spec;
+  spec.kind = kind;
+  spec.transfer_bytes = inv.transfer_bytes;
+  spec.workers = inv.workers;
+  spec.iodepth = inv.iodepth;
+  spec.submit_batch = inv.submit_batch;
+  spec.area_bytes = area_bytes;
+  spec.transfer_count = inv.transfer_count.value_or(area_bytes / inv.transfer_bytes);
+  spec.time_limit_ns = inv.time_limit_ns;
+  spec.seed = inv.seed;
+  return spec;
+}
+
+// The area a target is tested over: -n, capped at what exists, in whole transfers.
+Result<uint64_t> plan_area(const Target& t, const Invocation& inv, std::FILE* err) {
+  uint64_t area = 0;
+  if (t.create) {
+    area = inv.area_bytes.value_or(kDefaultCreatedFileBytes);
+  } else {
+    area = inv.area_bytes.value_or(t.size_bytes);
+    if (area > t.size_bytes) {
+      say(err, fmt::format("{} has only {} bytes: testing those instead of {}", t.name,
+                           t.size_bytes, area));
+      area = t.size_bytes;
+    }
+  }
+  area -= area % inv.transfer_bytes;
+  uint64_t needed = static_cast<uint64_t>(inv.transfer_bytes);
+  for (TestKind kind : inv.tests) {
+    if (!is_random(kind)) needed = static_cast<uint64_t>(inv.transfer_bytes) * inv.workers;
+  }
+  if (area < needed) {
+    return make_error(fmt::format(
+        "area on {} ({} bytes) is too small: these tests need at least {} bytes ({} worker(s) x "
+        "{}-byte transfers); use a larger -n or fewer -p workers",
+        t.name, area, needed, needed / inv.transfer_bytes, inv.transfer_bytes));
+  }
+  return area;
+}
+
+Status validate_all(const PlannedTarget& p, const Invocation& inv) {
+  for (TestKind kind : inv.tests) {
+    if (Status s = validate_spec(p.target, spec_for(inv, kind, p.area_bytes)); !s) return s;
+  }
+  return ok_status();
+}
+
+// Everything that can be decided without touching data. Returns an exit code, or kExitOk.
+int plan_targets(const Invocation& inv, std::vector<PlannedTarget>& plan, std::FILE* err) {
+  for (size_t i = 0; i < inv.targets.size(); ++i) {
+    auto target = inspect_target(inv.targets[i]);
+    if (!target) return say(err, target.error()), kExitUsage;
+    PlannedTarget p{std::move(*target), row_id(inv, i), 0};
+    auto area = plan_area(p.target, inv, err);
+    if (!area) return say(err, area.error()), kExitUsage;
+    p.area_bytes = *area;
+    if (p.target.create) {
+      // Alignment is only known once the file exists; 512 bytes is the least any device needs.
+      if (inv.direct != DirectMode::kOff && inv.transfer_bytes % 512 != 0) {
+        say(err, fmt::format("transfer size {} is not a multiple of 512 bytes, which O_DIRECT needs "
+                             "(use --direct=off for buffered I/O)", inv.transfer_bytes));
+        return kExitUsage;
+      }
+    } else {
+      std::string warning;
+      if (Status s = choose_direct_io(p.target, inv.direct, &warning); !s) return say(err, s.error()), kExitUsage;
+      if (!warning.empty()) say(err, warning);
+      if (Status s = validate_all(p, inv); !s) return say(err, s.error()), kExitUsage;
+    }
+    plan.push_back(std::move(p));
+  }
+  if (any_write(inv)) {
+    for (auto& p : plan) {
+      WriteVerdict verdict = check_write_allowed(p.target, inv.force_write);
+      if (!verdict.allowed) return say(err, verdict.reason), kExitRefused;
+      p.target.exclusive_writes = p.target.kind == TargetKind::kBlockDevice && !verdict.forced;
+    }
+  }
+  return kExitOk;
+}
+
+// Makes the test file of a directory or new-file target and settles its O_DIRECT use.
+int prepare_test_file(PlannedTarget& p, const Invocation& inv, std::FILE* err) {
+  if (!p.target.create) return kExitOk;
+  if (!inv.json || inv.verbosity > 0) {
+    say(err, fmt::format("creating {}-byte test file {}", p.area_bytes, p.target.io_path));
+  }
+  if (Status s = create_test_file(p.target, p.area_bytes); !s) return say(err, s.error()), kExitIoError;
+  std::string warning;
+  if (Status s = choose_direct_io(p.target, inv.direct, &warning); !s) return say(err, s.error()), kExitUsage;
+  if (!warning.empty()) say(err, warning);
+  if (Status s = validate_all(p, inv); !s) return say(err, s.error()), kExitUsage;
+  return kExitOk;
+}
+
+int interrupted(std::FILE* err) {
+  say(err, "interrupted; test files removed");
+  return 128 + cancel_signal();
+}
+
+}  // namespace
+
+int run_command(const Invocation& inv, std::FILE* out, std::FILE* err) {
+  std::vector<PlannedTarget> plan;
+  if (int code = plan_targets(inv, plan, err); code != kExitOk) return code;
+  const EngineInfo* engine = find_engine(inv.engine);
+  if (engine->caps.synchronous && inv.iodepth > 1) {
+    say(err, fmt::format("the {} engine is synchronous: --iodepth {} acts as 1 (use io_uring or "
+                         "libaio for a deeper queue)", inv.engine, inv.iodepth));
+  }
+  install_signal_handlers();
+  ProgressLine progress(err, inv.progress);
+  std::vector<TargetReport> reports;
+  for (auto& p : plan) {
+    TestFileGuard guard(p.target);
+    if (int code = prepare_test_file(p, inv, err); code != kExitOk) {
+      return cancel_requested().load() ? interrupted(err) : code;
+    }
+    TargetReport report{p.id, p.target.name, std::string(target_kind_key(p.target.kind)),
+                        p.target.io_path, p.area_bytes, p.target.sector_bytes, {}};
+    for (TestKind kind : inv.tests) {
+      RunOptions options;
+      options.engine = inv.engine;
+      options.cancel = &cancel_requested();
+      if (progress.active()) {
+        options.on_progress = [&](const Progress& pr) { progress.show(p.target.name, pr); };
+      }
+      auto result = run_test(p.target, spec_for(inv, kind, p.area_bytes), options);
+      progress.clear();
+      if (!result) return say(err, result.error()), kExitIoError;
+      if (result->stopped_by == StopReason::kCancelled) return interrupted(err);
+      report.tests.push_back(std::move(*result));
+    }
+    reports.push_back(std::move(report));
+  }
+  auto formatter = inv.json ? make_json_formatter(options_json(inv)) : make_text_formatter(inv.verbosity);
+  std::string text = formatter->render(reports);
+  std::fwrite(text.data(), 1, text.size(), out);
+  std::fflush(out);
+  return kExitOk;
+}
+
+}  // namespace diskcond::rawio

@@ -1,0 +1,196 @@
+#include "rawio/command_line.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "core/units.h"
+#include "rawio/engine.h"
+
+namespace diskcond::rawio {
+namespace {
+
+constexpr unsigned kMaxWorkers = 1024;
+constexpr unsigned kMaxIodepth = 4096;
+constexpr uint64_t kMaxTransferBytes = 1ull << 30;
+constexpr int64_t kMaxTimeLimitNs = 86'400'000'000'000;  // a day
+
+// Text of the options that take sizes, times and names, checked after CLI11 is done.
+struct RawText {
+  std::string area, transfer, time_limit = "10s", direct = "auto";
+  uint64_t count = 0;
+  bool all = false;
+  bool no_progress = false;
+};
+
+const char* kDescription =
+    "rawio: measure a storage device, file or directory with concurrent random and sequential\n"
+    "reads and writes (after Greg Lehey's rawio). WRITE TESTS DESTROY THE DATA ON THE TARGET.\n";
+
+std::unique_ptr<CLI::App> build_app(Invocation& inv, RawText& raw, bool tests[4]) {
+  auto app = std::make_unique<CLI::App>(kDescription, "rawio");
+  app->set_version_flag("--version", std::string("rawio (diskcond) ") + DISKCOND_VERSION);
+  app->add_flag("-a,--all", raw.all, "Run all four tests: RR, SR, RW, SW");
+  app->add_flag("-R,--random-read", tests[0], "Random read test (RR)");
+  app->add_flag("-S,--sequential-read", tests[1], "Sequential read test (SR)");
+  app->add_flag("-W,--random-write", tests[2], "Random write test (RW): destroys data");
+  app->add_flag("-w,--sequential-write", tests[3], "Sequential write test (SW): destroys data");
+  app->add_option("-v,--verbose", inv.verbosity,
+                  "Output detail: 0 summary table, 1 one row per test with CPU, 2 adds latency")
+      ->check(CLI::Range(0, 2))->default_val(0);
+  app->add_option("-i,--id", inv.ids,
+                  "Row label (default anon; with several targets, each target's name); one per target")
+      ->allow_extra_args(false)->delimiter(',');
+  app->add_option("-n,--size", raw.area,
+                  "Size of the area tested, from offset 0 (k, m, g; b or s = 512-byte sectors); "
+                  "default: whole device/file, 256m for a file rawio creates");
+  app->add_option("-s,--transfer-size", raw.transfer, "Bytes per transfer (default 16k)");
+  app->add_option("-p,--workers", inv.workers, "Concurrent workers (default 8)")
+      ->check(CLI::Range(1u, kMaxWorkers));
+  app->add_option("-q,--iodepth", inv.iodepth,
+                  "Transfers in flight per worker (default 1; psync is always 1)")
+      ->check(CLI::Range(1u, kMaxIodepth));
+  app->add_option("--submit-batch", inv.submit_batch,
+                  "Transfers queued per submission to the kernel (default 1, as fio)")
+      ->check(CLI::Range(1u, kMaxIodepth));
+  app->add_option("-c,--count", raw.count,
+                  "Transfers per test, shared by the workers (default: one pass over the area)")
+      ->check([](const std::string& text) {
+        return text.find_first_not_of("0123456789") == std::string::npos &&
+                       text.find_first_not_of('0') != std::string::npos
+                   ? std::string()
+                   : fmt::format("'{}' is not a whole number of at least 1", text);
+      });
+  app->add_option("-t,--time", raw.time_limit,
+                  "Time limit per test (default 10s; units ns, us, ms, s)");
+  app->add_option("--seed", inv.seed, "Seed of the random offsets (default 1)");
+  app->add_option("-e,--engine", inv.engine, "I/O engine: " + engine_names() + " (default psync)")
+      ->check([](const std::string& name) {
+        return find_engine(name) ? std::string() : fmt::format("unknown engine '{}' (known: {})", name, engine_names());
+      });
+  app->add_option("-d,--direct", raw.direct,
+                  "O_DIRECT: auto (default; falls back to buffered with a warning), on, off");
+  app->add_option("--force-write", inv.force_write,
+                  "Allow write tests on this device or existing file despite its contents")
+      ->allow_extra_args(false);
+  app->add_flag("--json", inv.json, "Write one JSON document to stdout");
+  app->add_flag("--no-progress", raw.no_progress, "No progress line on stderr (shown only on a terminal)");
+  app->add_option("targets", inv.targets, "Block devices, files or directories")->required();
+  return app;
+}
+
+// Fills in the values CLI11 left as text. Returns an error message or "".
+std::string finish(Invocation& inv, const RawText& raw) {
+  if (!raw.area.empty()) {
+    auto area = parse_size(raw.area);
+    if (!area) return "-n/--size: " + area.error();
+    if (*area == 0) return "-n/--size: the area must not be empty";
+    inv.area_bytes = *area;
+  }
+  if (!raw.transfer.empty()) {
+    auto transfer = parse_size(raw.transfer);
+    if (!transfer) return "-s/--transfer-size: " + transfer.error();
+    if (*transfer == 0 || *transfer > kMaxTransferBytes) {
+      return fmt::format("-s/--transfer-size: '{}' must be between 1 byte and 1g", raw.transfer);
+    }
+    inv.transfer_bytes = static_cast<uint32_t>(*transfer);
+  }
+  if (raw.count > 0) inv.transfer_count = raw.count;
+  inv.progress = !raw.no_progress;
+  auto limit = parse_time_ns(raw.time_limit, TimeUnit::kSeconds);
+  if (!limit) return "-t/--time: " + limit.error();
+  if (*limit <= 0 || *limit > kMaxTimeLimitNs) {
+    return fmt::format("-t/--time: '{}' must be more than 0 and at most a day", raw.time_limit);
+  }
+  inv.time_limit_ns = *limit;
+  if (raw.direct == "auto") {
+    inv.direct = DirectMode::kAuto;
+  } else if (raw.direct == "on") {
+    inv.direct = DirectMode::kOn;
+  } else if (raw.direct == "off") {
+    inv.direct = DirectMode::kOff;
+  } else {
+    return fmt::format("-d/--direct: '{}' is not auto, on or off", raw.direct);
+  }
+  if (inv.tests.empty()) {
+    return "no test selected: use -a (all), -R, -S, -W or -w (see --help)";
+  }
+  if (inv.ids.size() > 1 && inv.ids.size() != inv.targets.size()) {
+    return fmt::format("-i/--id: {} ids for {} targets (give one id, or one per target)",
+                       inv.ids.size(), inv.targets.size());
+  }
+  if (inv.ids.size() == 1 && inv.targets.size() > 1) {
+    return fmt::format("-i/--id: one id for {} targets (give one per target, or none to label "
+                       "rows by target name)", inv.targets.size());
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string_view direct_mode_key(DirectMode mode) {
+  switch (mode) {
+    case DirectMode::kAuto: return "auto";
+    case DirectMode::kOn: return "on";
+    case DirectMode::kOff: return "off";
+  }
+  return "?";
+}
+
+ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
+  ParsedCommandLine parsed;
+  Invocation& inv = parsed.invocation;
+  RawText raw;
+  bool tests[4] = {false, false, false, false};
+  auto app = build_app(inv, raw, tests);
+  try {
+    app->parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    parsed.action = ParsedCommandLine::Action::kPrintAndExit;
+    parsed.text = app->help() +
+                  "\nExit status: 0 ok, 1 run-time I/O error, 2 usage error, 3 write refused for "
+                  "safety, 128+N stopped by signal N.\nSee rawio(1) for the output columns and "
+                  "the safety rules.\n";
+    return parsed;
+  } catch (const CLI::CallForVersion&) {
+    parsed.action = ParsedCommandLine::Action::kPrintAndExit;
+    parsed.text = app->version() + "\n";
+    return parsed;
+  } catch (const CLI::ParseError& e) {
+    parsed.action = ParsedCommandLine::Action::kUsageError;
+    std::string message = e.what();
+    if (auto nl = message.find('\n'); nl != std::string::npos) message.resize(nl);
+    parsed.text = message + " (see rawio --help)";
+    return parsed;
+  }
+  for (int i = 0; i < 4; ++i) {
+    if (raw.all || tests[i]) inv.tests.push_back(kAllTests[i]);
+  }
+  if (std::string error = finish(inv, raw); !error.empty()) {
+    parsed.action = ParsedCommandLine::Action::kUsageError;
+    parsed.text = error;
+  }
+  return parsed;
+}
+
+nlohmann::json options_json(const Invocation& inv) {
+  nlohmann::json tests = nlohmann::json::array();
+  for (TestKind kind : inv.tests) tests.push_back(std::string(test_code(kind)));
+  return {{"tests", tests},
+          {"targets", inv.targets},
+          {"ids", inv.ids},
+          {"verbosity", inv.verbosity},
+          {"area_bytes", inv.area_bytes ? nlohmann::json(*inv.area_bytes) : nlohmann::json()},
+          {"transfer_bytes", inv.transfer_bytes},
+          {"workers", inv.workers},
+          {"iodepth", inv.iodepth},
+          {"submit_batch", inv.submit_batch},
+          {"transfer_count", inv.transfer_count ? nlohmann::json(*inv.transfer_count) : nlohmann::json()},
+          {"time_limit_ns", inv.time_limit_ns},
+          {"seed", inv.seed},
+          {"engine", inv.engine},
+          {"direct", std::string(direct_mode_key(inv.direct))},
+          {"force_write", inv.force_write},
+          {"progress", inv.progress}};
+}
+
+}  // namespace diskcond::rawio

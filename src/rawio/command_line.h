@@ -1,0 +1,59 @@
+// The rawio command line: every option, its long form, its default and its check, in one place.
+// Parsing touches nothing; it only turns argv into an Invocation or a one-line usage error.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "rawio/target.h"
+#include "rawio/test_spec.h"
+
+namespace diskcond::rawio {
+
+// Exit codes, documented in man/rawio.1. A signal ends rawio with 128 + its number.
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitIoError = 1,     // a transfer, open or set-up failed at run time
+  kExitUsage = 2,       // a bad option, value or target; nothing was touched
+  kExitRefused = 3,     // a write test was refused for safety; nothing was touched
+};
+
+struct Invocation {
+  std::vector<TestKind> tests;        // in the original's order, no duplicates
+  std::vector<std::string> targets;
+  std::vector<std::string> ids;       // empty, one per target, or (with one target) one
+  int verbosity = 0;
+  std::optional<uint64_t> area_bytes;  // -n; unset: the whole device or file, or 256 MiB made
+  uint32_t transfer_bytes = kDefaultTransferBytes;
+  unsigned workers = kDefaultWorkers;
+  unsigned iodepth = 1;
+  unsigned submit_batch = 1;
+  std::optional<uint64_t> transfer_count;  // unset: one pass over the area
+  int64_t time_limit_ns = kDefaultTimeLimitNs;
+  uint64_t seed = kDefaultSeed;
+  std::string engine = "psync";
+  DirectMode direct = DirectMode::kAuto;
+  std::vector<std::string> force_write;
+  bool json = false;
+  bool progress = true;
+};
+
+struct ParsedCommandLine {
+  enum class Action { kRun, kPrintAndExit, kUsageError };
+  Action action = Action::kRun;
+  Invocation invocation;  // when kRun
+  std::string text;       // --help or --version text (stdout), or the one-line error (stderr)
+};
+
+ParsedCommandLine parse_command_line(int argc, const char* const* argv);
+
+// The options as JSON output echoes them.
+nlohmann::json options_json(const Invocation& invocation);
+
+std::string_view direct_mode_key(DirectMode mode);  // "auto", "on", "off"
+
+}  // namespace diskcond::rawio

@@ -1,0 +1,137 @@
+#include "rawio/command_line.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace diskcond::rawio {
+namespace {
+
+ParsedCommandLine parse(std::vector<const char*> args) {
+  args.insert(args.begin(), "rawio");
+  return parse_command_line(static_cast<int>(args.size()), args.data());
+}
+
+TEST(RawioCommandLine, SeedInvocationsParse) {
+  auto p = parse({"-a", "-v", "1", "/dev/sdb"});
+  ASSERT_EQ(p.action, ParsedCommandLine::Action::kRun) << p.text;
+  const Invocation& inv = p.invocation;
+  EXPECT_EQ(inv.tests.size(), 4u);
+  EXPECT_EQ(inv.tests[0], TestKind::kRandomRead);
+  EXPECT_EQ(inv.tests[3], TestKind::kSequentialWrite);
+  EXPECT_EQ(inv.verbosity, 1);
+  EXPECT_EQ(inv.targets, std::vector<std::string>{"/dev/sdb"});
+  // The original's defaults.
+  EXPECT_EQ(inv.transfer_bytes, 16384u);
+  EXPECT_EQ(inv.workers, 8u);
+  EXPECT_TRUE(inv.ids.empty());
+  EXPECT_EQ(inv.time_limit_ns, 10'000'000'000);
+  EXPECT_EQ(inv.engine, "psync");
+  EXPECT_FALSE(inv.area_bytes.has_value());
+}
+
+TEST(RawioCommandLine, SingleTestsInTheOriginalsOrderWhateverTheFlagOrder) {
+  auto p = parse({"-w", "-R", "f"});
+  ASSERT_EQ(p.action, ParsedCommandLine::Action::kRun) << p.text;
+  ASSERT_EQ(p.invocation.tests.size(), 2u);
+  EXPECT_EQ(p.invocation.tests[0], TestKind::kRandomRead);
+  EXPECT_EQ(p.invocation.tests[1], TestKind::kSequentialWrite);
+  p = parse({"--sequential-read", "--random-write", "f"});
+  ASSERT_EQ(p.invocation.tests.size(), 2u);
+  EXPECT_EQ(p.invocation.tests[0], TestKind::kSequentialRead);
+  EXPECT_EQ(p.invocation.tests[1], TestKind::kRandomWrite);
+}
+
+TEST(RawioCommandLine, LongFormsAndSuffixes) {
+  auto p = parse({"--all", "--verbose", "2", "--id", "vinum", "--size", "2048s", "--transfer-size",
+                  "4k", "--workers", "2", "--iodepth", "32", "--submit-batch", "8", "--count", "500", "--time", "1500ms",
+                  "--seed", "9", "--engine", "io_uring", "--direct", "off", "--force-write",
+                  "/dev/loop3", "--json", "--no-progress", "/dev/loop3"});
+  ASSERT_EQ(p.action, ParsedCommandLine::Action::kRun) << p.text;
+  const Invocation& inv = p.invocation;
+  EXPECT_EQ(inv.verbosity, 2);
+  EXPECT_EQ(inv.ids, std::vector<std::string>{"vinum"});
+  EXPECT_EQ(*inv.area_bytes, 2048u * 512);
+  EXPECT_EQ(inv.transfer_bytes, 4096u);
+  EXPECT_EQ(inv.workers, 2u);
+  EXPECT_EQ(inv.iodepth, 32u);
+  EXPECT_EQ(inv.submit_batch, 8u);
+  EXPECT_EQ(*inv.transfer_count, 500u);
+  EXPECT_EQ(inv.time_limit_ns, 1'500'000'000);
+  EXPECT_EQ(inv.seed, 9u);
+  EXPECT_EQ(inv.engine, "io_uring");
+  EXPECT_EQ(inv.direct, DirectMode::kOff);
+  EXPECT_EQ(inv.force_write, std::vector<std::string>{"/dev/loop3"});
+  EXPECT_TRUE(inv.json);
+  EXPECT_FALSE(inv.progress);
+  EXPECT_EQ(inv.targets, std::vector<std::string>{"/dev/loop3"});
+}
+
+TEST(RawioCommandLine, OneIdPerTargetAndTargetsAfterOptions) {
+  auto p = parse({"-a", "-i", "a", "-i", "b", "x", "y"});
+  ASSERT_EQ(p.action, ParsedCommandLine::Action::kRun) << p.text;
+  EXPECT_EQ(p.invocation.ids, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(p.invocation.targets, (std::vector<std::string>{"x", "y"}));
+  p = parse({"-a", "--id", "a,b", "x", "y"});
+  EXPECT_EQ(p.invocation.ids, (std::vector<std::string>{"a", "b"}));
+}
+
+TEST(RawioCommandLine, BadValuesGiveOneLineNamingTheProblem) {
+  struct Case {
+    std::vector<const char*> args;
+    const char* expect;
+  };
+  const Case cases[] = {
+      {{"-a", "-n", "12q", "f"}, "-n/--size"},
+      {{"-a", "-n", "0", "f"}, "empty"},
+      {{"-a", "-s", "0", "f"}, "--transfer-size"},
+      {{"-a", "-s", "2g", "f"}, "--transfer-size"},
+      {{"-a", "-t", "0", "f"}, "--time"},
+      {{"-a", "-t", "soon", "f"}, "--time"},
+      {{"-a", "-v", "3", "f"}, "verbose"},
+      {{"-a", "-p", "0", "f"}, "workers"},
+      {{"-a", "-q", "0", "f"}, "iodepth"},
+      {{"-a", "--submit-batch", "0", "f"}, "submit-batch"},
+      {{"-a", "-c", "0", "f"}, "count"},
+      {{"-a", "-e", "posixaio", "f"}, "unknown engine 'posixaio'"},
+      {{"-a", "-d", "maybe", "f"}, "--direct"},
+      {{"-a", "--frobnicate", "f"}, "frobnicate"},
+      {{"-a"}, "targets"},
+      {{"f"}, "no test selected"},
+      {{"-a", "-i", "a", "x", "y"}, "one id for 2 targets"},
+      {{"-a", "-i", "a,b,c", "x", "y"}, "3 ids for 2 targets"},
+  };
+  for (const auto& c : cases) {
+    auto p = parse(c.args);
+    EXPECT_EQ(p.action, ParsedCommandLine::Action::kUsageError) << c.expect;
+    EXPECT_NE(p.text.find(c.expect), std::string::npos) << p.text;
+    EXPECT_EQ(p.text.find('\n'), std::string::npos) << p.text;
+  }
+}
+
+TEST(RawioCommandLine, HelpAndVersionPrintAndExit) {
+  auto p = parse({"--help"});
+  EXPECT_EQ(p.action, ParsedCommandLine::Action::kPrintAndExit);
+  for (const char* option : {"--random-read", "--sequential-read", "--random-write",
+                             "--sequential-write", "--all", "--verbose", "--id", "--size",
+                             "--transfer-size", "--workers", "--iodepth", "--submit-batch", "--count", "--time",
+                             "--seed", "--engine", "--direct", "--force-write", "--json"}) {
+    EXPECT_NE(p.text.find(option), std::string::npos) << option;
+  }
+  p = parse({"--version"});
+  EXPECT_EQ(p.action, ParsedCommandLine::Action::kPrintAndExit);
+  EXPECT_NE(p.text.find("rawio"), std::string::npos);
+}
+
+TEST(RawioCommandLine, OptionsEchoForJson) {
+  auto p = parse({"-R", "-W", "-n", "1m", "-e", "null", "f"});
+  auto j = options_json(p.invocation);
+  EXPECT_EQ(j["tests"], (nlohmann::json{"RR", "RW"}));
+  EXPECT_EQ(j["area_bytes"], 1048576);
+  EXPECT_TRUE(j["transfer_count"].is_null());
+  EXPECT_EQ(j["engine"], "null");
+  EXPECT_EQ(j["time_limit_ns"], 10'000'000'000);
+}
+
+}  // namespace
+}  // namespace diskcond::rawio

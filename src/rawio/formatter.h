@@ -1,0 +1,34 @@
+// Formatters turn measured results into what the user reads. They never measure, and the
+// measuring core never prints: the command runs the tests, then hands every TargetReport to one
+// Formatter and writes its output to stdout.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "rawio/run_result.h"
+
+namespace diskcond::rawio {
+
+class Formatter {
+ public:
+  virtual ~Formatter() = default;
+  // The whole output for these reports, ending in a newline.
+  virtual std::string render(std::span<const TargetReport> reports) const = 0;
+};
+
+// The original's text: verbosity 0 gives one row per target with K/sec and /sec for each test;
+// 1 gives one row per test with CPU use and transfer size; 2 adds a latency percentile table.
+std::unique_ptr<Formatter> make_text_formatter(int verbosity);
+// One JSON document (schema in docs/rawio.md); `options` is echoed under "options".
+std::unique_ptr<Formatter> make_json_formatter(nlohmann::json options);
+
+// The pieces of the text output, for tests and for other commands.
+std::string format_summary_table(std::span<const TargetReport> reports);
+std::string format_test_rows(std::span<const TargetReport> reports);
+std::string format_latency_rows(std::span<const TargetReport> reports);
+
+}  // namespace diskcond::rawio

@@ -1,0 +1,128 @@
+#include "rawio/formatter.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace diskcond::rawio {
+namespace {
+
+// A result over 10 s whose rates come out as the given K/sec (1024 bytes) and transfers/sec.
+// The seed's /sec is not exactly its K/sec / 16 (its timing differed per process), so both are
+// set separately to reproduce its lines verbatim.
+RunResult fixed_result(TestKind kind, double kib_per_sec, uint64_t per_sec, double user_pct,
+                       double sys_pct) {
+  RunResult r;
+  r.spec.kind = kind;
+  r.spec.transfer_bytes = 16384;
+  r.elapsed_ns = 10'000'000'000;
+  r.bytes = static_cast<uint64_t>(kib_per_sec * 1024.0 * 10.0 + 0.5);
+  r.transfers = per_sec * 10;
+  r.cpu.user_ns = static_cast<int64_t>(user_pct / 100.0 * 1e10);
+  r.cpu.sys_ns = static_cast<int64_t>(sys_pct / 100.0 * 1e10);
+  r.engine = "psync";
+  return r;
+}
+
+struct SeedRow {
+  double kib_per_sec;
+  uint64_t per_sec;
+};
+
+TargetReport seed_report(SeedRow rr, SeedRow sr, SeedRow rw, SeedRow sw) {
+  TargetReport report;
+  report.id = "anon";
+  report.target = "/dev/da2s1e";
+  report.kind = "block_device";
+  report.tests = {fixed_result(TestKind::kRandomRead, rr.kib_per_sec, rr.per_sec, 0.1, 7.2),
+                  fixed_result(TestKind::kSequentialRead, sr.kib_per_sec, sr.per_sec, 0.9, 90.0),
+                  fixed_result(TestKind::kRandomWrite, rw.kib_per_sec, rw.per_sec, 0.2, 13.1),
+                  fixed_result(TestKind::kSequentialWrite, sw.kib_per_sec, sw.per_sec, 0.2, 27.8)};
+  return report;
+}
+
+TEST(RawioTextFormat, DefaultTableMatchesTheSeed) {
+  // The seed's `rawio -a /dev/rda1s1e`. /sec is computed from the transfers (K/sec / 16 here).
+  std::vector<TargetReport> reports = {seed_report({874.8, 54}, {2683.1, 164}, {868.0, 54}, {1380.3, 84})};
+  EXPECT_EQ(make_text_formatter(0)->render(reports),
+            "            Random read  Sequential read    Random write Sequential write\n"
+            "ID          K/sec  /sec    K/sec  /sec     K/sec  /sec     K/sec  /sec\n"
+            "anon        874.8    54   2683.1   164     868.0    54    1380.3    84\n");
+}
+
+TEST(RawioTextFormat, VerboseRowsMatchTheSeed) {
+  // The seed's `rawio -a -v 1 /dev/da2s1e`.
+  std::vector<TargetReport> reports = {seed_report({271.0, 17}, {5290.5, 323}, {514.1, 32}, {1454.7, 89})};
+  EXPECT_EQ(make_text_formatter(1)->render(reports),
+            "Test    ID        K/sec    /sec %User  %Sys %Total\n"
+            "RR      anon      271.0      17   0.1   7.2    7.3  16384\n"
+            "SR      anon     5290.5     323   0.9  90.0   90.9  16384\n"
+            "RW      anon      514.1      32   0.2  13.1   13.3  16384\n"
+            "SW      anon     1454.7      89   0.2  27.8   28.0  16384\n");
+}
+
+TEST(RawioTextFormat, SeveralTargetsGiveOneRowEach) {
+  std::vector<TargetReport> reports = {seed_report({874.8, 54}, {2683.1, 164}, {868.0, 54}, {1380.3, 84}),
+                                       seed_report({480.8, 30}, {5001.7, 305}, {478.2, 29}, {1244.2, 76})};
+  reports[0].id = "rda1s1e";
+  reports[1].id = "vinum";
+  std::string out = format_summary_table(reports);
+  EXPECT_NE(out.find("\nrda1s1e     874.8    54   2683.1   164"), std::string::npos) << out;
+  EXPECT_NE(out.find("\nvinum       480.8    30   5001.7   305"), std::string::npos) << out;
+}
+
+TEST(RawioTextFormat, OnlyTheTestsRunGetColumns) {
+  TargetReport report = seed_report({874.8, 54}, {2683.1, 164}, {868.0, 54}, {1380.3, 84});
+  report.tests.erase(report.tests.begin() + 1, report.tests.end());
+  std::vector<TargetReport> reports = {report};
+  EXPECT_EQ(format_summary_table(reports),
+            "            Random read\n"
+            "ID          K/sec  /sec\n"
+            "anon        874.8    54\n");
+}
+
+TEST(RawioTextFormat, WideValuesStillHaveASpace) {
+  TargetReport report = seed_report({12345678.9, 771605}, {1, 1}, {1, 1}, {1, 1});
+  report.id = "a-very-long-id";
+  std::vector<TargetReport> reports = {report};
+  std::string out = format_summary_table(reports);
+  EXPECT_NE(out.find("a-very-long-id  12345678.9 771605"), std::string::npos) << out;
+}
+
+TEST(RawioTextFormat, VerbosityTwoAddsLatencyPercentiles) {
+  std::vector<TargetReport> reports = {seed_report({271.0, 17}, {5290.5, 323}, {514.1, 32}, {1454.7, 89})};
+  for (uint64_t v = 1; v <= 1000; ++v) reports[0].tests[0].latency.record(v * 1000);  // 1..1000 us
+  std::string out = make_text_formatter(2)->render(reports);
+  EXPECT_EQ(out.substr(0, format_test_rows(reports).size()), format_test_rows(reports));
+  EXPECT_NE(out.find("Test    ID        p50 us    p90 us    p99 us  p99.9 us    max us\n"),
+            std::string::npos) << out;
+  // Bucket midpoints within 0.4% of the exact 500, 900, 990, 999 us; the max is exact.
+  EXPECT_NE(out.find("RR      anon       501.8     897.0     987.1     995.3    1000.0\n"),
+            std::string::npos) << out;
+}
+
+TEST(RawioJsonFormat, OneDocumentWithUnitsInKeysAndOptionsEchoed) {
+  std::vector<TargetReport> reports = {seed_report({271.0, 17}, {5290.5, 323}, {514.1, 32}, {1454.7, 89})};
+  reports[0].tests[0].latency.record(1500);
+  reports[0].tests[0].intervals = {{16384, 1}, {32768, 2}};
+  std::string text = make_json_formatter({{"engine", "psync"}, {"workers", 8}})->render(reports);
+  auto doc = nlohmann::json::parse(text);
+  EXPECT_EQ(doc["tool"], "rawio");
+  EXPECT_EQ(doc["options"]["workers"], 8);
+  const auto& rr = doc["targets"][0]["tests"][0];
+  EXPECT_EQ(doc["targets"][0]["id"], "anon");
+  EXPECT_EQ(rr["test"], "RR");
+  EXPECT_EQ(rr["transfer_bytes"], 16384);
+  EXPECT_EQ(rr["elapsed_ns"], 10'000'000'000);
+  EXPECT_NEAR(rr["bw_bytes_per_sec"].get<double>(), 271.0 * 1024, 1.0);
+  EXPECT_NEAR(rr["kib_per_sec"].get<double>(), 271.0, 0.01);
+  EXPECT_EQ(rr["lat_ns"]["max"], 1500);
+  EXPECT_EQ(rr["lat_ns"]["samples"], 1);
+  EXPECT_NEAR(rr["cpu"]["total_percent"].get<double>(), 7.3, 1e-9);
+  EXPECT_GT(rr["cpu"]["cpu_us_per_transfer"].get<double>(), 0.0);
+  EXPECT_EQ(rr["intervals"]["samples"][1]["bytes"], 32768);
+  EXPECT_EQ(doc["targets"][0]["tests"].size(), 4u);
+}
+
+}  // namespace
+}  // namespace diskcond::rawio

@@ -1,0 +1,95 @@
+// One JSON document for a whole run. Keys carry their units (`_ns`, `_bytes`, `_per_sec`,
+// `_percent`, `_us`); the schema is documented in docs/rawio.md.
+#include <nlohmann/json.hpp>
+
+#include "rawio/formatter.h"
+
+namespace diskcond::rawio {
+namespace {
+
+using nlohmann::json;
+
+json latency_json(const LatencyHistogram& h) {
+  return {{"samples", h.count()},
+          {"min", h.min_ns()},
+          {"mean", h.mean_ns()},
+          {"p50", h.percentile_ns(50)},
+          {"p90", h.percentile_ns(90)},
+          {"p99", h.percentile_ns(99)},
+          {"p99_9", h.percentile_ns(99.9)},
+          {"p99_99", h.percentile_ns(99.99)},
+          {"max", h.max_ns()}};
+}
+
+json test_json(const RunResult& t) {
+  json intervals = json::array();
+  for (size_t i = 0; i < t.intervals.size(); ++i) {
+    intervals.push_back({{"start_sec", i},
+                         {"bytes", t.intervals[i].bytes},
+                         {"transfers", t.intervals[i].transfers}});
+  }
+  return {{"test", std::string(test_code(t.spec.kind))},
+          {"name", std::string(test_key(t.spec.kind))},
+          {"engine", t.engine},
+          {"direct_io", t.direct},
+          {"transfer_bytes", t.spec.transfer_bytes},
+          {"workers", t.spec.workers},
+          {"iodepth", t.iodepth},
+          {"submit_batch", t.spec.submit_batch},
+          {"area_bytes", t.spec.area_bytes},
+          {"transfer_count_limit", t.spec.transfer_count},
+          {"time_limit_ns", t.spec.time_limit_ns},
+          {"seed", t.spec.seed},
+          {"stopped_by", std::string(stop_reason_key(t.stopped_by))},
+          {"transfers", t.transfers},
+          {"bytes", t.bytes},
+          {"elapsed_ns", t.elapsed_ns},
+          {"bw_bytes_per_sec", t.bytes_per_sec()},
+          {"kib_per_sec", t.kib_per_sec()},
+          {"transfers_per_sec", t.transfers_per_sec()},
+          {"cpu",
+           {{"user_ns", t.cpu.user_ns},
+            {"sys_ns", t.cpu.sys_ns},
+            {"user_percent", t.user_percent()},
+            {"sys_percent", t.sys_percent()},
+            {"total_percent", t.total_percent()},
+            {"cpu_us_per_transfer", t.cpu_us_per_transfer()}}},
+          {"lat_ns", latency_json(t.latency)},
+          {"intervals", {{"interval_ns", IntervalLog::kIntervalNs}, {"samples", intervals}}}};
+}
+
+class JsonFormatter final : public Formatter {
+ public:
+  explicit JsonFormatter(json options) : options_(std::move(options)) {}
+
+  std::string render(std::span<const TargetReport> reports) const override {
+    json targets = json::array();
+    for (const auto& r : reports) {
+      json tests = json::array();
+      for (const auto& t : r.tests) tests.push_back(test_json(t));
+      targets.push_back({{"id", r.id},
+                         {"target", r.target},
+                         {"kind", r.kind},
+                         {"io_path", r.io_path},
+                         {"area_bytes", r.area_bytes},
+                         {"sector_bytes", r.sector_bytes},
+                         {"tests", tests}});
+    }
+    json doc = {{"tool", "rawio"},
+                {"version", DISKCOND_VERSION},
+                {"options", options_},
+                {"targets", targets}};
+    return doc.dump(2) + "\n";
+  }
+
+ private:
+  json options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Formatter> make_json_formatter(json options) {
+  return std::make_unique<JsonFormatter>(std::move(options));
+}
+
+}  // namespace diskcond::rawio

@@ -1,0 +1,55 @@
+#include "rawio/latency_histogram.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace diskcond::rawio {
+
+LatencyHistogram::LatencyHistogram() : buckets_(std::make_unique<Buckets>()) { buckets_->fill(0); }
+
+LatencyHistogram::LatencyHistogram(const LatencyHistogram& other)
+    : buckets_(std::make_unique<Buckets>(*other.buckets_)),
+      count_(other.count_),
+      sum_ns_(other.sum_ns_),
+      min_ns_(other.min_ns_),
+      max_ns_(other.max_ns_) {}
+
+LatencyHistogram& LatencyHistogram::operator=(const LatencyHistogram& other) {
+  if (this != &other) *this = LatencyHistogram(other);
+  return *this;
+}
+
+void LatencyHistogram::merge(const LatencyHistogram& other) {
+  for (size_t i = 0; i < kBucketCount; ++i) (*buckets_)[i] += (*other.buckets_)[i];
+  count_ += other.count_;
+  sum_ns_ += other.sum_ns_;
+  min_ns_ = std::min(min_ns_, other.min_ns_);
+  max_ns_ = std::max(max_ns_, other.max_ns_);
+}
+
+uint64_t LatencyHistogram::bucket_value(size_t index) {
+  if (index < 2 * kSubBuckets) return index;
+  int error_bits = static_cast<int>(index >> kSubBucketBits) - 1;
+  uint64_t base = uint64_t{1} << (error_bits + kSubBucketBits);
+  uint64_t k = index % kSubBuckets;
+  // Midpoint of [base + k * 2^e, base + (k + 1) * 2^e).
+  return base + (k << error_bits) + ((uint64_t{1} << error_bits) >> 1);
+}
+
+uint64_t LatencyHistogram::percentile_ns(double p) const {
+  if (count_ == 0) return 0;
+  p = std::clamp(p, 0.0, 100.0);
+  // The tolerance keeps 99.9% of 1000 at rank 999 despite binary floating point.
+  double exact_rank = p / 100.0 * static_cast<double>(count_);
+  uint64_t rank = static_cast<uint64_t>(std::ceil(exact_rank - 1e-9 * exact_rank));
+  rank = std::clamp<uint64_t>(rank, 1, count_);
+  if (rank == count_) return max_ns_;  // the largest sample is known exactly
+  uint64_t seen = 0;
+  for (size_t i = 0; i < kBucketCount; ++i) {
+    seen += (*buckets_)[i];
+    if (seen >= rank) return std::clamp(bucket_value(i), min_ns_, max_ns_);
+  }
+  return max_ns_;
+}
+
+}  // namespace diskcond::rawio

@@ -1,0 +1,57 @@
+// RunResult: everything one test measured, merged over its workers. Pure data plus derived rates;
+// formatters (text, JSON) read it, nothing in it prints.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "rawio/cpu_usage.h"
+#include "rawio/interval_log.h"
+#include "rawio/latency_histogram.h"
+#include "rawio/test_spec.h"
+
+namespace diskcond::rawio {
+
+enum class StopReason { kCount, kTimeLimit, kCancelled };
+std::string_view stop_reason_key(StopReason reason);  // "count", "time_limit", "cancelled"
+
+struct RunResult {
+  TestSpec spec;
+  std::string engine;
+  unsigned iodepth = 1;          // in effect (1 for synchronous engines)
+  bool direct = false;           // O_DIRECT was used
+  uint64_t transfers = 0;
+  uint64_t bytes = 0;
+  int64_t elapsed_ns = 0;        // common start to the last completion
+  CpuTimes cpu;                  // all of rawio's threads, over the test
+  LatencyHistogram latency;      // per transfer, submission to completion
+  std::vector<IntervalSample> intervals;  // per second from the start
+  StopReason stopped_by = StopReason::kCount;
+
+  double seconds() const { return static_cast<double>(elapsed_ns) / 1e9; }
+  double bytes_per_sec() const { return elapsed_ns > 0 ? static_cast<double>(bytes) / seconds() : 0.0; }
+  double kib_per_sec() const { return bytes_per_sec() / 1024.0; }
+  double transfers_per_sec() const {
+    return elapsed_ns > 0 ? static_cast<double>(transfers) / seconds() : 0.0;
+  }
+  double user_percent() const { return cpu_percent(cpu.user_ns, elapsed_ns); }
+  double sys_percent() const { return cpu_percent(cpu.sys_ns, elapsed_ns); }
+  double total_percent() const { return cpu_percent(cpu.user_ns + cpu.sys_ns, elapsed_ns); }
+  double cpu_us_per_transfer() const {
+    return transfers ? static_cast<double>(cpu.user_ns + cpu.sys_ns) / 1e3 / transfers : 0.0;
+  }
+};
+
+// One target's results, in test order, with what identifies the row.
+struct TargetReport {
+  std::string id;      // the row label ("anon" unless set)
+  std::string target;  // path as given
+  std::string kind;    // target_kind_key()
+  std::string io_path;
+  uint64_t area_bytes = 0;  // the area tested, from offset 0
+  uint32_t sector_bytes = 0;
+  std::vector<RunResult> tests;
+};
+
+}  // namespace diskcond::rawio

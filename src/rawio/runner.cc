@@ -1,0 +1,178 @@
+#include "rawio/runner.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "rawio/engine.h"
+#include "rawio/worker.h"
+
+namespace diskcond::rawio {
+namespace {
+
+int64_t monotonic_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+// Closes the descriptor when the test ends, however it ends.
+struct FileDescriptor {
+  int fd = -1;
+  ~FileDescriptor() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+// What the start barrier records when the last worker arrives.
+struct StartOfTest {
+  int64_t time_limit_ns = 0;
+  TestClock clock;
+  CpuTimes cpu;
+  std::atomic<bool> started{false};
+
+  static void stamp(void* self) {
+    auto* s = static_cast<StartOfTest*>(self);
+    s->cpu = process_cpu_times();
+    s->clock.start_ns = monotonic_ns();
+    s->clock.deadline_ns = s->clock.start_ns + s->time_limit_ns;
+    s->started.store(true);
+  }
+};
+
+// Waits for every worker to finish, reporting progress about once a second and turning a
+// cancel request into the workers' stop flag.
+void supervise(std::vector<std::thread>& threads, const std::vector<WorkerProgress>& progress,
+               std::atomic<unsigned>& finished, std::atomic<bool>& stop, const TestClock& clock,
+               const std::atomic<bool>& clock_started, const TestSpec& spec,
+               const RunOptions& options) {
+  int64_t next_report = 0;
+  while (finished.load() < threads.size()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (options.cancel && options.cancel->load()) stop.store(true);
+    if (!options.on_progress || !clock_started.load()) continue;
+    int64_t now = monotonic_ns();
+    if (next_report == 0) next_report = clock.start_ns + 1'000'000'000;
+    if (now < next_report) continue;
+    next_report += 1'000'000'000;
+    uint64_t transfers = 0;
+    for (const auto& p : progress) transfers += p.transfers.load(std::memory_order_relaxed);
+    options.on_progress({spec.kind, now - clock.start_ns, transfers, transfers * spec.transfer_bytes});
+  }
+  for (auto& t : threads) t.join();
+}
+
+}  // namespace
+
+std::string_view stop_reason_key(StopReason reason) {
+  switch (reason) {
+    case StopReason::kCount: return "count";
+    case StopReason::kTimeLimit: return "time_limit";
+    case StopReason::kCancelled: return "cancelled";
+  }
+  return "?";
+}
+
+Status validate_spec(const Target& target, const TestSpec& spec) {
+  if (spec.transfer_bytes == 0) return make_error("transfer size must be at least 1 byte");
+  if (spec.workers == 0) return make_error("need at least 1 worker");
+  if (spec.iodepth == 0) return make_error("iodepth must be at least 1");
+  if (spec.submit_batch == 0) return make_error("submit batch must be at least 1");
+  if (spec.time_limit_ns <= 0) return make_error("time limit must be positive");
+  if (spec.transfer_count == 0) return make_error("transfer count must be at least 1");
+  if (target.direct && spec.transfer_bytes % target.sector_bytes != 0) {
+    return make_error(fmt::format(
+        "transfer size {} is not a multiple of {}'s O_DIRECT alignment of {} bytes (use "
+        "--direct=off for buffered I/O)", spec.transfer_bytes,
+        target.name, target.sector_bytes));
+  }
+  if (spec.area_bytes > target.size_bytes) {
+    return make_error(fmt::format("area of {} bytes is larger than {} ({} bytes)", spec.area_bytes,
+                                  target.name, target.size_bytes));
+  }
+  uint64_t needed = is_random(spec.kind) ? spec.transfer_bytes
+                                         : static_cast<uint64_t>(spec.transfer_bytes) * spec.workers;
+  if (spec.area_bytes < needed) {
+    return make_error(fmt::format("area of {} bytes on {} is too small for {} ({} bytes needed: "
+                                  "one transfer{})",
+                                  spec.area_bytes, target.name, test_title(spec.kind), needed,
+                                  is_random(spec.kind) ? "" : " per worker"));
+  }
+  return ok_status();
+}
+
+Result<RunResult> run_test(const Target& target, const TestSpec& spec, const RunOptions& options) {
+  if (Status valid = validate_spec(target, spec); !valid) return make_error(valid.error());
+  const EngineInfo* engine = find_engine(options.engine);
+  if (!engine) return make_error(fmt::format("unknown engine '{}' (known: {})", options.engine, engine_names()));
+
+  const bool write = is_write(spec.kind);
+  FileDescriptor file;
+  file.fd = ::open(target.io_path.c_str(), open_flags(target, write));
+  if (file.fd < 0) {
+    return make_error(fmt::format("cannot open {} for {}: {}", target.io_path,
+                                  write ? "writing" : "reading", strerror(errno)));
+  }
+
+  std::vector<std::unique_ptr<Worker>> workers;
+  for (unsigned w = 0; w < spec.workers; ++w) {
+    workers.push_back(std::make_unique<Worker>(spec, w));
+    Status ready = workers.back()->prepare(file.fd, *engine, spec.iodepth, target.sector_bytes);
+    if (!ready) return make_error(ready.error());
+  }
+
+  StartOfTest begin;
+  begin.time_limit_ns = spec.time_limit_ns;
+  TestClock& clock = begin.clock;
+  std::atomic<bool>& clock_started = begin.started;
+  StartBarrier start(spec.workers, StartAction{&StartOfTest::stamp, &begin});
+  std::atomic<bool> stop{false};
+  std::atomic<unsigned> finished{0};
+  std::vector<WorkerProgress> progress(spec.workers);
+  CpuTimes cpu_end;
+  std::vector<std::thread> threads;
+  for (unsigned w = 0; w < spec.workers; ++w) {
+    threads.emplace_back([&, w] {
+      workers[w]->run(start, clock, stop, progress[w]);
+      // The last worker out closes the CPU span, so it covers the test and no thread teardown.
+      if (finished.fetch_add(1) + 1 == spec.workers) cpu_end = process_cpu_times();
+    });
+  }
+  supervise(threads, progress, finished, stop, clock, clock_started, spec, options);
+
+  RunResult result;
+  result.spec = spec;
+  result.engine = std::string(engine->name);
+  result.iodepth = engine->caps.synchronous ? 1 : spec.iodepth;
+  result.direct = target.direct;
+  result.cpu = cpu_end - begin.cpu;
+  IntervalLog intervals(interval_slots(spec.time_limit_ns));
+  int64_t end_ns = clock.start_ns;
+  bool hit_deadline = false;
+  for (const auto& w : workers) {
+    if (!w->error().empty()) return make_error(fmt::format("{}: {}", target.name, w->error()));
+    result.latency.merge(w->latency());
+    intervals.merge(w->intervals());
+    result.transfers += w->transfers();
+    result.bytes += w->bytes();
+    end_ns = std::max(end_ns, w->end_ns());
+    hit_deadline = hit_deadline || w->hit_deadline();
+  }
+  result.elapsed_ns = end_ns - clock.start_ns;
+  result.intervals = intervals.samples();
+  if (options.cancel && options.cancel->load()) {
+    result.stopped_by = StopReason::kCancelled;
+  } else if (hit_deadline) {
+    result.stopped_by = StopReason::kTimeLimit;
+  }
+  return result;
+}
+
+}  // namespace diskcond::rawio

@@ -1,0 +1,64 @@
+// Helpers shared by rawio's tests: scratch directories and files with known contents.
+#pragma once
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace diskcond::rawio::testing {
+
+// A fresh directory under /tmp, removed with everything in it when the object dies.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    char name[] = "/tmp/rawio_test.XXXXXX";
+    path_ = mkdtemp(name);
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+// Byte i of a pattern file: recognisable and different in every 4 KiB block.
+inline uint8_t pattern_byte(uint64_t i) { return static_cast<uint8_t>((i * 7 + i / 4096) & 0xff); }
+
+inline void write_pattern_file(const std::string& path, uint64_t bytes) {
+  std::vector<uint8_t> data(bytes);
+  for (uint64_t i = 0; i < bytes; ++i) data[i] = pattern_byte(i);
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  ssize_t n = ::write(fd, data.data(), data.size());
+  (void)n;
+  ::fsync(fd);
+  ::close(fd);
+}
+
+inline void write_zero_file(const std::string& path, uint64_t bytes) {
+  std::vector<uint8_t> data(bytes, 0);
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  ssize_t n = ::write(fd, data.data(), data.size());
+  (void)n;
+  ::fsync(fd);
+  ::close(fd);
+}
+
+inline std::vector<uint8_t> read_file(const std::string& path) {
+  std::vector<uint8_t> data(std::filesystem::file_size(path));
+  int fd = ::open(path.c_str(), O_RDONLY);
+  ssize_t n = ::read(fd, data.data(), data.size());
+  (void)n;
+  ::close(fd);
+  return data;
+}
+
+}  // namespace diskcond::rawio::testing

@@ -1,0 +1,145 @@
+#include "rawio/worker.h"
+
+#include <fmt/format.h>
+#include <string.h>
+#include <time.h>
+
+#include <cstdlib>
+
+namespace diskcond::rawio {
+namespace {
+
+inline int64_t now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+}  // namespace
+
+void Worker::FreeDeleter::operator()(void* p) const { std::free(p); }
+
+Worker::Worker(const TestSpec& spec, unsigned index)
+    : spec_(spec),
+      index_(index),
+      share_(worker_share(spec.transfer_count, spec.workers, index)),
+      offsets_(is_random(spec.kind), spec.area_bytes, spec.transfer_bytes, spec.workers, index,
+               spec.seed),
+      intervals_(interval_slots(spec.time_limit_ns)) {}
+
+Status Worker::prepare(int fd, const EngineInfo& engine, unsigned depth, uint32_t alignment) {
+  depth_ = engine.caps.synchronous ? 1 : depth;
+  void* mem = nullptr;
+  size_t size = static_cast<size_t>(depth_) * spec_.transfer_bytes;
+  if (int rc = posix_memalign(&mem, alignment < 4096 ? 4096 : alignment, size); rc != 0) {
+    return make_error(fmt::format("cannot allocate {} bytes of transfer buffers: {}", size, strerror(rc)));
+  }
+  buffers_.reset(static_cast<uint8_t*>(mem));
+  // Non-zero, non-repeating data, so writes are not shortcut by zero detection or compression.
+  Random64 fill(spec_.seed ^ (0xb0f5ull << 32) ^ index_);
+  for (size_t i = 0; i + 8 <= size; i += 8) {
+    uint64_t v = fill.next() | 1;
+    memcpy(buffers_.get() + i, &v, 8);
+  }
+  submitted_ns_.assign(depth_, 0);
+  slot_offset_.assign(depth_, 0);
+  completions_.resize(depth_);
+  free_slots_.clear();
+  for (unsigned s = depth_; s-- > 0;) free_slots_.push_back(s);
+  engine_ = engine.make();
+  engine_name_ = engine.name;
+  fd_ = fd;
+  return ok_status();
+}
+
+void Worker::record_error(int64_t result, uint64_t offset) {
+  const char* what = is_write(spec_.kind) ? "write" : "read";
+  if (result < 0) {
+    error_ = fmt::format("{} of {} bytes at offset {} failed: {}", what, spec_.transfer_bytes,
+                         offset, strerror(static_cast<int>(-result)));
+  } else {
+    error_ = fmt::format("short {} at offset {}: {} of {} bytes (end of target?)", what, offset,
+                         result, spec_.transfer_bytes);
+  }
+}
+
+void Worker::run(StartBarrier& start, const TestClock& clock,
+                 std::atomic<bool>& stop, WorkerProgress& progress) {
+  Status opened = engine_->open(fd_, depth_);
+  if (!opened) {
+    error_ = fmt::format("{} engine: {}", engine_name_, opened.error());
+    stop.store(true);
+  }
+  start.arrive_and_wait();
+  if (opened) loop(clock, stop, progress);
+}
+
+void Worker::loop(const TestClock& clock, std::atomic<bool>& stop, WorkerProgress& progress) {
+  intervals_.start(clock.start_ns);
+  const int64_t deadline = clock.deadline_ns;
+  const bool write = is_write(spec_.kind);
+  const uint32_t length = spec_.transfer_bytes;
+  const unsigned batch = spec_.submit_batch > 0 ? spec_.submit_batch : 1;
+  uint8_t* const buffers = buffers_.get();
+  uint64_t issued = 0;
+  unsigned in_flight = 0;
+  int64_t now = clock.start_ns;
+
+  for (;;) {
+    if (now < deadline && issued < share_ && !stop.load(std::memory_order_relaxed)) {
+      // Each transfer is stamped just before the submission that starts it.
+      int64_t stamp = now_ns();
+      unsigned queued = 0;
+      int rc = 0;
+      while (in_flight < depth_ && issued < share_ && rc >= 0) {
+        uint32_t slot = free_slots_.back();
+        free_slots_.pop_back();
+        uint64_t offset = offsets_.next();
+        submitted_ns_[slot] = stamp;
+        slot_offset_[slot] = offset;
+        engine_->queue({buffers + static_cast<size_t>(slot) * length, offset, length, slot, write});
+        ++in_flight;
+        ++issued;
+        if (++queued == batch) {
+          rc = engine_->submit();
+          queued = 0;
+          if (in_flight < depth_ && issued < share_) stamp = now_ns();
+        }
+      }
+      if (queued > 0 && rc >= 0) rc = engine_->submit();
+      if (rc < 0) {
+        record_error(rc, 0);
+        stop.store(true, std::memory_order_relaxed);
+        break;  // the engine's destructor tears down whatever is still queued
+      }
+    } else if (now >= deadline) {
+      hit_deadline_ = true;
+    }
+    if (in_flight == 0) break;
+    int n = engine_->reap(1, completions_);
+    now = now_ns();
+    if (n < 0) {
+      record_error(n, 0);
+      stop.store(true, std::memory_order_relaxed);
+      break;
+    }
+    for (int i = 0; i < n; ++i) {
+      const Completion& c = completions_[i];
+      if (c.result != static_cast<int64_t>(length)) {
+        if (error_.empty()) record_error(c.result, slot_offset_[c.slot]);
+        stop.store(true, std::memory_order_relaxed);
+      } else {
+        latency_.record(static_cast<uint64_t>(now - submitted_ns_[c.slot]));
+        intervals_.add(now, length);
+        ++transfers_;
+        bytes_ += length;
+      }
+      free_slots_.push_back(c.slot);
+      --in_flight;
+    }
+    progress.transfers.store(transfers_, std::memory_order_relaxed);
+  }
+  end_ns_ = now;
+}
+
+}  // namespace diskcond::rawio

@@ -1,0 +1,96 @@
+// Worker: one thread of a test. Owns its engine, buffers, offset generator and statistics, so
+// the hot path (queue, submit, reap, timestamp, record) allocates nothing and takes no lock.
+// The only shared state it touches while running is read-mostly: the stop flag and the start
+// time, plus a relaxed store of its own progress counter on its own cache line.
+#pragma once
+
+#include <atomic>
+#include <barrier>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "rawio/engine.h"
+#include "rawio/interval_log.h"
+#include "rawio/latency_histogram.h"
+#include "rawio/offsets.h"
+#include "rawio/test_spec.h"
+
+namespace diskcond::rawio {
+
+// Shared by all workers of one test.
+struct TestClock {
+  int64_t start_ns = 0;     // written by the barrier's completion, before anyone is released
+  int64_t deadline_ns = 0;
+};
+
+// The start barrier's completion step: runs once, on one worker, before any worker is released.
+struct StartAction {
+  void (*fn)(void*) = nullptr;
+  void* context = nullptr;
+  void operator()() noexcept {
+    if (fn) fn(context);
+  }
+};
+using StartBarrier = std::barrier<StartAction>;
+
+struct alignas(64) WorkerProgress {
+  std::atomic<uint64_t> transfers{0};
+};
+
+class Worker {
+ public:
+  Worker(const TestSpec& spec, unsigned index);
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  // Allocates buffers aligned to `alignment` and makes the engine. Not the hot path.
+  Status prepare(int fd, const EngineInfo& engine, unsigned depth, uint32_t alignment);
+
+  // The thread body: opens the engine on this thread, waits at `start`, then runs until its
+  // share is done, the deadline passes or `stop` is set. On a failure (engine set-up or a
+  // transfer) it records error() and sets `stop` for everyone; it always arrives at `start`.
+  void run(StartBarrier& start, const TestClock& clock,
+           std::atomic<bool>& stop, WorkerProgress& progress);
+
+  const LatencyHistogram& latency() const { return latency_; }
+  const IntervalLog& intervals() const { return intervals_; }
+  uint64_t transfers() const { return transfers_; }
+  uint64_t bytes() const { return bytes_; }
+  int64_t end_ns() const { return end_ns_; }
+  bool hit_deadline() const { return hit_deadline_; }
+  const std::string& error() const { return error_; }
+
+ private:
+  struct FreeDeleter {
+    void operator()(void* p) const;
+  };
+  void record_error(int64_t result, uint64_t offset);
+  void loop(const TestClock& clock, std::atomic<bool>& stop, WorkerProgress& progress);
+
+  TestSpec spec_;
+  unsigned index_;
+  uint64_t share_;
+  OffsetGenerator offsets_;
+  // Buffers before the engine: the engine, with anything still in flight, goes first.
+  std::unique_ptr<uint8_t, FreeDeleter> buffers_;
+  std::unique_ptr<Engine> engine_;
+  std::string_view engine_name_;
+  int fd_ = -1;
+  unsigned depth_ = 1;
+  std::vector<int64_t> submitted_ns_;   // per slot
+  std::vector<uint64_t> slot_offset_;   // per slot, for error messages
+  std::vector<uint32_t> free_slots_;
+  std::vector<Completion> completions_;
+  LatencyHistogram latency_;
+  IntervalLog intervals_;
+  uint64_t transfers_ = 0;
+  uint64_t bytes_ = 0;
+  int64_t end_ns_ = 0;
+  bool hit_deadline_ = false;
+  std::string error_;
+};
+
+}  // namespace diskcond::rawio
