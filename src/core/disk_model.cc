@@ -22,6 +22,11 @@ int64_t hdd_seek_ns(int64_t access_ns, double fraction) {
   return static_cast<int64_t>(std::llround(static_cast<double>(access_ns) * w));
 }
 
+double hdd_mean_random_access_ns(int64_t access_ns, double span_fraction) {
+  span_fraction = std::clamp(span_fraction, 0.0, 1.0);
+  return static_cast<double>(access_ns) * (kSeekFloor + (1.0 - kSeekFloor) * std::sqrt(span_fraction));
+}
+
 int64_t transfer_ns(uint64_t bytes, uint64_t bytes_per_sec) {
   if (bytes_per_sec == 0 || bytes == 0) return 0;
   unsigned __int128 num = static_cast<unsigned __int128>(bytes) * 1'000'000'000u;

@@ -55,6 +55,11 @@ struct ModelCounters {
 // non-sequential access however short.
 int64_t hdd_seek_ns(int64_t access_ns, double fraction);
 
+// Mean of hdd_seek_ns between uniformly random positions within `span_fraction` (0..1] of the
+// address space: access * (1/3 + (2/3) * sqrt(span_fraction)); exactly access_ns for the whole
+// disk. Random I/O confined to a small file seeks less, as on a real disk.
+double hdd_mean_random_access_ns(int64_t access_ns, double span_fraction);
+
 // Nanoseconds to move `bytes` at `bytes_per_sec`, rounded up; 0 when the rate is 0 (unlimited).
 int64_t transfer_ns(uint64_t bytes, uint64_t bytes_per_sec);
 

@@ -22,7 +22,9 @@ Prediction predict(const Profile& profile, const Workload& w) {
   if (profile.type == DiskType::kHDD) {
     // One actuator: commands are served one after another whatever the queue depth. Only the
     // first piece of a random command seeks; the rest continue where it ended.
-    command_ns = transfer + (w.pattern == Pattern::kRandom ? access : 0.0);
+    command_ns = transfer + (w.pattern == Pattern::kRandom
+                                 ? hdd_mean_random_access_ns(profile.access_time_ns, w.span_fraction)
+                                 : 0.0);
   } else {
     // Pieces in service overlap their access times; the data channel serialises transfers.
     const double in_service =
@@ -48,7 +50,8 @@ Prediction simulate(const Profile& profile, const Workload& w, uint64_t capacity
                     uint64_t commands, uint64_t seed) {
   DiskModel model(profile, capacity_bytes);
   std::mt19937_64 rng(seed);
-  const uint64_t blocks = std::max<uint64_t>(1, capacity_bytes / w.block_bytes);
+  const double span = std::clamp(w.span_fraction, 0.0, 1.0) * static_cast<double>(capacity_bytes);
+  const uint64_t blocks = std::max<uint64_t>(1, static_cast<uint64_t>(span) / w.block_bytes);
   std::uniform_int_distribution<uint64_t> pick(0, blocks - 1);
   uint64_t next_sequential = 0;
   auto next_offset = [&] {

@@ -16,6 +16,9 @@ struct Workload {
   Op direction = Op::kRead;    // kRead or kWrite
   uint64_t block_bytes = 4096;
   uint32_t queue_depth = 1;    // commands the application keeps outstanding (closed loop)
+  // Random offsets fall in this fraction of the device address space (a file is a small part of
+  // a disk); HDD seeks are shorter in a smaller span. 1 = the whole device.
+  double span_fraction = 1.0;
 };
 
 struct Prediction {
@@ -24,7 +27,8 @@ struct Prediction {
   double mean_latency_ns = 0;  // per application command, waiting included (Little's law)
 };
 
-// Steady-state prediction for one sequential stream or uniformly random offsets, from the same
+// Steady-state prediction for one sequential stream or uniformly random offsets (within
+// span_fraction of the device), from the same
 // rules as DiskModel (docs/disk-model.md). Exact for commands no larger than the profile's max
 // bytes; for split commands it assumes the pieces pipeline like independent commands.
 Prediction predict(const Profile& profile, const Workload& workload);

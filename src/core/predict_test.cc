@@ -40,6 +40,18 @@ TEST(Predict, FaultyHddIsFiftyMegabytesSequentialAtAnyDepth) {
   EXPECT_NEAR(r.iops, 1e9 / (52222000.0 + 78125.0), 1e-9);
 }
 
+// Random I/O within a quarter of the disk: mean seek = A (1/3 + (2/3) sqrt(1/4)) = 2A/3.
+TEST(Predict, HddRandomWithinASmallerSpanSeeksLess) {
+  Workload w = workload(Pattern::kRandom, Op::kRead, 4096, 1);
+  w.span_fraction = 0.25;
+  Prediction p = predict(builtin(0), w);
+  EXPECT_NEAR(p.iops, 1e9 / (52222000.0 * 2 / 3 + 78125.0), 1e-9);
+  Prediction simulated = simulate(builtin(0), w, 500 * kGiB, 20000, 3);
+  EXPECT_NEAR(simulated.iops / p.iops, 1.0, 0.015);
+  // SSDs do not care where the data is.
+  EXPECT_DOUBLE_EQ(predict(builtin(3), w).iops, predict(builtin(3), workload(Pattern::kRandom, Op::kRead, 4096, 1)).iops);
+}
+
 TEST(Predict, UnlimitedProfileIsInfinite) {
   Profile p = builtin(3);
   p.access_time_ns = 0;
