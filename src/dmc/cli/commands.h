@@ -20,5 +20,6 @@ Outcome run_stop(Context& ctx, const CommandArgs& args);       // stop <mount> [
 Outcome run_select(Context& ctx, const CommandArgs& args);     // select <mount> <profile>
 Outcome run_configure(Context& ctx, const CommandArgs& args);  // configure <mount> <type> ... (4 to 9 values)
 Outcome run_boot(Context& ctx, const CommandArgs& args);       // boot
+Outcome run_verify(Context& ctx, const CommandArgs& args);     // verify <mount> [-json] [-quick]
 
 }  // namespace diskcond::dmc

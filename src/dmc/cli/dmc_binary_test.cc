@@ -87,6 +87,7 @@ TEST_F(DmcBinary, HelpHasMacOSUsageShape) {
                           "  configure <mount> <type> <access_time> <read_throughput> <write_throughput> "
                           "[<ioqueue_depth> <maxreadcnt> <maxwritecnt> <segreadcnt> <segwritecnt>]\n"
                           "  boot\n"
+                          "  verify <mount> [-json] [-quick]\n"
                           "  help | -h [command]\n",
                           0),
               0u)

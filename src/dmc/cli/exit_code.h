@@ -14,6 +14,7 @@ enum class ExitCode : int {
   kNeedsRoot = 3,   // the command changes settings and dmc is not running as root
   kWrongState = 4,  // the mount is not in a state the command applies to (already / not conditioned)
   kStale = 5,       // the mount's daemon has died; 'dmc stop <mount>' clears it
+  kOutOfTolerance = 6,  // dmc verify measured the mount, and some workload missed its prediction
 };
 
 // What a command ends with: a code and, unless the code is kOk, the one line dmc prints on stderr

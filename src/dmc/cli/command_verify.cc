@@ -1,0 +1,100 @@
+// verify: measures a conditioned mount and compares it with the disk model's predictions.
+#include <fmt/format.h>
+#include <sys/statvfs.h>
+
+#include <cmath>
+
+#include "core/units.h"
+#include "dmc/cli/command_support.h"
+#include "dmc/cli/commands.h"
+#include "dmc/cli/json_format.h"
+#include "dmc/cli/mount_path.h"
+#include "dmc/verify.h"
+
+namespace diskcond::dmc {
+namespace {
+
+// MiB/s for 1 MiB transfers, IOPS for small ones, as `dmc predict` prints them.
+std::string figure(double iops, uint64_t block) {
+  if (std::isinf(iops)) return "unlimited";
+  if (block >= kMiB) return fmt::format("{:.1f} MiB/s", iops * static_cast<double>(block) / kMiB);
+  return fmt::format("{:.0f} IOPS", iops);
+}
+
+std::string format_checks(const std::vector<VerifyCheck>& checks, double tolerance) {
+  std::string out = fmt::format("{:<16} {:>14} {:>14} {:>8}  {}\n", "Workload", "Predicted", "Measured", "Error",
+                                fmt::format("Result (within {:g}%)", tolerance * 100));
+  for (const VerifyCheck& c : checks) {
+    const uint64_t block = c.workload.block_bytes;
+    std::string error = std::isinf(c.predicted.iops) ? "-" : fmt::format("{:+.1f}%", c.error * 100);
+    out += fmt::format("{:<16} {:>14} {:>14} {:>8}  {}\n", c.label, figure(c.predicted.iops, block),
+                       figure(c.measured_iops, block), error, c.pass ? "pass" : "FAIL");
+  }
+  return out;
+}
+
+nlohmann::ordered_json checks_json(const std::string& mount, const Profile& profile,
+                                   const std::vector<VerifyCheck>& checks, double tolerance) {
+  using Json = nlohmann::ordered_json;
+  auto finite = [](double v) { return std::isinf(v) ? Json(nullptr) : Json(v); };
+  Json rows = Json::array();
+  for (const VerifyCheck& c : checks) {
+    rows.push_back({{"workload", c.label},
+                    {"pattern", c.workload.pattern == Pattern::kRandom ? "random" : "sequential"},
+                    {"direction", c.workload.direction == Op::kRead ? "read" : "write"},
+                    {"block_bytes", c.workload.block_bytes},
+                    {"queue_depth", c.workload.queue_depth},
+                    {"predicted_iops", finite(c.predicted.iops)},
+                    {"predicted_bytes_per_sec", finite(c.predicted.bytes_per_sec)},
+                    {"measured_iops", c.measured_iops},
+                    {"measured_bytes_per_sec", c.measured_bytes_per_sec},
+                    {"error_fraction", std::isinf(c.predicted.iops) ? Json(nullptr) : Json(c.error)},
+                    {"pass", c.pass}});
+  }
+  bool all = std::all_of(checks.begin(), checks.end(), [](const VerifyCheck& c) { return c.pass; });
+  return {{"schema_version", 1}, {"mount", mount},     {"profile", profile.name},
+          {"tolerance_fraction", tolerance}, {"pass", all}, {"checks", rows}};
+}
+
+}  // namespace
+
+Outcome run_verify(Context& ctx, const CommandArgs& args) {
+  auto mount = resolve_mount_dir(args.positional[0]);
+  if (!mount.ok()) return usage_error(mount.error());
+  auto status = ctx.mounts().status(*mount);
+  if (!status.ok()) return failure(ExitCode::kFailed, fmt::format("cannot query {}: {}", *mount, status.error()));
+  if (status->mounted && !status->daemon_alive) return failure(ExitCode::kStale, stale_mount_message(*mount));
+  if (!status->mounted) {
+    return failure(ExitCode::kWrongState, fmt::format("{} is not conditioned; start it with 'dmc start {} <profile>'",
+                                                      *mount, *mount));
+  }
+  struct statvfs fs {};
+  if (::statvfs(mount->c_str(), &fs) != 0 || fs.f_blocks == 0) {
+    return failure(ExitCode::kFailed, fmt::format("cannot read the size of {}", *mount));
+  }
+  const uint64_t capacity = static_cast<uint64_t>(fs.f_blocks) * fs.f_frsize;
+
+  VerifyPlan plan;
+  if (args.has("quick")) plan.seconds_per_test_ns = kNsPerSec;
+  const Profile& profile = status->settings.profile;
+  auto checks = verify_directory(*mount, profile, capacity, plan, [&](const std::string& label) {
+    ctx.err << "dmc: verify: " << label << "\n";
+    ctx.err.flush();
+  });
+  if (!checks.ok()) return failure(ExitCode::kFailed, fmt::format("cannot verify {}: {}", *mount, checks.error()));
+
+  if (args.has("json")) {
+    ctx.out << render_json(checks_json(*mount, profile, *checks, plan.tolerance));
+  } else {
+    ctx.out << fmt::format("Profile: {}\n", profile.name) << format_checks(*checks, plan.tolerance);
+  }
+  auto failed = std::count_if(checks->begin(), checks->end(), [](const VerifyCheck& c) { return !c.pass; });
+  if (failed > 0) {
+    return failure(ExitCode::kOutOfTolerance,
+                   fmt::format("{} of {} workloads outside {:g}% of the prediction", failed, checks->size(),
+                               plan.tolerance * 100));
+  }
+  return success();
+}
+
+}  // namespace diskcond::dmc
