@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "core/profile.h"
 #include "dmc/mount/mount_table.h"
@@ -23,6 +24,8 @@
 namespace diskcond::mount::testing {
 
 inline constexpr uint64_t kMiB = 1 << 20;
+inline constexpr uid_t kNobody = 65534;
+inline constexpr gid_t kNogroup = 65534;
 
 inline int64_t monotonic_ns() {
   timespec ts;
@@ -41,12 +44,13 @@ inline Profile ssd_profile(double rate_mib, double access_us = 0, uint32_t qd = 
   return p;
 }
 
-// Runs `body` in a forked child as uid/gid (no supplementary groups); returns its exit code,
+// Runs `body` in a forked child as uid/gid with supplementary `groups`; returns its exit code,
 // or 255 when the switch failed or it died.
-inline int run_as(uid_t uid, gid_t gid, const std::function<int()>& body) {
+inline int run_as(uid_t uid, gid_t gid, const std::function<int()>& body,
+                  const std::vector<gid_t>& groups = {}) {
   pid_t pid = fork();
   if (pid == 0) {
-    if (setgroups(0, nullptr) != 0 || setresgid(gid, gid, gid) != 0 ||
+    if (setgroups(groups.size(), groups.data()) != 0 || setresgid(gid, gid, gid) != 0 ||
         setresuid(uid, uid, uid) != 0) {
       _exit(255);
     }
