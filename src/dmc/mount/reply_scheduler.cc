@@ -46,6 +46,11 @@ size_t ReplyScheduler::queued() const {
   return heap_.size();
 }
 
+int64_t ReplyScheduler::wake_ahead_ns() const {
+  std::lock_guard lock(mu_);
+  return wake_ahead_ns_;
+}
+
 int64_t ReplyScheduler::max_lateness_ns() const {
   std::lock_guard lock(mu_);
   return max_lateness_ns_;
@@ -61,15 +66,19 @@ void ReplyScheduler::run() {
       wake_.wait(lock);
       continue;
     }
-    const int64_t now = clock_.now_ns();
-    const int64_t due = heap_.front().due_ns;
-    if (due > now && !stopping_) {
+    int64_t now = clock_.now_ns();
+    const int64_t wake_at = heap_.front().due_ns - wake_ahead_ns_;
+    if (wake_at > now && !stopping_) {
       // steady_clock is CLOCK_MONOTONIC on Linux, the clock MonotonicClock reads.
-      auto deadline = std::chrono::steady_clock::time_point(std::chrono::nanoseconds(due));
-      wake_.wait_until(lock, deadline);
-      continue;
+      auto deadline = std::chrono::steady_clock::time_point(std::chrono::nanoseconds(wake_at));
+      if (wake_.wait_until(lock, deadline) == std::cv_status::no_timeout) continue;
+      now = clock_.now_ns();
+      if (heap_.empty() || heap_.front().due_ns - wake_ahead_ns_ > now) continue;
+      // Woken by the timer for the entry we waited for: learn how late timers fire.
+      const int64_t late = std::clamp<int64_t>(now - wake_at, 0, kMaxWakeAheadNs);
+      wake_ahead_ns_ = (wake_ahead_ns_ * 7 + late) / 8;
     }
-    while (!heap_.empty() && (stopping_ || heap_.front().due_ns <= now)) {
+    while (!heap_.empty() && (stopping_ || heap_.front().due_ns - wake_ahead_ns_ <= now)) {
       std::pop_heap(heap_.begin(), heap_.end(), Later());
       max_lateness_ns_ = std::max(max_lateness_ns_, now - heap_.back().due_ns);
       ready.push_back(std::move(heap_.back()));

@@ -5,6 +5,11 @@
 // condition-variable waits on CLOCK_MONOTONIC (1 ns timer slack). Whatever the reply needs (read
 // data buffers included) lives in the Reply closure until it has run.
 //
+// Wake-up compensation: a timed wait returns some tens of microseconds after its deadline (more
+// on a busy VM). The thread tracks that lateness (a moving average, capped at kMaxWakeAheadNs)
+// and asks to wake that much before the due time, so replies go out at their due time on
+// average instead of always late; a reply may thus leave up to wake_ahead_ns() early.
+//
 // Locking: mu_ is a leaf lock; replies run with no lock held.
 #pragma once
 
@@ -37,6 +42,10 @@ class ReplyScheduler {
   size_t queued() const;
   // Worst lateness seen (actual send - due), for the tests and status.
   int64_t max_lateness_ns() const;
+  // Current wake-up compensation.
+  int64_t wake_ahead_ns() const;
+
+  static constexpr int64_t kMaxWakeAheadNs = 150'000;
 
  private:
   struct Entry {
@@ -58,6 +67,7 @@ class ReplyScheduler {
   uint64_t next_seq_ = 0;    // guarded by mu_
   bool stopping_ = false;    // guarded by mu_
   int64_t max_lateness_ns_ = 0;  // guarded by mu_
+  int64_t wake_ahead_ns_ = 0;    // guarded by mu_
   std::thread thread_;
 };
 
