@@ -85,6 +85,21 @@ TEST_F(MountPermission, FilesAUserCreatesAreOwnedByThatUser) {
             }), 0);
 }
 
+TEST_F(MountPermission, WriteByAnotherUserClearsSetuidLikeTheBackingFilesystem) {
+  int fd = open(path("pub/setuid").c_str(), O_WRONLY | O_CREAT, 0644);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  ASSERT_EQ(chmod(path("pub/setuid").c_str(), 04777), 0);
+  EXPECT_EQ(run_as(kNobody, kNogroup, [&] {
+              int f = open(path("pub/setuid").c_str(), O_WRONLY | O_APPEND);
+              return f >= 0 && write(f, "x", 1) == 1 ? 0 : 1;
+            }), 0);
+  struct stat st;
+  ASSERT_EQ(stat(path("pub/setuid").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0777u);
+  EXPECT_EQ(st.st_size, 1);
+}
+
 TEST_F(MountPermission, SupplementaryGroupsCount) {
   auto read_group_file = [&] { return open(path("group").c_str(), O_RDONLY) >= 0 ? 0 : errno; };
   EXPECT_EQ(run_as(kNobody, kNogroup, read_group_file, {kOtherGroup}), 0);

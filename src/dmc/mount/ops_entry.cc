@@ -109,6 +109,19 @@ int apply_setattr(const Inode& inode, const struct stat& attr, int to_set, fuse_
   return 0;
 }
 
+// The kernel clears setuid/setgid bits itself when someone other than the owner writes to or
+// truncates such a file, and sends that to us as a mode change; the writer may not chmod the
+// file, so it is applied with the daemon's own rights. A chmod from user space never looks like
+// this to us: with default_permissions the kernel lets only the owner (or root) chmod.
+bool is_privilege_kill(const Inode& inode, const struct stat& attr, int to_set) {
+  const int ignored = FUSE_SET_ATTR_CTIME | FUSE_SET_ATTR_KILL_SUID | FUSE_SET_ATTR_KILL_SGID;
+  if ((to_set & ~ignored) != FUSE_SET_ATTR_MODE) return false;
+  struct stat now;
+  if (fstatat(inode.fd, "", &now, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0) return false;
+  const mode_t kill = S_ISUID | S_ISGID;
+  return (now.st_mode & kill) != 0 && (attr.st_mode & 07777) == (now.st_mode & 07777 & ~kill);
+}
+
 void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set,
                 fuse_file_info* fi) {
   Filesystem& fs = fs_of(req);
@@ -117,7 +130,9 @@ void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set,
   const int64_t completion = charge_metadata(fs, inode, arrival);
   int r;
   struct stat st;
-  {
+  if (is_privilege_kill(inode, *attr, to_set)) {
+    r = apply_setattr(inode, *attr, to_set, fi);  // as root, like the kernel's ATTR_FORCE
+  } else {
     CallerCredentials creds(req);
     r = creds.error() ? creds.error() : apply_setattr(inode, *attr, to_set, fi);
   }
