@@ -5,6 +5,7 @@
 #include <fuse_lowlevel.h>
 #include <poll.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -119,6 +120,16 @@ void redirect_stdio(const std::string& log_path) {
   if (log_fd > 2) close(log_fd);
 }
 
+// Removes the daemon's log when it stayed empty and is still this daemon's (a daemon started
+// later for the same directory may have opened the same path).
+void remove_empty_log(const std::string& log_path) {
+  struct stat mine, there;
+  if (fstat(2, &mine) == 0 && stat(log_path.c_str(), &there) == 0 && mine.st_dev == there.st_dev &&
+      mine.st_ino == there.st_ino && there.st_size == 0) {
+    unlink(log_path.c_str());
+  }
+}
+
 void report(int ready_fd, const std::string& message) {
   if (ready_fd >= 0) write_all(ready_fd, "error: " + message + "\n");
 }
@@ -194,6 +205,7 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
   }
   fuse_remove_signal_handlers(se);
   fuse_session_destroy(se);
+  remove_empty_log(config.paths.log);
   return exit_code;
 }
 

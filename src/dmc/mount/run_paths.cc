@@ -111,6 +111,8 @@ Result<DaemonState> read_state(const std::string& path) {
 void remove_run_files(const RunPaths& paths) {
   unlink(paths.socket.c_str());
   unlink(paths.state.c_str());
+  struct stat st;
+  if (stat(paths.log.c_str(), &st) == 0 && st.st_size == 0) unlink(paths.log.c_str());
 }
 
 }  // namespace diskcond::mount

@@ -37,7 +37,7 @@ Status ensure_run_directory();
 // Written atomically (temporary file + rename).
 Status write_state(const std::string& path, const DaemonState& state);
 Result<DaemonState> read_state(const std::string& path);
-// Removes the socket and state files (missing ones are fine).
+// Removes the socket and state files, and the log when it is empty (missing ones are fine).
 void remove_run_files(const RunPaths& paths);
 
 }  // namespace diskcond::mount
