@@ -26,7 +26,9 @@ class AddressSpace {
   // Base of the region of inode (dev, ino); stable across runs and mounts.
   uint64_t region_base(dev_t dev, ino_t ino) const;
   // Device address of byte `offset` of a file whose region starts at `base`.
-  uint64_t address(uint64_t base, uint64_t offset) const { return (base % capacity_ + offset % capacity_) % capacity_; }
+  uint64_t address(uint64_t base, uint64_t offset) const {
+    return (base % capacity_ + offset % capacity_) % capacity_;
+  }
 
  private:
   uint64_t capacity_;

@@ -50,7 +50,7 @@ class Conditioner {
   DiskModel model_;
   std::atomic<int64_t> added_delay_sum_ns_{0};
   std::atomic<uint64_t> replies_{0};
-  std::atomic<int64_t> floor_read_ns_{0};   // 0 = none seen yet
+  std::atomic<int64_t> floor_read_ns_{0};  // 0 = none seen yet
   std::atomic<int64_t> floor_write_ns_{0};
 };
 

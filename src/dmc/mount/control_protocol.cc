@@ -9,21 +9,20 @@ using nlohmann::json;
 
 json settings_to_json(const MountSettings& s) {
   const Profile& p = s.profile;
-  return json{
-      {"cache", s.cache == CacheMode::kNoCache ? "none" : "page"},
-      {"profile",
-       {{"name", p.name},
-        {"type", std::string(to_string(p.type))},
-        {"access_time_ns", p.access_time_ns},
-        {"read_bytes_per_sec", p.read_bytes_per_sec},
-        {"write_bytes_per_sec", p.write_bytes_per_sec},
-        {"queue_depth", p.queue_depth},
-        {"max_read_bytes", p.max_read_bytes},
-        {"max_write_bytes", p.max_write_bytes},
-        {"max_read_segments", p.max_read_segments},
-        {"max_write_segments", p.max_write_segments},
-        {"spinup_idle_ns", p.spinup_idle_ns},
-        {"spinup_ns", p.spinup_ns}}}};
+  return json{{"cache", s.cache == CacheMode::kNoCache ? "none" : "page"},
+              {"profile",
+               {{"name", p.name},
+                {"type", std::string(to_string(p.type))},
+                {"access_time_ns", p.access_time_ns},
+                {"read_bytes_per_sec", p.read_bytes_per_sec},
+                {"write_bytes_per_sec", p.write_bytes_per_sec},
+                {"queue_depth", p.queue_depth},
+                {"max_read_bytes", p.max_read_bytes},
+                {"max_write_bytes", p.max_write_bytes},
+                {"max_read_segments", p.max_read_segments},
+                {"max_write_segments", p.max_write_segments},
+                {"spinup_idle_ns", p.spinup_idle_ns},
+                {"spinup_ns", p.spinup_ns}}}};
 }
 
 // Reads an unsigned/signed integer field without throwing.
@@ -31,11 +30,14 @@ template <class T>
 Status read_int(const json& obj, const char* key, T& out) {
   auto it = obj.find(key);
   if (it == obj.end()) return make_error(std::string("missing field '") + key + "'");
-  if (!it->is_number_integer()) return make_error(std::string("field '") + key + "' is not an integer");
+  if (!it->is_number_integer())
+    return make_error(std::string("field '") + key + "' is not an integer");
   if constexpr (std::is_unsigned_v<T>) {
-    if (!it->is_number_unsigned()) return make_error(std::string("field '") + key + "' is negative");
+    if (!it->is_number_unsigned())
+      return make_error(std::string("field '") + key + "' is negative");
     uint64_t v = it->get<uint64_t>();
-    if (v > std::numeric_limits<T>::max()) return make_error(std::string("field '") + key + "' is too large");
+    if (v > std::numeric_limits<T>::max())
+      return make_error(std::string("field '") + key + "' is too large");
     out = static_cast<T>(v);
   } else {
     out = static_cast<T>(it->get<int64_t>());
@@ -45,14 +47,15 @@ Status read_int(const json& obj, const char* key, T& out) {
 
 Status read_string(const json& obj, const char* key, std::string& out) {
   auto it = obj.find(key);
-  if (it == obj.end() || !it->is_string()) return make_error(std::string("field '") + key + "' must be a string");
+  if (it == obj.end() || !it->is_string())
+    return make_error(std::string("field '") + key + "' must be a string");
   out = it->get<std::string>();
   return ok_status();
 }
 
-#define TRY(expr)                   \
-  do {                              \
-    auto _s = (expr);               \
+#define TRY(expr)                           \
+  do {                                      \
+    auto _s = (expr);                       \
     if (!_s.ok()) return Error{_s.error()}; \
   } while (0)
 
@@ -111,7 +114,8 @@ Result<MountCounters> counters_from_json(const json& j) {
       return make_error(std::string("counters.") + key + " must be an array of 3");
     }
     for (size_t i = 0; i < 3; ++i) {
-      if (!(*it)[i].is_number_unsigned()) return make_error(std::string("counters.") + key + " holds a non-count");
+      if (!(*it)[i].is_number_unsigned())
+        return make_error(std::string("counters.") + key + " holds a non-count");
       (key[0] == 'c' ? c.commands : c.bytes)[i] = (*it)[i].get<uint64_t>();
     }
   }
@@ -119,7 +123,8 @@ Result<MountCounters> counters_from_json(const json& j) {
                           std::pair{"floor_read_ns", &c.floor_read_ns},
                           std::pair{"floor_write_ns", &c.floor_write_ns}}) {
     auto it = j.find(key);
-    if (it == j.end() || !it->is_number()) return make_error(std::string("counters.") + key + " must be a number");
+    if (it == j.end() || !it->is_number())
+      return make_error(std::string("counters.") + key + " must be a number");
     *out = it->get<double>();
   }
   TRY(read_int(j, "queue_occupancy", c.queue_occupancy));
@@ -181,7 +186,9 @@ Result<ControlRequest> decode_request(const std::string& line) {
   return r;
 }
 
-std::string encode_ok() { return json{{"ok", true}}.dump() + "\n"; }
+std::string encode_ok() {
+  return json{{"ok", true}}.dump() + "\n";
+}
 
 std::string encode_error(const std::string& message) {
   return json{{"ok", false}, {"error", message}}.dump() + "\n";

@@ -62,7 +62,9 @@ Result<std::string> read_line(int fd, int timeout_ms) {
 
 }  // namespace
 
-ControlServer::~ControlServer() { stop(); }
+ControlServer::~ControlServer() {
+  stop();
+}
 
 Status ControlServer::start(const std::string& path, Handler handler) {
   auto addr = socket_address(path);
@@ -79,7 +81,8 @@ Status ControlServer::start(const std::string& path, Handler handler) {
     listen_fd_ = -1;
     return make_error("control socket " + path + ": " + std::strerror(err));
   }
-  if (pipe2(wake_pipe_, O_CLOEXEC) < 0) return make_error(std::string("pipe: ") + std::strerror(errno));
+  if (pipe2(wake_pipe_, O_CLOEXEC) < 0)
+    return make_error(std::string("pipe: ") + std::strerror(errno));
   thread_ = std::thread([this] { run(); });
   return ok_status();
 }

@@ -175,9 +175,9 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
 
   ControlServer control;
   Daemon daemon{config, conditioner, fs, control};
-  auto listening = control.start(config.paths.socket, [&daemon](const std::string& line, uid_t uid) {
-    return daemon.handle(line, uid);
-  });
+  auto listening = control.start(
+      config.paths.socket,
+      [&daemon](const std::string& line, uid_t uid) { return daemon.handle(line, uid); });
   auto written = listening.ok()
                      ? write_state(config.paths.state,
                                    DaemonState{getpid(), config.mount_point, config.paths.socket})
@@ -211,7 +211,8 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
 
 Result<pid_t> spawn_daemon(const DaemonConfig& config) {
   int pipe_fds[2];
-  if (pipe2(pipe_fds, O_CLOEXEC) < 0) return make_error(std::string("pipe: ") + std::strerror(errno));
+  if (pipe2(pipe_fds, O_CLOEXEC) < 0)
+    return make_error(std::string("pipe: ") + std::strerror(errno));
   const pid_t child = fork();
   if (child < 0) {
     close(pipe_fds[0]);
@@ -242,7 +243,8 @@ Result<pid_t> spawn_daemon(const DaemonConfig& config) {
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) {
       close(pipe_fds[0]);
-      return make_error("the daemon did not report readiness in time (see " + config.paths.log + ")");
+      return make_error("the daemon did not report readiness in time (see " + config.paths.log +
+                        ")");
     }
     ssize_t n = read(pipe_fds[0], buf, sizeof(buf));
     if (n < 0 && errno == EINTR) continue;

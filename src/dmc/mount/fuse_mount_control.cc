@@ -42,7 +42,8 @@ void sleep_ms(int ms) {
 }
 
 Status need_root(const char* what) {
-  if (geteuid() != 0) return make_error(std::string("only root may ") + what + " a conditioned mount");
+  if (geteuid() != 0)
+    return make_error(std::string("only root may ") + what + " a conditioned mount");
   return ok_status();
 }
 
@@ -62,7 +63,8 @@ class FuseMountControl final : public MountControl {
     }
     int fd = open(path->c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) {
-      return make_error(*path + (errno == ENOTDIR ? ": not a directory" : ": " + std::string(std::strerror(errno))));
+      return make_error(*path + (errno == ENOTDIR ? ": not a directory"
+                                                  : ": " + std::string(std::strerror(errno))));
     }
     if (auto s = ensure_run_directory(); !s.ok()) {
       close(fd);
@@ -94,7 +96,8 @@ class FuseMountControl final : public MountControl {
     if (!reply.ok()) {
       // No daemon behind the mount: a stale mount ("Transport endpoint is not connected").
       if (umount2(path->c_str(), MNT_DETACH) < 0) {
-        return make_error("cannot detach the stale mount on " + *path + ": " + std::strerror(errno));
+        return make_error("cannot detach the stale mount on " + *path + ": " +
+                          std::strerror(errno));
       }
       remove_run_files(paths);
       return ok_status();
@@ -103,7 +106,8 @@ class FuseMountControl final : public MountControl {
     // Unmounted: the daemon sends what is left and exits (at once unless files keep a lazily
     // detached mount alive).
     if (!force && state.ok()) {
-      for (int waited = 0; waited < kExitWaitMs && process_alive(state->pid); waited += 5) sleep_ms(5);
+      for (int waited = 0; waited < kExitWaitMs && process_alive(state->pid); waited += 5)
+        sleep_ms(5);
     }
     return ok_status();
   }
@@ -141,7 +145,8 @@ class FuseMountControl final : public MountControl {
     request.op = ControlOp::kUpdate;
     request.settings = settings;
     auto reply = control_call(run_paths_for(*path).socket, encode_request(request));
-    if (!reply.ok()) return make_error(*path + ": the daemon does not answer (" + reply.error() + "); run stop");
+    if (!reply.ok())
+      return make_error(*path + ": the daemon does not answer (" + reply.error() + "); run stop");
     return decode_ack(*reply);
   }
 };

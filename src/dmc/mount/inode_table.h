@@ -27,9 +27,9 @@ struct Inode {
   int fd = -1;  // O_PATH|O_NOFOLLOW, owned by the table
   dev_t dev = 0;
   ino_t ino = 0;
-  mode_t type = 0;         // S_IFMT bits
+  mode_t type = 0;  // S_IFMT bits
   uint64_t region_base = 0;
-  uint64_t nlookup = 0;    // guarded by InodeTable::mu_
+  uint64_t nlookup = 0;  // guarded by InodeTable::mu_
 };
 
 class InodeTable {

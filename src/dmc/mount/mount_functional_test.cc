@@ -139,6 +139,26 @@ TEST_F(MountFunctional, FileAndDirectoryOperations) {
   EXPECT_EQ(access(path("fifo").c_str(), F_OK), 0);
 }
 
+TEST_F(MountFunctional, MountOptionsFollowTheBackingMount) {
+  start(ssd_profile(0));
+  struct statvfs backing, through;
+  ASSERT_EQ(statvfs("/tmp", &backing), 0);
+  ASSERT_EQ(statvfs(dir_.c_str(), &through), 0);
+  EXPECT_EQ(through.f_flag & (ST_NOSUID | ST_NODEV | ST_NOEXEC | ST_RDONLY),
+            backing.f_flag & (ST_NOSUID | ST_NODEV | ST_NOEXEC | ST_RDONLY));
+  std::ifstream info("/proc/self/mountinfo");
+  std::string line;
+  bool found = false;
+  while (std::getline(info, line)) {
+    if (line.find(" " + dir_ + " ") == std::string::npos) continue;
+    found = true;
+    EXPECT_NE(line.find("allow_other"), std::string::npos) << line;
+    EXPECT_NE(line.find("default_permissions"), std::string::npos) << line;
+    EXPECT_NE(line.find("fuse.diskcond"), std::string::npos) << line;
+  }
+  EXPECT_TRUE(found);
+}
+
 TEST_F(MountFunctional, DirectIoWithAlignedBuffers) {
   start(ssd_profile(0), CacheMode::kPageCache);
   int fd = open(path("direct").c_str(), O_RDWR | O_CREAT | O_DIRECT, 0644);

@@ -118,15 +118,17 @@ TEST_F(MountLifecycle, ControlSocketRejectsBadInputAndNonRootChanges) {
   update.settings = MountSettings{builtin_profiles()[0]};
   ControlRequest stop;
   stop.op = ControlOp::kStop;
-  EXPECT_EQ(run_as(kNobody, kNogroup, [&] {
-              auto status = control_call(socket, encode_request(ControlRequest{}));
-              if (!status.ok() || !decode_status(*status).ok()) return 1;
-              auto u = control_call(socket, encode_request(update));
-              if (!u.ok() || decode_ack(*u).ok()) return 2;
-              auto s = control_call(socket, encode_request(stop));
-              if (!s.ok() || decode_ack(*s).ok()) return 3;
-              return 0;
-            }), 0);
+  EXPECT_EQ(run_as(kNobody, kNogroup,
+                   [&] {
+                     auto status = control_call(socket, encode_request(ControlRequest{}));
+                     if (!status.ok() || !decode_status(*status).ok()) return 1;
+                     auto u = control_call(socket, encode_request(update));
+                     if (!u.ok() || decode_ack(*u).ok()) return 2;
+                     auto s = control_call(socket, encode_request(stop));
+                     if (!s.ok() || decode_ack(*s).ok()) return 3;
+                     return 0;
+                   }),
+            0);
   auto st = control_->status(dir_);
   ASSERT_TRUE(st.ok());
   EXPECT_TRUE(st->daemon_alive);

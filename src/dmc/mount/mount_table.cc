@@ -56,10 +56,13 @@ Result<std::string> canonical_directory_path(const std::string& path) {
   std::string trimmed = path;
   while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
   const size_t slash = trimmed.rfind('/');
-  const std::string parent = slash == std::string::npos ? "." : slash == 0 ? "/" : trimmed.substr(0, slash);
+  const std::string parent = slash == std::string::npos ? "."
+                             : slash == 0               ? "/"
+                                                        : trimmed.substr(0, slash);
   const std::string name = slash == std::string::npos ? trimmed : trimmed.substr(slash + 1);
   if (name == "." || name == "..") return make_error(path + ": " + std::strerror(err));
-  if (realpath(parent.c_str(), buf) == nullptr) return make_error(path + ": " + std::strerror(errno));
+  if (realpath(parent.c_str(), buf) == nullptr)
+    return make_error(path + ": " + std::strerror(errno));
   std::string out(buf);
   return (out == "/" ? out : out + "/") + name;
 }

@@ -67,7 +67,9 @@ void make_file(const std::string& file, uint64_t size, size_t bs = 1 << 20) {
   fclose(f);
 }
 
-bool have_fio() { return std::system("fio --version >/dev/null 2>&1") == 0; }
+bool have_fio() {
+  return std::system("fio --version >/dev/null 2>&1") == 0;
+}
 
 // Runs fio with libaio (or `engine`) on `file` and returns what it measured.
 Measured fio(const std::string& file, const std::string& rw, const std::string& bs, int iodepth,
@@ -94,13 +96,13 @@ Measured fio(const std::string& file, const std::string& rw, const std::string& 
 // Expects `measure()` within [low, high] x expected. The machine is shared with other builds, so
 // a run outside the bounds is measured once more before failing: one disturbed run must not fail
 // the suite, while a wrongly conditioned mount fails both.
-#define EXPECT_WITHIN(measure, expected, low, high)                                    \
-  do {                                                                                 \
-    const double _want = (expected);                                                   \
-    double _got = (measure);                                                           \
-    if (_got < _want * (low) || _got > _want * (high)) _got = (measure);               \
-    EXPECT_GE(_got, _want * (low)) << "expected about " << _want;                      \
-    EXPECT_LE(_got, _want * (high)) << "expected about " << _want;                     \
+#define EXPECT_WITHIN(measure, expected, low, high)                      \
+  do {                                                                   \
+    const double _want = (expected);                                     \
+    double _got = (measure);                                             \
+    if (_got < _want * (low) || _got > _want * (high)) _got = (measure); \
+    EXPECT_GE(_got, _want*(low)) << "expected about " << _want;          \
+    EXPECT_LE(_got, _want*(high)) << "expected about " << _want;         \
   } while (0)
 
 using MountTiming = MountTest;
@@ -120,7 +122,8 @@ TEST_F(MountTiming, SequentialThroughputAtQd1AndQd32) {
   start(ssd_profile(20, 100, 32));
   const double predicted =
       predict(ssd_profile(20, 100, 32), Workload{Pattern::kSequential, Op::kWrite, kMiB, 1})
-          .bytes_per_sec / kMiB;
+          .bytes_per_sec /
+      kMiB;
   EXPECT_WITHIN(direct_loop(path("seq"), true, false, kMiB, 64 * kMiB, 1.5).mib_per_s, predicted,
                 0.93, 1.03);
   EXPECT_WITHIN(direct_loop(path("seq"), false, false, kMiB, 64 * kMiB, 1.5).mib_per_s, predicted,
@@ -135,8 +138,7 @@ TEST_F(MountTiming, RandomReadsMatchThePrediction) {
   make_file(path("rand"), 64 * kMiB);
   const Profile profile = ssd_profile(20, 2000, 8);
   start(profile);
-  const double predicted =
-      predict(profile, Workload{Pattern::kRandom, Op::kRead, 4096, 1}).iops;
+  const double predicted = predict(profile, Workload{Pattern::kRandom, Op::kRead, 4096, 1}).iops;
   EXPECT_WITHIN(direct_loop(path("rand"), false, true, 4096, 64 * kMiB, 1.5).iops, predicted, 0.93,
                 1.03);
 }
@@ -197,6 +199,41 @@ TEST_F(MountTiming, LiveUpdateThenStopLeavesEveryByte) {
   fclose(f);
   // Native speed again: far above the profile.
   EXPECT_GT(direct_loop(path("data"), true, false, kMiB, 48 * kMiB, 0.3).mib_per_s, 100.0);
+}
+
+// The address-space mapping: a file read front to back is sequential on the pretend HDD, and
+// alternating between two files seeks every time.
+TEST_F(MountTiming, HddSeeksBetweenFilesNotWithinASequentialFile) {
+  make_file(path("a"), 8 * kMiB);
+  make_file(path("b"), 8 * kMiB);
+  Profile hdd = ssd_profile(100, 20000, 1);  // 20 ms mean seek, 100 MiB/s
+  hdd.type = DiskType::kHDD;
+  start(hdd);
+  constexpr size_t kBlock = 64 * 1024;
+  constexpr int kReads = 32;
+  int a = open(path("a").c_str(), O_RDONLY | O_DIRECT);
+  int b = open(path("b").c_str(), O_RDONLY | O_DIRECT);
+  ASSERT_GE(a, 0);
+  ASSERT_GE(b, 0);
+  void* buf = nullptr;
+  ASSERT_EQ(posix_memalign(&buf, 4096, kBlock), 0);
+  ASSERT_EQ(pread(a, buf, kBlock, 0), static_cast<ssize_t>(kBlock));  // head to a's region
+  int64_t t0 = monotonic_ns();
+  for (int i = 1; i <= kReads; ++i)
+    ASSERT_EQ(pread(a, buf, kBlock, i * kBlock), static_cast<ssize_t>(kBlock));
+  const double sequential_ms = static_cast<double>(monotonic_ns() - t0) / 1e6;
+  t0 = monotonic_ns();
+  for (int i = 0; i < kReads; ++i) {
+    int fd = i % 2 ? a : b;
+    ASSERT_EQ(pread(fd, buf, kBlock, (kReads + 1 + i) * kBlock), static_cast<ssize_t>(kBlock));
+  }
+  const double alternating_ms = static_cast<double>(monotonic_ns() - t0) / 1e6;
+  free(buf);
+  close(a);
+  close(b);
+  // Sequential: 32 transfers of 0.625 ms. Alternating: each read also seeks (>= 20/3 ms).
+  EXPECT_LT(sequential_ms, kReads * 0.625 * 1.5 + 5);
+  EXPECT_GT(alternating_ms, kReads * (20.0 / 3 + 0.625));
 }
 
 // A profile of all zeros adds no delay at all (how we measure our own overhead).

@@ -58,8 +58,8 @@ bool is_dot_or_dotdot(const char* name) {
   return name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'));
 }
 
-void read_directory(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset,
-                    fuse_file_info* fi, bool plus) {
+void read_directory(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_file_info* fi,
+                    bool plus) {
   Filesystem& fs = fs_of(req);
   DirHandle& d = dir_of(fi);
   if (offset != d.offset) {
@@ -137,8 +137,7 @@ void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_
   read_directory(req, ino, size, offset, fi, false);
 }
 
-void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset,
-                    fuse_file_info* fi) {
+void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_file_info* fi) {
   read_directory(req, ino, size, offset, fi, true);
 }
 

@@ -122,8 +122,7 @@ bool is_privilege_kill(const Inode& inode, const struct stat& attr, int to_set) 
   return (now.st_mode & kill) != 0 && (attr.st_mode & 07777) == (now.st_mode & 07777 & ~kill);
 }
 
-void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set,
-                fuse_file_info* fi) {
+void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set, fuse_file_info* fi) {
   Filesystem& fs = fs_of(req);
   const int64_t arrival = fs.conditioner.now();
   Inode& inode = fs.inodes.get(ino);

@@ -41,9 +41,9 @@ void op_open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   int fd;
   {
     CallerCredentials creds(req);
-    fd = creds.error() ? creds.error()
-                       : static_cast<int>(check(
-                             open(path.c_str(), (fi->flags & ~O_NOFOLLOW) | O_CLOEXEC)));
+    fd = creds.error()
+             ? creds.error()
+             : static_cast<int>(check(open(path.c_str(), (fi->flags & ~O_NOFOLLOW) | O_CLOEXEC)));
   }
   if (fd < 0) {
     fuse_reply_err(req, -fd);
@@ -69,10 +69,10 @@ void op_create(fuse_req_t req, fuse_ino_t parent_id, const char* name, mode_t mo
   int r;
   {
     CallerCredentials creds(req);
-    fd = creds.error() ? creds.error()
-                       : static_cast<int>(check(openat(parent.fd, name,
-                                                       (fi->flags & ~O_NOFOLLOW) | O_CREAT | O_CLOEXEC,
-                                                       mode)));
+    fd = creds.error()
+             ? creds.error()
+             : static_cast<int>(check(
+                   openat(parent.fd, name, (fi->flags & ~O_NOFOLLOW) | O_CREAT | O_CLOEXEC, mode)));
     r = fd < 0 ? fd : lookup_entry(fs, parent, name, &e);
   }
   if (r < 0) {

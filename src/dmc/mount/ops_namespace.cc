@@ -58,15 +58,13 @@ void op_mknod(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, 
 }
 
 void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode) {
-  create_entry(req, parent, name, [&](Inode& dir) {
-    return static_cast<int>(check(mkdirat(dir.fd, name, mode)));
-  });
+  create_entry(req, parent, name,
+               [&](Inode& dir) { return static_cast<int>(check(mkdirat(dir.fd, name, mode))); });
 }
 
 void op_symlink(fuse_req_t req, const char* link, fuse_ino_t parent, const char* name) {
-  create_entry(req, parent, name, [&](Inode& dir) {
-    return static_cast<int>(check(symlinkat(link, dir.fd, name)));
-  });
+  create_entry(req, parent, name,
+               [&](Inode& dir) { return static_cast<int>(check(symlinkat(link, dir.fd, name))); });
 }
 
 void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char* newname) {
@@ -81,9 +79,8 @@ void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char* n
 }
 
 void op_unlink(fuse_req_t req, fuse_ino_t parent, const char* name) {
-  change_entry(req, parent, [&](Inode& dir) {
-    return static_cast<int>(check(unlinkat(dir.fd, name, 0)));
-  });
+  change_entry(req, parent,
+               [&](Inode& dir) { return static_cast<int>(check(unlinkat(dir.fd, name, 0))); });
 }
 
 void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char* name) {

@@ -55,9 +55,8 @@ void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char* name, const char* v
   Filesystem& fs = fs_of(req);
   const int64_t arrival = fs.conditioner.now();
   const int64_t completion = charge_metadata(fs, fs.inodes.get(ino), arrival);
-  long r = as_caller(req, ino, [&](const char* path) {
-    return setxattr(path, name, value, size, flags);
-  });
+  long r = as_caller(req, ino,
+                     [&](const char* path) { return setxattr(path, name, value, size, flags); });
   reply_err_at(fs, req, arrival, completion, static_cast<int>(-r));
 }
 

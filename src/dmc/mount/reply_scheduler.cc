@@ -11,7 +11,9 @@ ReplyScheduler::ReplyScheduler(const Clock& clock) : clock_(clock) {
   thread_ = std::thread([this] { run(); });
 }
 
-ReplyScheduler::~ReplyScheduler() { drain(); }
+ReplyScheduler::~ReplyScheduler() {
+  drain();
+}
 
 void ReplyScheduler::at(int64_t due_ns, Reply reply) {
   if (due_ns <= clock_.now_ns()) {

@@ -63,9 +63,9 @@ class ReplyScheduler {
   const Clock& clock_;
   mutable std::mutex mu_;
   std::condition_variable wake_;
-  std::vector<Entry> heap_;  // guarded by mu_
-  uint64_t next_seq_ = 0;    // guarded by mu_
-  bool stopping_ = false;    // guarded by mu_
+  std::vector<Entry> heap_;      // guarded by mu_
+  uint64_t next_seq_ = 0;        // guarded by mu_
+  bool stopping_ = false;        // guarded by mu_
   int64_t max_lateness_ns_ = 0;  // guarded by mu_
   int64_t wake_ahead_ns_ = 0;    // guarded by mu_
   std::thread thread_;

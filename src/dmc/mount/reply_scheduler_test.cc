@@ -31,7 +31,10 @@ TEST(MountReplyScheduler, RepliesAtTheirTimeInOrder) {
       sent.emplace_back(i, clock.now_ns() - start);
     });
   }
-  while (s.queued() > 0 || [&] { std::lock_guard l(mu); return sent.size() < 3; }()) {
+  while (s.queued() > 0 || [&] {
+    std::lock_guard l(mu);
+    return sent.size() < 3;
+  }()) {
     timespec ts{0, kMs};
     nanosleep(&ts, nullptr);
   }

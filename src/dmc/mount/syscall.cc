@@ -4,7 +4,9 @@
 
 namespace diskcond::mount {
 
-std::string proc_fd_path(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
+std::string proc_fd_path(int fd) {
+  return "/proc/self/fd/" + std::to_string(fd);
+}
 
 int write_all(int fd, const std::string& text) {
   size_t done = 0;

@@ -8,7 +8,9 @@
 namespace diskcond::mount {
 
 // r < 0 -> -errno, else r. Call right after the system call.
-inline long check(long r) { return r < 0 ? -errno : r; }
+inline long check(long r) {
+  return r < 0 ? -errno : r;
+}
 
 // "/proc/self/fd/<fd>": reopens an O_PATH descriptor's file (the magic link follows it).
 std::string proc_fd_path(int fd);
