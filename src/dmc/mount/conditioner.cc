@@ -25,11 +25,23 @@ void Conditioner::reply(int64_t arrival_ns, int64_t completion_ns, Op op, uint64
   const int64_t due = std::max(completion_ns, io_done);
   added_delay_sum_ns_.fetch_add(due - io_done, std::memory_order_relaxed);
   replies_.fetch_add(1, std::memory_order_relaxed);
+  if (io_done > completion_ns) {
+    backing_bound_.fetch_add(1, std::memory_order_relaxed);
+    backing_excess_sum_ns_.fetch_add(io_done - completion_ns, std::memory_order_relaxed);
+  }
   if (data && length == 4096) {
     const int64_t service = std::max<int64_t>(io_done - arrival_ns, 1);
     lower(op == Op::kRead ? floor_read_ns_ : floor_write_ns_, service);
   }
   scheduler_.at(due, std::move(send));
+}
+
+BackingBound Conditioner::backing_bound() const {
+  BackingBound b;
+  b.replies = backing_bound_.load();
+  b.mean_excess_ns =
+      b.replies == 0 ? 0 : static_cast<double>(backing_excess_sum_ns_.load()) / b.replies;
+  return b;
 }
 
 MountCounters Conditioner::counters() const {

@@ -24,6 +24,11 @@ namespace diskcond::mount {
 // Cost of one metadata change (create, unlink, rename, setattr ...) in the model: a small write.
 constexpr uint64_t kMetadataWriteBytes = 4096;
 
+struct BackingBound {
+  uint64_t replies = 0;
+  double mean_excess_ns = 0;
+};
+
 class Conditioner {
  public:
   // REQUIRES: validate(profile) is ok; capacity > 0.
@@ -41,6 +46,9 @@ class Conditioner {
   void set_profile(const Profile& profile) { model_.set_profile(profile); }
   Profile profile() const { return model_.profile(); }
   MountCounters counters() const;
+  // Replies whose backing I/O ended after the model's completion (the host, not the profile,
+  // decided their time), and by how much on average. Diagnostics for status.
+  BackingBound backing_bound() const;
 
  private:
   static void lower(std::atomic<int64_t>& floor, int64_t value);
@@ -50,6 +58,8 @@ class Conditioner {
   DiskModel model_;
   std::atomic<int64_t> added_delay_sum_ns_{0};
   std::atomic<uint64_t> replies_{0};
+  std::atomic<uint64_t> backing_bound_{0};
+  std::atomic<int64_t> backing_excess_sum_ns_{0};
   std::atomic<int64_t> floor_read_ns_{0};  // 0 = none seen yet
   std::atomic<int64_t> floor_write_ns_{0};
 };

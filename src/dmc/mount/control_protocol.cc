@@ -199,7 +199,12 @@ std::string encode_status(const StatusReply& s) {
               {"pid", s.pid},
               {"mount_point", s.mount_point},
               {"settings", settings_to_json(s.settings)},
-              {"counters", counters_to_json(s.counters)}}
+              {"counters", counters_to_json(s.counters)},
+              {"diagnostics",
+               {{"backing_bound_replies", s.diagnostics.backing_bound_replies},
+                {"backing_bound_mean_excess_ns", s.diagnostics.backing_bound_mean_excess_ns},
+                {"wake_ahead_ns", s.diagnostics.wake_ahead_ns},
+                {"max_lateness_ns", s.diagnostics.max_lateness_ns}}}}
              .dump() +
          "\n";
 }
@@ -229,6 +234,16 @@ Result<StatusReply> decode_status(const std::string& line) {
   auto counters = counters_from_json(j.value("counters", json()));
   if (!counters.ok()) return Error{"bad status from daemon: " + counters.error()};
   s.counters = *counters;
+  auto d = j.find("diagnostics");
+  if (d != j.end() && d->is_object()) {
+    static_cast<void>(read_int(*d, "backing_bound_replies", s.diagnostics.backing_bound_replies));
+    static_cast<void>(read_int(*d, "wake_ahead_ns", s.diagnostics.wake_ahead_ns));
+    static_cast<void>(read_int(*d, "max_lateness_ns", s.diagnostics.max_lateness_ns));
+    auto excess = d->find("backing_bound_mean_excess_ns");
+    if (excess != d->end() && excess->is_number()) {
+      s.diagnostics.backing_bound_mean_excess_ns = excess->get<double>();
+    }
+  }
   return s;
 }
 

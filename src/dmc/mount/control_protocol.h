@@ -5,7 +5,7 @@
 //   {"op":"update","settings":{...}}             root only (SO_PEERCRED uid 0)
 //   {"op":"stop","force":false}                  root only
 // Replies: {"ok":true, ...} or {"ok":false,"error":"<one line>"}. A status reply carries
-// "pid", "mount_point", "settings" and "counters". Settings:
+// "pid", "mount_point", "settings", "counters" and "diagnostics" (optional). Settings:
 //   {"cache":"page"|"none","profile":{"name":..,"type":"SSD"|"HDD","access_time_ns":..,
 //    "read_bytes_per_sec":..,"write_bytes_per_sec":..,"queue_depth":..,"max_read_bytes":..,
 //    "max_write_bytes":..,"max_read_segments":..,"max_write_segments":..,"spinup_idle_ns":..,
@@ -33,11 +33,20 @@ struct ControlRequest {
   bool force = false;      // kStop
 };
 
+// Figures that explain a measurement but are not part of MountStatus.
+struct Diagnostics {
+  uint64_t backing_bound_replies = 0;       // replies timed by the backing I/O, not the model
+  double backing_bound_mean_excess_ns = 0;  // ... by how much they were later than the model
+  int64_t wake_ahead_ns = 0;                // the reply scheduler's timer compensation
+  int64_t max_lateness_ns = 0;              // the reply scheduler's worst lateness
+};
+
 struct StatusReply {
   pid_t pid = 0;
   std::string mount_point;
   MountSettings settings;
   MountCounters counters;
+  Diagnostics diagnostics;  // optional on the wire ("diagnostics")
 };
 
 std::string encode_request(const ControlRequest& request);

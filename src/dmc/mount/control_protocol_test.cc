@@ -45,6 +45,8 @@ TEST(MountControlProtocol, StatusRoundTrip) {
   st.counters.mean_added_delay_ns = 12.5;
   st.counters.queue_occupancy = 3;
   st.counters.floor_read_ns = 40000;
+  st.diagnostics.backing_bound_replies = 9;
+  st.diagnostics.wake_ahead_ns = 30000;
   auto back = decode_status(encode_status(st));
   ASSERT_TRUE(back.ok()) << back.error();
   EXPECT_EQ(back->pid, 1234);
@@ -55,6 +57,8 @@ TEST(MountControlProtocol, StatusRoundTrip) {
   EXPECT_DOUBLE_EQ(back->counters.mean_added_delay_ns, 12.5);
   EXPECT_EQ(back->counters.queue_occupancy, 3u);
   EXPECT_DOUBLE_EQ(back->counters.floor_read_ns, 40000);
+  EXPECT_EQ(back->diagnostics.backing_bound_replies, 9u);
+  EXPECT_EQ(back->diagnostics.wake_ahead_ns, 30000);
 }
 
 TEST(MountControlProtocol, MalformedRequestsAreErrors) {

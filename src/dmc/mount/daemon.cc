@@ -43,6 +43,7 @@ std::string mount_options(const struct statvfs& backing) {
 struct Daemon {
   const DaemonConfig& config;
   Conditioner& conditioner;
+  ReplyScheduler& scheduler;
   Filesystem& fs;
   ControlServer& control;
   std::atomic<bool> stopped{false};  // the mount was taken down through the control socket
@@ -58,6 +59,11 @@ struct Daemon {
         s.settings.profile = conditioner.profile();
         s.settings.cache = fs.cache.load();
         s.counters = conditioner.counters();
+        const BackingBound bound = conditioner.backing_bound();
+        s.diagnostics.backing_bound_replies = bound.replies;
+        s.diagnostics.backing_bound_mean_excess_ns = bound.mean_excess_ns;
+        s.diagnostics.wake_ahead_ns = scheduler.wake_ahead_ns();
+        s.diagnostics.max_lateness_ns = scheduler.max_lateness_ns();
         return encode_status(s);
       }
       case ControlOp::kUpdate:
@@ -174,7 +180,7 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
   }
 
   ControlServer control;
-  Daemon daemon{config, conditioner, fs, control};
+  Daemon daemon{config, conditioner, scheduler, fs, control};
   auto listening = control.start(
       config.paths.socket,
       [&daemon](const std::string& line, uid_t uid) { return daemon.handle(line, uid); });
