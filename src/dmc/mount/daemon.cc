@@ -5,12 +5,16 @@
 #include <fuse_lowlevel.h>
 #include <poll.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -142,7 +146,26 @@ void report(int ready_fd, const std::string& message) {
 
 }  // namespace
 
+// Every inode the kernel knows holds an O_PATH descriptor: allow as many as the system does.
+void raise_file_limit() {
+  rlimit limit;
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return;
+  long nr_open = 0;
+  if (FILE* f = fopen("/proc/sys/fs/nr_open", "r")) {
+    if (fscanf(f, "%ld", &nr_open) != 1) nr_open = 0;
+    fclose(f);
+  }
+  rlimit raised = limit;
+  raised.rlim_cur = raised.rlim_max =
+      std::max<rlim_t>(limit.rlim_max, static_cast<rlim_t>(nr_open));
+  if (setrlimit(RLIMIT_NOFILE, &raised) != 0) {  // without CAP_SYS_RESOURCE: up to the hard limit
+    limit.rlim_cur = limit.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &limit);
+  }
+}
+
 int run_daemon(const DaemonConfig& config, int ready_fd) {
+  raise_file_limit();
   if (int r = reset_process_credentials(); r < 0) {
     report(ready_fd, std::string("cannot reset credentials: ") + std::strerror(-r));
     return 1;
@@ -159,7 +182,10 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
   ReplyScheduler scheduler(clock);
   Conditioner conditioner(config.settings.profile, capacity, clock, scheduler);
   const int root_copy = dup(config.root_fd);  // the inode table owns (and closes) its copy
-  Filesystem fs(root_copy, capacity, conditioner, config.settings.cache);
+  // DISKCOND_INODE_FD_BUDGET: tests shrink the descriptor budget to exercise reopening.
+  const char* budget = std::getenv("DISKCOND_INODE_FD_BUDGET");
+  Filesystem fs(root_copy, capacity, conditioner, config.settings.cache,
+                budget ? std::strtoul(budget, nullptr, 10) : 0);
   fs.ready_fd = ready_fd;
 
   const std::string options = mount_options(backing);

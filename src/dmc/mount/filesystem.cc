@@ -35,9 +35,9 @@ Filesystem& fs_of(fuse_req_t req) {
   return *static_cast<Filesystem*>(fuse_req_userdata(req));
 }
 
-int lookup_entry(Filesystem& fs, Inode& parent, const char* name, fuse_entry_param* e) {
+int lookup_entry(Filesystem& fs, int parent_fd, const char* name, fuse_entry_param* e) {
   std::memset(e, 0, sizeof(*e));
-  int fd = static_cast<int>(check(openat(parent.fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC)));
+  int fd = static_cast<int>(check(openat(parent_fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC)));
   if (fd < 0) return fd;
   int r = static_cast<int>(check(fstatat(fd, "", &e->attr, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)));
   if (r < 0) {

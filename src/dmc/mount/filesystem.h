@@ -19,8 +19,13 @@
 namespace diskcond::mount {
 
 struct Filesystem {
-  Filesystem(int root_fd, uint64_t capacity, Conditioner& conditioner, CacheMode cache)
-      : space(capacity), inodes(root_fd, space), conditioner(conditioner), cache(cache) {}
+  // `fd_budget`: see InodeTable (0 = from RLIMIT_NOFILE).
+  Filesystem(int root_fd, uint64_t capacity, Conditioner& conditioner, CacheMode cache,
+             size_t fd_budget = 0)
+      : space(capacity),
+        inodes(root_fd, space, fd_budget),
+        conditioner(conditioner),
+        cache(cache) {}
 
   AddressSpace space;
   InodeTable inodes;
@@ -45,9 +50,9 @@ Filesystem& fs_of(fuse_req_t req);
 inline FileHandle& handle_of(fuse_file_info* fi) {
   return *reinterpret_cast<FileHandle*>(static_cast<uintptr_t>(fi->fh));
 }
-// Opens `name` in `parent` as O_PATH, records the lookup and fills `e`. Returns 0 or -errno.
-// REQUIRES: caller credentials in effect.
-int lookup_entry(Filesystem& fs, Inode& parent, const char* name, fuse_entry_param* e);
+// Opens `name` in the directory `parent_fd` (pinned) as O_PATH, records the lookup and fills
+// `e`. Returns 0 or -errno. REQUIRES: caller credentials in effect.
+int lookup_entry(Filesystem& fs, int parent_fd, const char* name, fuse_entry_param* e);
 // Charges one metadata write at `dir`'s region; returns the model completion time.
 int64_t charge_metadata(Filesystem& fs, const Inode& dir, int64_t arrival_ns);
 // Replies with `e` (or the error) at `completion_ns`, through the scheduler.

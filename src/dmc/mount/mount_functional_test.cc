@@ -159,6 +159,41 @@ TEST_F(MountFunctional, MountOptionsFollowTheBackingMount) {
   EXPECT_TRUE(found);
 }
 
+// More inodes than descriptors: the daemon closes and reopens O_PATH descriptors (budget 32 here,
+// three quarters of RLIMIT_NOFILE normally) and everything keeps working, for any user.
+TEST_F(MountFunctional, MoreInodesThanTheDescriptorBudget) {
+  constexpr int kFiles = 300;
+  ASSERT_EQ(mkdir(path("many").c_str(), 0777), 0);
+  chmod(path("many").c_str(), 0777);
+  for (int i = 0; i < kFiles; ++i) spit(path("many/f" + std::to_string(i)), std::to_string(i));
+  setenv("DISKCOND_INODE_FD_BUDGET", "32", 1);
+  start(ssd_profile(0));
+  unsetenv("DISKCOND_INODE_FD_BUDGET");
+  for (int round = 0; round < 2; ++round) {
+    for (int i = 0; i < kFiles; ++i) {
+      ASSERT_EQ(slurp(path("many/f" + std::to_string(i))), std::to_string(i)) << i;
+    }
+  }
+  // Operations on inodes whose descriptors were closed, as another user.
+  EXPECT_EQ(run_as(kNobody, kNogroup, [&] {
+              if (rename(path("many/f0").c_str(), path("many/g0").c_str()) != 0) return 1;
+              if (unlink(path("many/f1").c_str()) != 0) return 2;
+              struct stat st;
+              if (stat(path("many/f2").c_str(), &st) != 0) return 3;
+              int fd = open(path("many/f3").c_str(), O_RDONLY);
+              if (fd < 0) return 4;
+              close(fd);
+              return 0;
+            }), 0);
+  int entries = 0;
+  for (auto& e : std::filesystem::directory_iterator(path("many"))) {
+    (void)e;
+    ++entries;
+  }
+  EXPECT_EQ(entries, kFiles - 1);
+  EXPECT_EQ(slurp(path("many/g0")), "0");
+}
+
 TEST_F(MountFunctional, DirectIoWithAlignedBuffers) {
   start(ssd_profile(0), CacheMode::kPageCache);
   int fd = open(path("direct").c_str(), O_RDWR | O_CREAT | O_DIRECT, 0644);

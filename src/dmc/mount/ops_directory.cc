@@ -31,12 +31,13 @@ DirHandle& dir_of(fuse_file_info* fi) {
 
 void op_opendir(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   Filesystem& fs = fs_of(req);
-  int fd;
-  {
+  InodeFd dir = fs.inodes.pin(fs.inodes.get(ino));
+  int fd = dir.error();
+  if (dir.ok()) {
     CallerCredentials creds(req);
-    fd = creds.error() ? creds.error()
-                       : static_cast<int>(check(openat(fs.inodes.get(ino).fd, ".",
-                                                       O_RDONLY | O_DIRECTORY | O_CLOEXEC)));
+    fd = creds.error()
+             ? creds.error()
+             : static_cast<int>(check(openat(dir.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)));
   }
   if (fd < 0) {
     fuse_reply_err(req, -fd);
@@ -58,8 +59,7 @@ bool is_dot_or_dotdot(const char* name) {
   return name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'));
 }
 
-void read_directory(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_file_info* fi,
-                    bool plus) {
+void read_directory(fuse_req_t req, size_t size, off_t offset, fuse_file_info* fi, bool plus) {
   Filesystem& fs = fs_of(req);
   DirHandle& d = dir_of(fi);
   if (offset != d.offset) {
@@ -100,7 +100,7 @@ void read_directory(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, f
         e.attr.st_ino = entry->d_ino;
         e.attr.st_mode = DTTOIF(entry->d_type);
       } else {
-        int r = lookup_entry(fs, fs.inodes.get(ino), entry->d_name, &e);
+        int r = lookup_entry(fs, dirfd(d.dir), entry->d_name, &e);
         if (r < 0) {  // vanished meanwhile, or no permission: skip it
           d.pending = nullptr;
           d.offset = next;
@@ -133,12 +133,12 @@ void read_directory(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, f
   }
 }
 
-void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_file_info* fi) {
-  read_directory(req, ino, size, offset, fi, false);
+void op_readdir(fuse_req_t req, fuse_ino_t, size_t size, off_t offset, fuse_file_info* fi) {
+  read_directory(req, size, offset, fi, false);
 }
 
-void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_file_info* fi) {
-  read_directory(req, ino, size, offset, fi, true);
+void op_readdirplus(fuse_req_t req, fuse_ino_t, size_t size, off_t offset, fuse_file_info* fi) {
+  read_directory(req, size, offset, fi, true);
 }
 
 void op_releasedir(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {

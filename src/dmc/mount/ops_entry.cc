@@ -17,10 +17,11 @@ namespace {
 void op_lookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
   Filesystem& fs = fs_of(req);
   fuse_entry_param e;
-  int r;
-  {
+  InodeFd dir = fs.inodes.pin(fs.inodes.get(parent));
+  int r = dir.error();
+  if (r == 0) {
     CallerCredentials creds(req);
-    r = creds.error() ? creds.error() : lookup_entry(fs, fs.inodes.get(parent), name, &e);
+    r = creds.error() ? creds.error() : lookup_entry(fs, dir.get(), name, &e);
   }
   if (r == -ENOENT) {
     // Negative entry: the kernel caches the absence for entry_timeout.
@@ -48,8 +49,11 @@ void op_forget_multi(fuse_req_t req, size_t count, fuse_forget_data* forgets) {
 void op_getattr(fuse_req_t req, fuse_ino_t ino, fuse_file_info*) {
   Filesystem& fs = fs_of(req);
   struct stat st;
-  int r = static_cast<int>(
-      check(fstatat(fs.inodes.get(ino).fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)));
+  InodeFd fd = fs.inodes.pin(fs.inodes.get(ino));
+  int r =
+      fd.ok()
+          ? static_cast<int>(check(fstatat(fd.get(), "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)))
+          : fd.error();
   if (r < 0) {
     fuse_reply_err(req, -r);
   } else {
@@ -58,9 +62,10 @@ void op_getattr(fuse_req_t req, fuse_ino_t ino, fuse_file_info*) {
 }
 
 // Applies the requested changes as the caller. Returns 0 or -errno.
-int apply_setattr(const Inode& inode, const struct stat& attr, int to_set, fuse_file_info* fi) {
+int apply_setattr(const Inode& inode, int inode_fd, const struct stat& attr, int to_set,
+                  fuse_file_info* fi) {
   const int fh = fi ? handle_of(fi).fd : -1;
-  const std::string path = proc_fd_path(inode.fd);
+  const std::string path = proc_fd_path(inode_fd);
   const bool symlink = inode.type == S_IFLNK;
   int r = 0;
   if (to_set & FUSE_SET_ATTR_MODE) {
@@ -73,7 +78,7 @@ int apply_setattr(const Inode& inode, const struct stat& attr, int to_set, fuse_
     uid_t uid = (to_set & FUSE_SET_ATTR_UID) ? attr.st_uid : static_cast<uid_t>(-1);
     gid_t gid = (to_set & FUSE_SET_ATTR_GID) ? attr.st_gid : static_cast<gid_t>(-1);
     r = static_cast<int>(
-        check(fchownat(inode.fd, "", uid, gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)));
+        check(fchownat(inode_fd, "", uid, gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)));
     if (r < 0) return r;
   }
   if (to_set & FUSE_SET_ATTR_SIZE) {
@@ -113,11 +118,11 @@ int apply_setattr(const Inode& inode, const struct stat& attr, int to_set, fuse_
 // truncates such a file, and sends that to us as a mode change; the writer may not chmod the
 // file, so it is applied with the daemon's own rights. A chmod from user space never looks like
 // this to us: with default_permissions the kernel lets only the owner (or root) chmod.
-bool is_privilege_kill(const Inode& inode, const struct stat& attr, int to_set) {
+bool is_privilege_kill(int inode_fd, const struct stat& attr, int to_set) {
   const int ignored = FUSE_SET_ATTR_CTIME | FUSE_SET_ATTR_KILL_SUID | FUSE_SET_ATTR_KILL_SGID;
   if ((to_set & ~ignored) != FUSE_SET_ATTR_MODE) return false;
   struct stat now;
-  if (fstatat(inode.fd, "", &now, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0) return false;
+  if (fstatat(inode_fd, "", &now, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0) return false;
   const mode_t kill = S_ISUID | S_ISGID;
   return (now.st_mode & kill) != 0 && (attr.st_mode & 07777) == (now.st_mode & 07777 & ~kill);
 }
@@ -127,16 +132,19 @@ void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set, f
   const int64_t arrival = fs.conditioner.now();
   Inode& inode = fs.inodes.get(ino);
   const int64_t completion = charge_metadata(fs, inode, arrival);
-  int r;
   struct stat st;
-  if (is_privilege_kill(inode, *attr, to_set)) {
-    r = apply_setattr(inode, *attr, to_set, fi);  // as root, like the kernel's ATTR_FORCE
+  InodeFd fd = fs.inodes.pin(inode);
+  int r = fd.error();
+  if (r != 0) {
+    // reply below
+  } else if (is_privilege_kill(fd.get(), *attr, to_set)) {
+    r = apply_setattr(inode, fd.get(), *attr, to_set, fi);  // as root, like ATTR_FORCE
   } else {
     CallerCredentials creds(req);
-    r = creds.error() ? creds.error() : apply_setattr(inode, *attr, to_set, fi);
+    r = creds.error() ? creds.error() : apply_setattr(inode, fd.get(), *attr, to_set, fi);
   }
   if (r == 0) {
-    r = static_cast<int>(check(fstatat(inode.fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)));
+    r = static_cast<int>(check(fstatat(fd.get(), "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)));
   }
   const double timeout = fs.attr_timeout_s;
   fs.conditioner.reply(arrival, completion, Op::kWrite, kMetadataWriteBytes, false,
@@ -151,7 +159,9 @@ void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set, f
 
 void op_readlink(fuse_req_t req, fuse_ino_t ino) {
   char buf[PATH_MAX + 1];
-  ssize_t n = readlinkat(fs_of(req).inodes.get(ino).fd, "", buf, sizeof(buf));
+  Filesystem& fs = fs_of(req);
+  InodeFd fd = fs.inodes.pin(fs.inodes.get(ino));
+  ssize_t n = fd.ok() ? readlinkat(fd.get(), "", buf, sizeof(buf)) : (errno = -fd.error(), -1);
   if (n < 0) {
     fuse_reply_err(req, errno);
   } else if (n >= static_cast<ssize_t>(sizeof(buf))) {
@@ -164,7 +174,11 @@ void op_readlink(fuse_req_t req, fuse_ino_t ino) {
 
 void op_statfs(fuse_req_t req, fuse_ino_t ino) {
   struct statvfs sv;
-  if (fstatvfs(fs_of(req).inodes.get(ino).fd, &sv) < 0) {
+  Filesystem& fs = fs_of(req);
+  InodeFd fd = fs.inodes.pin(fs.inodes.get(ino));
+  if (!fd.ok()) {
+    fuse_reply_err(req, -fd.error());
+  } else if (fstatvfs(fd.get(), &sv) < 0) {
     fuse_reply_err(req, errno);
   } else {
     fuse_reply_statfs(req, &sv);

@@ -37,9 +37,10 @@ void attach_handle(fuse_file_info* fi, int fd) {
 
 void op_open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   Filesystem& fs = fs_of(req);
-  const std::string path = proc_fd_path(fs.inodes.get(ino).fd);
-  int fd;
-  {
+  InodeFd file = fs.inodes.pin(fs.inodes.get(ino));
+  const std::string path = proc_fd_path(file.get());
+  int fd = file.error();
+  if (file.ok()) {
     CallerCredentials creds(req);
     fd = creds.error()
              ? creds.error()
@@ -65,15 +66,16 @@ void op_create(fuse_req_t req, fuse_ino_t parent_id, const char* name, mode_t mo
   const int64_t completion = charge_metadata(fs, parent, arrival);
   fuse_entry_param e;
   std::memset(&e, 0, sizeof(e));
-  int fd;
-  int r;
-  {
+  InodeFd dir = fs.inodes.pin(parent);
+  int fd = dir.error();
+  int r = fd;
+  if (dir.ok()) {
     CallerCredentials creds(req);
     fd = creds.error()
              ? creds.error()
              : static_cast<int>(check(
-                   openat(parent.fd, name, (fi->flags & ~O_NOFOLLOW) | O_CREAT | O_CLOEXEC, mode)));
-    r = fd < 0 ? fd : lookup_entry(fs, parent, name, &e);
+                   openat(dir.get(), name, (fi->flags & ~O_NOFOLLOW) | O_CREAT | O_CLOEXEC, mode)));
+    r = fd < 0 ? fd : lookup_entry(fs, dir.get(), name, &e);
   }
   if (r < 0) {
     if (fd >= 0) close(fd);

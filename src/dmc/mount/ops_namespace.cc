@@ -15,8 +15,8 @@
 namespace diskcond::mount {
 namespace {
 
-// Runs `make` (which creates `name` in `parent` and returns 0 or -errno) as the caller, looks
-// the new entry up and replies with it at the metadata write's completion.
+// Runs `make(dir_fd)` (which creates `name` in the parent and returns 0 or -errno) as the
+// caller, looks the new entry up and replies with it at the metadata write's completion.
 template <class Make>
 void create_entry(fuse_req_t req, fuse_ino_t parent_id, const char* name, Make make) {
   Filesystem& fs = fs_of(req);
@@ -25,76 +25,77 @@ void create_entry(fuse_req_t req, fuse_ino_t parent_id, const char* name, Make m
   const int64_t completion = charge_metadata(fs, parent, arrival);
   fuse_entry_param e;
   std::memset(&e, 0, sizeof(e));
-  int r;
-  {
+  InodeFd dir = fs.inodes.pin(parent);  // before the switch: reopening needs root
+  int r = dir.error();
+  if (r == 0) {
     CallerCredentials creds(req);
     r = creds.error();
-    if (r == 0) r = make(parent);
-    if (r == 0) r = lookup_entry(fs, parent, name, &e);
+    if (r == 0) r = make(dir.get());
+    if (r == 0) r = lookup_entry(fs, dir.get(), name, &e);
   }
   reply_entry_at(fs, req, arrival, completion, -r, e);
 }
 
-// Runs `change` (0 or -errno) as the caller and replies at the metadata write's completion.
+// Runs `change(dir_fd)` (0 or -errno) as the caller; replies at the metadata write's completion.
 template <class Change>
 void change_entry(fuse_req_t req, fuse_ino_t dir_id, Change change) {
   Filesystem& fs = fs_of(req);
   const int64_t arrival = fs.conditioner.now();
   Inode& dir = fs.inodes.get(dir_id);
   const int64_t completion = charge_metadata(fs, dir, arrival);
-  int r;
-  {
+  InodeFd fd = fs.inodes.pin(dir);
+  int r = fd.error();
+  if (r == 0) {
     CallerCredentials creds(req);
     r = creds.error();
-    if (r == 0) r = change(dir);
+    if (r == 0) r = change(fd.get());
   }
   reply_err_at(fs, req, arrival, completion, -r);
 }
 
 void op_mknod(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, dev_t rdev) {
-  create_entry(req, parent, name, [&](Inode& dir) {
-    return static_cast<int>(check(mknodat(dir.fd, name, mode, rdev)));
-  });
+  create_entry(req, parent, name,
+               [&](int dir) { return static_cast<int>(check(mknodat(dir, name, mode, rdev))); });
 }
 
 void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode) {
   create_entry(req, parent, name,
-               [&](Inode& dir) { return static_cast<int>(check(mkdirat(dir.fd, name, mode))); });
+               [&](int dir) { return static_cast<int>(check(mkdirat(dir, name, mode))); });
 }
 
 void op_symlink(fuse_req_t req, const char* link, fuse_ino_t parent, const char* name) {
   create_entry(req, parent, name,
-               [&](Inode& dir) { return static_cast<int>(check(symlinkat(link, dir.fd, name))); });
+               [&](int dir) { return static_cast<int>(check(symlinkat(link, dir, name))); });
 }
 
 void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char* newname) {
   Filesystem& fs = fs_of(req);
-  const Inode& target = fs.inodes.get(ino);
-  create_entry(req, newparent, newname, [&](Inode& dir) {
+  InodeFd target = fs.inodes.pin(fs.inodes.get(ino));
+  create_entry(req, newparent, newname, [&](int dir) {
+    if (!target.ok()) return target.error();
     // Through /proc rather than AT_EMPTY_PATH, which would need CAP_DAC_READ_SEARCH.
-    const std::string path = proc_fd_path(target.fd);
-    return static_cast<int>(
-        check(linkat(AT_FDCWD, path.c_str(), dir.fd, newname, AT_SYMLINK_FOLLOW)));
+    const std::string path = proc_fd_path(target.get());
+    return static_cast<int>(check(linkat(AT_FDCWD, path.c_str(), dir, newname, AT_SYMLINK_FOLLOW)));
   });
 }
 
 void op_unlink(fuse_req_t req, fuse_ino_t parent, const char* name) {
   change_entry(req, parent,
-               [&](Inode& dir) { return static_cast<int>(check(unlinkat(dir.fd, name, 0))); });
+               [&](int dir) { return static_cast<int>(check(unlinkat(dir, name, 0))); });
 }
 
 void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char* name) {
-  change_entry(req, parent, [&](Inode& dir) {
-    return static_cast<int>(check(unlinkat(dir.fd, name, AT_REMOVEDIR)));
-  });
+  change_entry(req, parent,
+               [&](int dir) { return static_cast<int>(check(unlinkat(dir, name, AT_REMOVEDIR))); });
 }
 
 void op_rename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t newparent,
                const char* newname, unsigned int flags) {
   Filesystem& fs = fs_of(req);
-  const Inode& to = fs.inodes.get(newparent);
-  change_entry(req, parent, [&](Inode& from) {
-    return static_cast<int>(check(renameat2(from.fd, name, to.fd, newname, flags)));
+  InodeFd to = fs.inodes.pin(fs.inodes.get(newparent));
+  change_entry(req, parent, [&](int from) {
+    if (!to.ok()) return to.error();
+    return static_cast<int>(check(renameat2(from, name, to.get(), newname, flags)));
   });
 }
 

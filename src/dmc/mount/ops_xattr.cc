@@ -15,9 +15,12 @@ namespace {
 // Runs `call(path)` as the caller on the file of `ino`; returns its result or -errno.
 template <class Call>
 long as_caller(fuse_req_t req, fuse_ino_t ino, Call call) {
-  const Inode& inode = fs_of(req).inodes.get(ino);
+  Filesystem& fs = fs_of(req);
+  Inode& inode = fs.inodes.get(ino);
   if (inode.type == S_IFLNK) return -EOPNOTSUPP;
-  const std::string path = proc_fd_path(inode.fd);
+  InodeFd fd = fs.inodes.pin(inode);
+  if (!fd.ok()) return fd.error();
+  const std::string path = proc_fd_path(fd.get());
   CallerCredentials creds(req);
   if (creds.error()) return creds.error();
   return check(call(path.c_str()));
