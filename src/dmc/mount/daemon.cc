@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <vector>
 
 #include "dmc/mount/conditioner.h"
@@ -140,6 +141,22 @@ void remove_empty_log(const std::string& log_path) {
   }
 }
 
+// The last line libfuse wrote to our stderr (the log), to explain a failure in one line.
+std::string last_log_line(const std::string& log_path) {
+  std::ifstream in(log_path);
+  std::string line, last;
+  while (std::getline(in, line)) {
+    if (!line.empty()) last = line;
+  }
+  return last;
+}
+
+// "<what> (<libfuse's reason>)", or "<what> (see <log>)" when libfuse said nothing.
+std::string explain(const std::string& what, const std::string& log_path) {
+  const std::string reason = last_log_line(log_path);
+  return what + " (" + (reason.empty() ? "see " + log_path : reason) + ")";
+}
+
 void report(int ready_fd, const std::string& message) {
   if (ready_fd >= 0) write_all(ready_fd, "error: " + message + "\n");
 }
@@ -194,12 +211,12 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
   const fuse_lowlevel_ops ops = filesystem_operations();
   fuse_session* se = fuse_session_new(&args, &ops, sizeof(ops), &fs);
   if (se == nullptr) {
-    report(ready_fd, "cannot create the FUSE session (see " + config.paths.log + ")");
+    report(ready_fd, explain("cannot create the FUSE session", config.paths.log));
     return 1;
   }
   fuse_set_signal_handlers(se);
   if (fuse_session_mount(se, config.mount_point.c_str()) != 0) {
-    report(ready_fd, "cannot mount over " + config.mount_point + " (see " + config.paths.log + ")");
+    report(ready_fd, explain("cannot mount over " + config.mount_point, config.paths.log));
     fuse_remove_signal_handlers(se);
     fuse_session_destroy(se);
     return 1;
