@@ -175,16 +175,18 @@ TEST_F(MountFunctional, MoreInodesThanTheDescriptorBudget) {
     }
   }
   // Operations on inodes whose descriptors were closed, as another user.
-  EXPECT_EQ(run_as(kNobody, kNogroup, [&] {
-              if (rename(path("many/f0").c_str(), path("many/g0").c_str()) != 0) return 1;
-              if (unlink(path("many/f1").c_str()) != 0) return 2;
-              struct stat st;
-              if (stat(path("many/f2").c_str(), &st) != 0) return 3;
-              int fd = open(path("many/f3").c_str(), O_RDONLY);
-              if (fd < 0) return 4;
-              close(fd);
-              return 0;
-            }), 0);
+  EXPECT_EQ(run_as(kNobody, kNogroup,
+                   [&] {
+                     if (rename(path("many/f0").c_str(), path("many/g0").c_str()) != 0) return 1;
+                     if (unlink(path("many/f1").c_str()) != 0) return 2;
+                     struct stat st;
+                     if (stat(path("many/f2").c_str(), &st) != 0) return 3;
+                     int fd = open(path("many/f3").c_str(), O_RDONLY);
+                     if (fd < 0) return 4;
+                     close(fd);
+                     return 0;
+                   }),
+            0);
   int entries = 0;
   for (auto& e : std::filesystem::directory_iterator(path("many"))) {
     (void)e;

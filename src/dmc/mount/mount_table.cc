@@ -51,8 +51,9 @@ Result<std::string> canonical_directory_path(const std::string& path) {
   char buf[PATH_MAX];
   if (realpath(path.c_str(), buf) != nullptr) return std::string(buf);
   const int err = errno;
-  if (err != ENOTCONN) return make_error(path + ": " + std::strerror(err));
-  // A dead FUSE mount: resolve the parent, keep the last component.
+  // A dead FUSE daemon's mount answers ENOTCONN (ECONNABORTED while the connection is being
+  // torn down): resolve the parent, keep the last component.
+  if (err != ENOTCONN && err != ECONNABORTED) return make_error(path + ": " + std::strerror(err));
   std::string trimmed = path;
   while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
   const size_t slash = trimmed.rfind('/');

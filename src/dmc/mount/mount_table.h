@@ -18,7 +18,8 @@ bool is_conditioned_mount(const std::string& canonical_path);
 std::string unescape_mountinfo(const std::string& field);
 
 // Absolute path without symlinks, "." or "..". Works on the mount point of a dead FUSE daemon
-// (whose own stat fails with ENOTCONN) by resolving its parent. Errors name the path.
+// (whose own stat fails with ENOTCONN or ECONNABORTED) by resolving its parent. Errors name the
+// path.
 Result<std::string> canonical_directory_path(const std::string& path);
 
 }  // namespace diskcond::mount
