@@ -196,6 +196,40 @@ TEST_F(MountFunctional, MoreInodesThanTheDescriptorBudget) {
   EXPECT_EQ(slurp(path("many/g0")), "0");
 }
 
+TEST_F(MountFunctional, MetadataChangesCostOneSmallWriteEach) {
+  start(ssd_profile(0));
+  auto before = control_->status(dir_);
+  ASSERT_TRUE(before.ok());
+  ASSERT_EQ(mkdir(path("m").c_str(), 0755), 0);                  // 1
+  int fd = open(path("m/f").c_str(), O_WRONLY | O_CREAT, 0644);  // 2 (create)
+  ASSERT_GE(fd, 0);
+  close(fd);
+  ASSERT_EQ(rename(path("m/f").c_str(), path("m/g").c_str()), 0);  // 3
+  ASSERT_EQ(chmod(path("m/g").c_str(), 0600), 0);                  // 4 (setattr)
+  ASSERT_EQ(symlink("g", path("m/s").c_str()), 0);                 // 5
+  ASSERT_EQ(unlink(path("m/s").c_str()), 0);                       // 6
+  ASSERT_EQ(unlink(path("m/g").c_str()), 0);                       // 7
+  ASSERT_EQ(rmdir(path("m").c_str()), 0);                          // 8
+  auto after = control_->status(dir_);
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(after->counters.commands[1] - before->counters.commands[1], 8u);
+  EXPECT_EQ(after->counters.bytes[1] - before->counters.bytes[1], 8u * 4096);
+  EXPECT_EQ(after->counters.commands[0], before->counters.commands[0]);
+}
+
+TEST_F(MountFunctional, CacheModeUpdateAppliesToFilesOpenedAfterwards) {
+  spit(path("f"), std::string(64 * 1024, 'z'));
+  start(ssd_profile(0), CacheMode::kPageCache);
+  EXPECT_EQ(slurp(path("f")).size(), 64u * 1024);  // now cached
+  ASSERT_TRUE(control_->update(dir_, MountSettings{ssd_profile(0), CacheMode::kNoCache}).ok());
+  auto before = control_->status(dir_);
+  ASSERT_TRUE(before.ok());
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(slurp(path("f")).size(), 64u * 1024);
+  auto after = control_->status(dir_);
+  ASSERT_TRUE(after.ok());
+  EXPECT_GE(after->counters.commands[0] - before->counters.commands[0], 3u);  // no cache now
+}
+
 TEST_F(MountFunctional, DirectIoWithAlignedBuffers) {
   start(ssd_profile(0), CacheMode::kPageCache);
   int fd = open(path("direct").c_str(), O_RDWR | O_CREAT | O_DIRECT, 0644);
