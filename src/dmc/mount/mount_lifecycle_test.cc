@@ -5,6 +5,8 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <iterator>
+#include <thread>
 
 #include "dmc/mount/control_protocol.h"
 #include "dmc/mount/control_socket.h"
@@ -60,6 +62,35 @@ TEST_F(MountLifecycle, StopRefusesWhileBusyThenForceDetaches) {
   // The directory can be conditioned again at once.
   start(ssd_profile(0));
   ASSERT_TRUE(control_->stop(dir_, false).ok());
+}
+
+// A forced stop while a slow write is in flight: the mount is detached at once, the write is
+// still answered (after its model time) and is in the directory afterwards.
+TEST_F(MountLifecycle, ForcedStopDuringAWriteKeepsTheWrite) {
+  start(ssd_profile(2));  // 2 MiB/s: a 1 MiB write takes half a second
+  int fd = open(path("slow").c_str(), O_WRONLY | O_CREAT | O_DIRECT, 0644);
+  ASSERT_GE(fd, 0);
+  void* buf = nullptr;
+  ASSERT_EQ(posix_memalign(&buf, 4096, kMiB), 0);
+  std::memset(buf, 's', kMiB);
+  ssize_t written = -1;
+  int64_t took_ns = 0;
+  std::thread writer([&] {
+    const int64_t t0 = monotonic_ns();
+    written = pwrite(fd, buf, kMiB, 0);
+    took_ns = monotonic_ns() - t0;
+  });
+  usleep(100 * 1000);  // the write is waiting for its model time now
+  ASSERT_TRUE(control_->stop(dir_, true).ok());
+  EXPECT_FALSE(is_conditioned_mount(dir_));
+  writer.join();
+  EXPECT_EQ(written, static_cast<ssize_t>(kMiB));
+  EXPECT_GE(took_ns, 450'000'000);  // not cut short by the stop
+  close(fd);
+  free(buf);
+  std::ifstream in(path("slow"));
+  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(content, std::string(kMiB, 's'));
 }
 
 TEST_F(MountLifecycle, UpdateChangesSettingsLive) {
