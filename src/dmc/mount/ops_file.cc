@@ -35,9 +35,14 @@ void attach_handle(fuse_file_info* fi, int fd) {
   fi->fh = reinterpret_cast<uintptr_t>(h);
 }
 
+// Opening with O_TRUNC changes the file: it costs a metadata write like any other change.
 void op_open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   Filesystem& fs = fs_of(req);
-  InodeFd file = fs.inodes.pin(fs.inodes.get(ino));
+  Inode& inode = fs.inodes.get(ino);
+  const bool truncates = (fi->flags & O_TRUNC) != 0;
+  const int64_t arrival = fs.conditioner.now();
+  const int64_t completion = truncates ? charge_metadata(fs, inode, arrival) : arrival;
+  InodeFd file = fs.inodes.pin(inode);
   const std::string path = proc_fd_path(file.get());
   int fd = file.error();
   if (file.ok()) {
@@ -47,14 +52,27 @@ void op_open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
              : static_cast<int>(check(open(path.c_str(), (fi->flags & ~O_NOFOLLOW) | O_CLOEXEC)));
   }
   if (fd < 0) {
-    fuse_reply_err(req, -fd);
+    if (truncates) {
+      reply_err_at(fs, req, arrival, completion, -fd);
+    } else {
+      fuse_reply_err(req, -fd);
+    }
     return;
   }
   attach_handle(fi, fd);
   set_cache_flags(fs, fi);
-  if (fuse_reply_open(req, fi) != 0) {
-    close(fd);
-    delete &handle_of(fi);
+  fuse_file_info info = *fi;
+  auto send = [req, info]() mutable {
+    if (fuse_reply_open(req, &info) != 0) {  // the caller went away: nobody will release it
+      close(handle_of(&info).fd);
+      delete &handle_of(&info);
+    }
+  };
+  if (truncates) {
+    fs.conditioner.reply(arrival, completion, Op::kWrite, kMetadataWriteBytes, false,
+                         std::move(send));
+  } else {
+    send();
   }
 }
 
