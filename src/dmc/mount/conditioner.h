@@ -1,0 +1,67 @@
+// Puts each conditioned FUSE request through the disk model and replies at its completion.
+//
+// Contract for a handler (the order matters):
+//   1. arrival = now() as the handler starts; submit() to the model right away, before any
+//      backing I/O, so the model sees commands in the order the kernel delivered them;
+//   2. do the backing I/O;
+//   3. reply(...) sends the reply at max(model completion, backing I/O done), through the
+//      ReplyScheduler: a worker never sleeps.
+// It also keeps the figures MountCounters reports.
+//
+// Locking: the model's mutex, then nothing; counters are atomics; the scheduler's mutex is a leaf.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "core/clock.h"
+#include "core/disk_model.h"
+#include "dmc/mount/reply_scheduler.h"
+#include "dmc/mount_control.h"
+
+namespace diskcond::mount {
+
+// Cost of one metadata change (create, unlink, rename, setattr ...) in the model: a small write.
+constexpr uint64_t kMetadataWriteBytes = 4096;
+
+struct BackingBound {
+  uint64_t replies = 0;
+  double mean_excess_ns = 0;
+};
+
+class Conditioner {
+ public:
+  // REQUIRES: validate(profile) is ok; capacity > 0.
+  Conditioner(const Profile& profile, uint64_t capacity, const Clock& clock,
+              ReplyScheduler& scheduler);
+
+  int64_t now() const { return clock_.now_ns(); }
+  // Step 1. Returns the model's completion time.
+  int64_t submit(Op op, uint64_t address, uint64_t length, int64_t arrival_ns);
+  // Step 3. `length` is the data size (4 KiB data commands feed the floor); `data` says whether
+  // this was a data command (read/write) rather than a metadata change or flush.
+  void reply(int64_t arrival_ns, int64_t completion_ns, Op op, uint64_t length, bool data,
+             ReplyScheduler::Reply send);
+
+  void set_profile(const Profile& profile) { model_.set_profile(profile); }
+  Profile profile() const { return model_.profile(); }
+  MountCounters counters() const;
+  // Replies whose backing I/O ended after the model's completion (the host, not the profile,
+  // decided their time), and by how much on average. Diagnostics for status.
+  BackingBound backing_bound() const;
+
+ private:
+  static void lower(std::atomic<int64_t>& floor, int64_t value);
+
+  const Clock& clock_;
+  ReplyScheduler& scheduler_;
+  DiskModel model_;
+  std::atomic<int64_t> added_delay_sum_ns_{0};
+  std::atomic<uint64_t> replies_{0};
+  std::atomic<uint64_t> backing_bound_{0};
+  std::atomic<int64_t> backing_excess_sum_ns_{0};
+  std::atomic<int64_t> floor_read_ns_{0};  // 0 = none seen yet
+  std::atomic<int64_t> floor_write_ns_{0};
+};
+
+}  // namespace diskcond::mount

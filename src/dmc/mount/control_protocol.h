@@ -1,0 +1,62 @@
+// The control protocol between dmc and a mount's daemon: one JSON object per line each way,
+// one request per connection.
+//
+//   {"op":"status"}                              anyone
+//   {"op":"update","settings":{...}}             root only (SO_PEERCRED uid 0)
+//   {"op":"stop","force":false}                  root only
+// Replies: {"ok":true, ...} or {"ok":false,"error":"<one line>"}. A status reply carries
+// "pid", "mount_point", "settings", "counters" and "diagnostics" (optional). Settings:
+//   {"cache":"page"|"none","profile":{"name":..,"type":"SSD"|"HDD","access_time_ns":..,
+//    "read_bytes_per_sec":..,"write_bytes_per_sec":..,"queue_depth":..,"max_read_bytes":..,
+//    "max_write_bytes":..,"max_read_segments":..,"max_write_segments":..,"spinup_idle_ns":..,
+//    "spinup_ns":..}}
+// Decoding never throws: malformed input is an Error naming what is wrong.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+
+#include "core/result.h"
+#include "dmc/mount_control.h"
+
+namespace diskcond::mount {
+
+// Longest request or reply line accepted.
+constexpr size_t kMaxControlLine = 64 * 1024;
+
+enum class ControlOp { kStatus, kUpdate, kStop };
+
+struct ControlRequest {
+  ControlOp op = ControlOp::kStatus;
+  MountSettings settings;  // kUpdate
+  bool force = false;      // kStop
+};
+
+// Figures that explain a measurement but are not part of MountStatus.
+struct Diagnostics {
+  uint64_t backing_bound_replies = 0;       // replies timed by the backing I/O, not the model
+  double backing_bound_mean_excess_ns = 0;  // ... by how much they were later than the model
+  int64_t wake_ahead_ns = 0;                // the reply scheduler's timer compensation
+  int64_t max_lateness_ns = 0;              // the reply scheduler's worst lateness
+};
+
+struct StatusReply {
+  pid_t pid = 0;
+  std::string mount_point;
+  MountSettings settings;
+  MountCounters counters;
+  Diagnostics diagnostics;  // optional on the wire ("diagnostics")
+};
+
+std::string encode_request(const ControlRequest& request);
+Result<ControlRequest> decode_request(const std::string& line);
+
+std::string encode_ok();
+std::string encode_error(const std::string& message);
+std::string encode_status(const StatusReply& status);
+// Ok() for {"ok":true}, the error message for {"ok":false}, an Error for garbage.
+Status decode_ack(const std::string& line);
+Result<StatusReply> decode_status(const std::string& line);
+
+}  // namespace diskcond::mount

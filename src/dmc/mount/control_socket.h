@@ -1,0 +1,54 @@
+// The unix stream socket dmc and a daemon talk over (protocol: control_protocol.h).
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <thread>
+
+#include "core/result.h"
+
+namespace diskcond::mount {
+
+// Daemon side: accepts connections on its own thread; each connection carries one request line
+// (read with a timeout, at most kMaxControlLine bytes) and gets one reply line. A client that
+// sends garbage or nothing gets an error reply or is dropped; serving goes on either way.
+class ControlServer {
+ public:
+  // Handles one request line from a peer with uid `peer_uid`; returns the reply line.
+  using Handler = std::function<std::string(const std::string& line, uid_t peer_uid)>;
+
+  ControlServer() = default;
+  ~ControlServer();  // stop()
+  ControlServer(const ControlServer&) = delete;
+  ControlServer& operator=(const ControlServer&) = delete;
+
+  // Binds `path` (replacing a stale socket file), mode 0666, and starts serving.
+  Status start(const std::string& path, Handler handler);
+  // Stops accepting, joins the thread, removes the socket file. Idempotent. Must not be called
+  // from the handler (use close_listener() there).
+  void stop();
+  // From the handler: stop accepting and unlink the socket file now; the thread ends after the
+  // current request.
+  void close_listener();
+
+ private:
+  void run();
+  void serve(int conn);
+
+  std::string path_;
+  Handler handler_;
+  int listen_fd_ = -1;
+  int wake_pipe_[2] = {-1, -1};
+  std::atomic<bool> closing_{false};
+  std::thread thread_;
+};
+
+// Client side: sends one request line to the socket at `path` and returns the reply line.
+// Errors: no daemon there (connect fails), timeout (`timeout_ms`), or a closed connection.
+Result<std::string> control_call(const std::string& path, const std::string& request,
+                                 int timeout_ms = 10000);
+
+}  // namespace diskcond::mount

@@ -1,0 +1,81 @@
+#include "dmc/mount/credentials.h"
+
+#include <linux/capability.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <vector>
+
+namespace diskcond::mount {
+namespace {
+
+constexpr int kInlineGroups = 64;
+
+int raw_setgroups(size_t n, const gid_t* groups) {
+  return syscall(SYS_setgroups, n, groups) < 0 ? -errno : 0;
+}
+
+// setfsuid/setfsgid report no errors; reading the value back with -1 tells whether it took.
+int set_fs_ids(uid_t uid, gid_t gid) {
+  syscall(SYS_setfsgid, gid);
+  if (static_cast<gid_t>(syscall(SYS_setfsgid, -1)) != gid) return -EPERM;
+  syscall(SYS_setfsuid, uid);
+  if (static_cast<uid_t>(syscall(SYS_setfsuid, -1)) != uid) return -EPERM;
+  return 0;
+}
+
+// Sets this thread's effective capabilities to empty (drop) or to its permitted set (restore).
+int set_effective_caps(bool empty) {
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[2] = {};
+  if (syscall(SYS_capget, &header, data) < 0) return -errno;
+  for (auto& d : data) d.effective = empty ? 0 : d.permitted;
+  return syscall(SYS_capset, &header, data) < 0 ? -errno : 0;
+}
+
+}  // namespace
+
+CallerCredentials::CallerCredentials(fuse_req_t req) {
+  const fuse_ctx* ctx = fuse_req_ctx(req);
+  gid_t inline_groups[kInlineGroups];
+  std::vector<gid_t> more;
+  const gid_t* groups = inline_groups;
+  int n = fuse_req_getgroups(req, kInlineGroups, inline_groups);
+  if (n > kInlineGroups) {
+    more.resize(static_cast<size_t>(n));
+    n = fuse_req_getgroups(req, n, more.data());
+    groups = more.data();
+  }
+  // Unknown groups (the caller exited, /proc unreadable): fail closed with none.
+  if (n < 0 || n > static_cast<int>(std::max<size_t>(more.size(), kInlineGroups))) n = 0;
+  if ((error_ = raw_setgroups(static_cast<size_t>(n), groups)) != 0) return;
+  if ((error_ = set_fs_ids(ctx->uid, ctx->gid)) != 0) return;
+  if (ctx->uid != 0) {
+    error_ = set_effective_caps(true);
+    caps_dropped_ = error_ == 0;
+  }
+}
+
+CallerCredentials::~CallerCredentials() {
+  if (caps_dropped_) set_effective_caps(false);
+  set_fs_ids(0, 0);
+  raw_setgroups(0, nullptr);
+}
+
+CapabilityDrop::CapabilityDrop(uid_t uid) {
+  if (uid != 0) dropped_ = set_effective_caps(true) == 0;
+}
+
+CapabilityDrop::~CapabilityDrop() {
+  if (dropped_) set_effective_caps(false);
+}
+
+int reset_process_credentials() {
+  umask(0);
+  return raw_setgroups(0, nullptr);
+}
+
+}  // namespace diskcond::mount

@@ -1,0 +1,314 @@
+#include "dmc/mount/daemon.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <fuse_lowlevel.h>
+#include <poll.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <vector>
+
+#include "dmc/mount/conditioner.h"
+#include "dmc/mount/control_protocol.h"
+#include "dmc/mount/control_socket.h"
+#include "dmc/mount/credentials.h"
+#include "dmc/mount/filesystem.h"
+#include "dmc/mount/syscall.h"
+
+namespace diskcond::mount {
+namespace {
+
+constexpr unsigned kMaxWorkerThreads = 64;
+constexpr unsigned kIdleWorkerThreads = 32;
+constexpr int kReadyTimeoutMs = 15000;
+
+// Mount options: allow_other with the caller's credentials, default_permissions so that cached
+// path walks are checked too, and the backing mount's suid/dev/exec/ro.
+std::string mount_options(const struct statvfs& backing) {
+  std::string o = "allow_other,default_permissions,fsname=diskcond,subtype=diskcond";
+  o += backing.f_flag & ST_NOSUID ? ",nosuid" : ",suid";
+  o += backing.f_flag & ST_NODEV ? ",nodev" : ",dev";
+  if (backing.f_flag & ST_NOEXEC) o += ",noexec";
+  if (backing.f_flag & ST_RDONLY) o += ",ro";
+  return o;
+}
+
+// Everything the control handler needs.
+struct Daemon {
+  const DaemonConfig& config;
+  Conditioner& conditioner;
+  ReplyScheduler& scheduler;
+  Filesystem& fs;
+  ControlServer& control;
+  std::atomic<bool> stopped{false};  // the mount was taken down through the control socket
+
+  std::string handle(const std::string& line, uid_t peer_uid) {
+    auto request = decode_request(line);
+    if (!request.ok()) return encode_error("bad request: " + request.error());
+    switch (request->op) {
+      case ControlOp::kStatus: {
+        StatusReply s;
+        s.pid = getpid();
+        s.mount_point = config.mount_point;
+        s.settings.profile = conditioner.profile();
+        s.settings.cache = fs.cache.load();
+        s.counters = conditioner.counters();
+        const BackingBound bound = conditioner.backing_bound();
+        s.diagnostics.backing_bound_replies = bound.replies;
+        s.diagnostics.backing_bound_mean_excess_ns = bound.mean_excess_ns;
+        s.diagnostics.wake_ahead_ns = scheduler.wake_ahead_ns();
+        s.diagnostics.max_lateness_ns = scheduler.max_lateness_ns();
+        return encode_status(s);
+      }
+      case ControlOp::kUpdate:
+        if (peer_uid != 0) return encode_error("only root may change a conditioned mount");
+        conditioner.set_profile(request->settings.profile);
+        fs.cache.store(request->settings.cache);
+        return encode_ok();
+      case ControlOp::kStop:
+        if (peer_uid != 0) return encode_error("only root may stop a conditioned mount");
+        return stop(request->force);
+    }
+    return encode_error("unknown request");
+  }
+
+  std::string stop(bool force) {
+    if (umount2(config.mount_point.c_str(), force ? MNT_DETACH : 0) < 0) {
+      const int err = errno;
+      if (err == EBUSY) {
+        return encode_error(config.mount_point +
+                            " is busy: files or directories under it are in use (close them, or "
+                            "stop with force to detach it lazily)");
+      }
+      return encode_error("cannot unmount " + config.mount_point + ": " + std::strerror(err));
+    }
+    // The directory is free again: a new start may reuse the run files right away.
+    stopped = true;
+    control.close_listener();
+    unlink(config.paths.state.c_str());
+    return encode_ok();
+  }
+};
+
+// Closes every descriptor but 0-2 and `keep`.
+void close_other_fds(const std::vector<int>& keep) {
+  std::vector<int> open_fds;
+  if (DIR* d = opendir("/proc/self/fd")) {
+    while (dirent* e = readdir(d)) {
+      if (e->d_name[0] == '.') continue;
+      int fd = std::atoi(e->d_name);
+      if (fd > 2 && fd != dirfd(d)) open_fds.push_back(fd);
+    }
+    closedir(d);
+  }
+  for (int fd : open_fds) {
+    bool kept = false;
+    for (int k : keep) kept = kept || k == fd;
+    if (!kept) close(fd);
+  }
+}
+
+void redirect_stdio(const std::string& log_path) {
+  int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+  int log_fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (null_fd >= 0) {
+    dup2(null_fd, 0);
+    dup2(null_fd, 1);
+    dup2(log_fd >= 0 ? log_fd : null_fd, 2);
+  }
+  if (null_fd > 2) close(null_fd);
+  if (log_fd > 2) close(log_fd);
+}
+
+// Removes the daemon's log when it stayed empty and is still this daemon's (a daemon started
+// later for the same directory may have opened the same path).
+void remove_empty_log(const std::string& log_path) {
+  struct stat mine, there;
+  if (fstat(2, &mine) == 0 && stat(log_path.c_str(), &there) == 0 && mine.st_dev == there.st_dev &&
+      mine.st_ino == there.st_ino && there.st_size == 0) {
+    unlink(log_path.c_str());
+  }
+}
+
+// The last line libfuse wrote to our stderr (the log), to explain a failure in one line.
+std::string last_log_line(const std::string& log_path) {
+  std::ifstream in(log_path);
+  std::string line, last;
+  while (std::getline(in, line)) {
+    if (!line.empty()) last = line;
+  }
+  return last;
+}
+
+// "<what> (<libfuse's reason>)", or "<what> (see <log>)" when libfuse said nothing.
+std::string explain(const std::string& what, const std::string& log_path) {
+  const std::string reason = last_log_line(log_path);
+  return what + " (" + (reason.empty() ? "see " + log_path : reason) + ")";
+}
+
+void report(int ready_fd, const std::string& message) {
+  if (ready_fd >= 0) write_all(ready_fd, "error: " + message + "\n");
+}
+
+}  // namespace
+
+// Every inode the kernel knows holds an O_PATH descriptor: allow as many as the system does.
+void raise_file_limit() {
+  rlimit limit;
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return;
+  long nr_open = 0;
+  if (FILE* f = fopen("/proc/sys/fs/nr_open", "r")) {
+    if (fscanf(f, "%ld", &nr_open) != 1) nr_open = 0;
+    fclose(f);
+  }
+  rlimit raised = limit;
+  raised.rlim_cur = raised.rlim_max =
+      std::max<rlim_t>(limit.rlim_max, static_cast<rlim_t>(nr_open));
+  if (setrlimit(RLIMIT_NOFILE, &raised) != 0) {  // without CAP_SYS_RESOURCE: up to the hard limit
+    limit.rlim_cur = limit.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &limit);
+  }
+}
+
+int run_daemon(const DaemonConfig& config, int ready_fd) {
+  raise_file_limit();
+  if (int r = reset_process_credentials(); r < 0) {
+    report(ready_fd, std::string("cannot reset credentials: ") + std::strerror(-r));
+    return 1;
+  }
+  struct statvfs backing;
+  if (fstatvfs(config.root_fd, &backing) < 0) {
+    report(ready_fd, config.mount_point + ": statvfs: " + std::strerror(errno));
+    return 1;
+  }
+  const uint64_t capacity =
+      std::max<uint64_t>(static_cast<uint64_t>(backing.f_blocks) * backing.f_frsize, 1 << 20);
+
+  MonotonicClock clock;
+  ReplyScheduler scheduler(clock);
+  Conditioner conditioner(config.settings.profile, capacity, clock, scheduler);
+  const int root_copy = dup(config.root_fd);  // the inode table owns (and closes) its copy
+  // DISKCOND_INODE_FD_BUDGET: tests shrink the descriptor budget to exercise reopening.
+  const char* budget = std::getenv("DISKCOND_INODE_FD_BUDGET");
+  Filesystem fs(root_copy, capacity, conditioner, config.settings.cache,
+                budget ? std::strtoul(budget, nullptr, 10) : 0);
+  fs.ready_fd = ready_fd;
+
+  const std::string options = mount_options(backing);
+  std::vector<const char*> argv = {"diskcond", "-o", options.c_str()};
+  fuse_args args = FUSE_ARGS_INIT(static_cast<int>(argv.size()), const_cast<char**>(argv.data()));
+  const fuse_lowlevel_ops ops = filesystem_operations();
+  fuse_session* se = fuse_session_new(&args, &ops, sizeof(ops), &fs);
+  if (se == nullptr) {
+    report(ready_fd, explain("cannot create the FUSE session", config.paths.log));
+    return 1;
+  }
+  fuse_set_signal_handlers(se);
+  if (fuse_session_mount(se, config.mount_point.c_str()) != 0) {
+    report(ready_fd, explain("cannot mount over " + config.mount_point, config.paths.log));
+    fuse_remove_signal_handlers(se);
+    fuse_session_destroy(se);
+    return 1;
+  }
+
+  ControlServer control;
+  Daemon daemon{config, conditioner, scheduler, fs, control};
+  auto listening = control.start(
+      config.paths.socket,
+      [&daemon](const std::string& line, uid_t uid) { return daemon.handle(line, uid); });
+  auto written = listening.ok()
+                     ? write_state(config.paths.state,
+                                   DaemonState{getpid(), config.mount_point, config.paths.socket})
+                     : listening;
+  int exit_code = 0;
+  if (!written.ok()) {
+    report(ready_fd, written.error());
+    fs.ready_fd = -1;
+    exit_code = 1;
+  } else {
+    fuse_loop_config* loop = fuse_loop_cfg_create();
+    fuse_loop_cfg_set_max_threads(loop, kMaxWorkerThreads);
+    fuse_loop_cfg_set_idle_threads(loop, kIdleWorkerThreads);
+    fuse_loop_cfg_set_clone_fd(loop, 0);
+    fuse_session_loop_mt(se, loop);
+    fuse_loop_cfg_destroy(loop);
+  }
+  // The mount is gone (or going): send every reply still queued, then clean up.
+  scheduler.drain();
+  control.stop();
+  if (!daemon.stopped) {
+    fuse_session_unmount(se);
+    auto state = read_state(config.paths.state);
+    if (state.ok() && state->pid == getpid()) remove_run_files(config.paths);
+  }
+  fuse_remove_signal_handlers(se);
+  fuse_session_destroy(se);
+  remove_empty_log(config.paths.log);
+  return exit_code;
+}
+
+Result<pid_t> spawn_daemon(const DaemonConfig& config) {
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) < 0)
+    return make_error(std::string("pipe: ") + std::strerror(errno));
+  const pid_t child = fork();
+  if (child < 0) {
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+    return make_error(std::string("fork: ") + std::strerror(errno));
+  }
+  if (child == 0) {
+    // First child: new session, then fork the daemon so it is no session leader and is
+    // reparented away from the caller.
+    close(pipe_fds[0]);
+    setsid();
+    const pid_t daemon_pid = fork();
+    if (daemon_pid != 0) _exit(daemon_pid < 0 ? 1 : 0);
+    redirect_stdio(config.paths.log);
+    close_other_fds({pipe_fds[1], config.root_fd});
+    if (chdir("/") < 0) _exit(1);
+    _exit(run_daemon(config, pipe_fds[1]));
+  }
+  close(pipe_fds[1]);
+  int status = 0;
+  waitpid(child, &status, 0);
+  // Wait for the daemon's one line (or EOF, when it died before saying anything).
+  std::string line;
+  char buf[512];
+  for (;;) {
+    pollfd p{pipe_fds[0], POLLIN, 0};
+    int r = poll(&p, 1, kReadyTimeoutMs);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) {
+      close(pipe_fds[0]);
+      return make_error("the daemon did not report readiness in time (see " + config.paths.log +
+                        ")");
+    }
+    ssize_t n = read(pipe_fds[0], buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    line.append(buf, static_cast<size_t>(n));
+    if (line.find('\n') != std::string::npos) break;
+  }
+  close(pipe_fds[0]);
+  if (line.rfind("ok ", 0) == 0) return static_cast<pid_t>(std::atoi(line.c_str() + 3));
+  if (line.rfind("error: ", 0) == 0) {
+    std::string message = line.substr(7);
+    if (!message.empty() && message.back() == '\n') message.pop_back();
+    return make_error(message);
+  }
+  return make_error("the daemon exited before its mount served (see " + config.paths.log + ")");
+}
+
+}  // namespace diskcond::mount

@@ -1,0 +1,32 @@
+// The per-mount daemon: a process that mounts the conditioned filesystem over a directory and
+// serves it (FUSE loop, reply scheduler, control socket) until the mount goes away.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+
+#include "core/result.h"
+#include "dmc/mount/run_paths.h"
+#include "dmc/mount_control.h"
+
+namespace diskcond::mount {
+
+struct DaemonConfig {
+  std::string mount_point;  // canonical; the directory that gets mounted over
+  int root_fd = -1;         // O_PATH|O_DIRECTORY of mount_point, opened before the mount
+  MountSettings settings;   // REQUIRES: validate(settings.profile) is ok
+  RunPaths paths;
+};
+
+// Forks the daemon (double fork + setsid, so it belongs to no caller) and waits until its mount
+// serves: the kernel's INIT has been answered, the control socket listens and the state file is
+// written. Returns the daemon's pid, or the daemon's one-line error. The caller keeps its
+// config.root_fd (the daemon has its own copy).
+Result<pid_t> spawn_daemon(const DaemonConfig& config);
+
+// The daemon's body, in the daemon process: mounts, serves, cleans up. Writes "ok <pid>\n" or
+// "error: <message>\n" to `ready_fd` exactly once. Returns the process exit code.
+int run_daemon(const DaemonConfig& config, int ready_fd);
+
+}  // namespace diskcond::mount

@@ -1,0 +1,89 @@
+#include "dmc/mount/filesystem.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "dmc/mount/syscall.h"
+
+namespace diskcond::mount {
+namespace {
+
+// Kernel queue sizes: a profile with queue depth 256 must see that much concurrency.
+constexpr unsigned kMaxBackground = 512;
+constexpr unsigned kCongestionThreshold = 384;
+
+void op_init(void* userdata, fuse_conn_info* conn) {
+  auto& fs = *static_cast<Filesystem*>(userdata);
+  if (conn->capable & FUSE_CAP_ASYNC_DIO) conn->want |= FUSE_CAP_ASYNC_DIO;
+  if (conn->capable & FUSE_CAP_SPLICE_READ) conn->want &= ~FUSE_CAP_SPLICE_READ;
+  conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;  // write-through page cache (docs/conditioner.md)
+  if (conn->capable & FUSE_CAP_EXPORT_SUPPORT) conn->want &= ~FUSE_CAP_EXPORT_SUPPORT;
+  conn->max_background = kMaxBackground;
+  conn->congestion_threshold = kCongestionThreshold;
+  if (fs.ready_fd >= 0) {
+    write_all(fs.ready_fd, "ok " + std::to_string(getpid()) + "\n");
+    close(fs.ready_fd);
+    fs.ready_fd = -1;
+  }
+}
+
+}  // namespace
+
+Filesystem& fs_of(fuse_req_t req) {
+  return *static_cast<Filesystem*>(fuse_req_userdata(req));
+}
+
+int lookup_entry(Filesystem& fs, int parent_fd, const char* name, fuse_entry_param* e) {
+  std::memset(e, 0, sizeof(*e));
+  int fd = static_cast<int>(check(openat(parent_fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC)));
+  if (fd < 0) return fd;
+  int r = static_cast<int>(check(fstatat(fd, "", &e->attr, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)));
+  if (r < 0) {
+    close(fd);
+    return r;
+  }
+  Inode& inode = fs.inodes.add_lookup(fd, e->attr);
+  e->ino = fs.inodes.id_of(inode);
+  e->attr_timeout = fs.attr_timeout_s;
+  e->entry_timeout = fs.entry_timeout_s;
+  return 0;
+}
+
+int64_t charge_metadata(Filesystem& fs, const Inode& dir, int64_t arrival_ns) {
+  return fs.conditioner.submit(Op::kWrite, fs.space.address(dir.region_base, 0),
+                               kMetadataWriteBytes, arrival_ns);
+}
+
+void reply_entry_at(Filesystem& fs, fuse_req_t req, int64_t arrival_ns, int64_t completion_ns,
+                    int err, const fuse_entry_param& e) {
+  fs.conditioner.reply(arrival_ns, completion_ns, Op::kWrite, kMetadataWriteBytes, false,
+                       [req, err, e] {
+                         if (err != 0) {
+                           fuse_reply_err(req, err);
+                         } else {
+                           fuse_reply_entry(req, &e);
+                         }
+                       });
+}
+
+void reply_err_at(Filesystem& fs, fuse_req_t req, int64_t arrival_ns, int64_t completion_ns,
+                  int err) {
+  fs.conditioner.reply(arrival_ns, completion_ns, Op::kWrite, kMetadataWriteBytes, false,
+                       [req, err] { fuse_reply_err(req, err); });
+}
+
+fuse_lowlevel_ops filesystem_operations() {
+  fuse_lowlevel_ops ops;
+  std::memset(&ops, 0, sizeof(ops));
+  ops.init = op_init;
+  add_entry_operations(ops);
+  add_namespace_operations(ops);
+  add_directory_operations(ops);
+  add_file_operations(ops);
+  add_xattr_operations(ops);
+  return ops;
+}
+
+}  // namespace diskcond::mount

@@ -1,0 +1,71 @@
+// The conditioned passthrough filesystem: FUSE low-level operations serving the original tree
+// through the O_PATH descriptor of the conditioned directory taken before the mount.
+//
+// One handler per operation, grouped by kind in ops_*.cc. Every handler replies exactly once,
+// never throws, and never sleeps: conditioned replies go through Conditioner/ReplyScheduler.
+// Handlers that resolve names or create files run under CallerCredentials.
+#pragma once
+
+#include <fuse_lowlevel.h>
+
+#include <atomic>
+#include <string>
+
+#include "dmc/mount/address_space.h"
+#include "dmc/mount/conditioner.h"
+#include "dmc/mount/inode_table.h"
+#include "dmc/mount_control.h"
+
+namespace diskcond::mount {
+
+struct Filesystem {
+  // `fd_budget`: see InodeTable (0 = from RLIMIT_NOFILE).
+  Filesystem(int root_fd, uint64_t capacity, Conditioner& conditioner, CacheMode cache,
+             size_t fd_budget = 0)
+      : space(capacity),
+        inodes(root_fd, space, fd_budget),
+        conditioner(conditioner),
+        cache(cache) {}
+
+  AddressSpace space;
+  InodeTable inodes;
+  Conditioner& conditioner;
+  std::atomic<CacheMode> cache;  // applies to files opened afterwards
+  double entry_timeout_s = 1.0;
+  double attr_timeout_s = 1.0;
+  int ready_fd = -1;  // the daemon's readiness pipe; init writes "ok <pid>" to it and closes it
+};
+
+// An open file: the backing descriptor plus how it was opened.
+struct FileHandle {
+  int fd = -1;
+  bool direct = false;  // O_DIRECT: backing I/O needs aligned buffers
+};
+
+// The operation table; fuse_session_new() gets it with a Filesystem* as userdata.
+fuse_lowlevel_ops filesystem_operations();
+
+// ---- shared by the ops_*.cc files ----
+Filesystem& fs_of(fuse_req_t req);
+inline FileHandle& handle_of(fuse_file_info* fi) {
+  return *reinterpret_cast<FileHandle*>(static_cast<uintptr_t>(fi->fh));
+}
+// Opens `name` in the directory `parent_fd` (pinned) as O_PATH, records the lookup and fills
+// `e`. Returns 0 or -errno. REQUIRES: caller credentials in effect.
+int lookup_entry(Filesystem& fs, int parent_fd, const char* name, fuse_entry_param* e);
+// Charges one metadata write at `dir`'s region; returns the model completion time.
+int64_t charge_metadata(Filesystem& fs, const Inode& dir, int64_t arrival_ns);
+// Replies with `e` (or the error) at `completion_ns`, through the scheduler.
+void reply_entry_at(Filesystem& fs, fuse_req_t req, int64_t arrival_ns, int64_t completion_ns,
+                    int err, const fuse_entry_param& e);
+void reply_err_at(Filesystem& fs, fuse_req_t req, int64_t arrival_ns, int64_t completion_ns,
+                  int err);
+
+// Operation groups (each file fills its part of the table).
+void add_entry_operations(fuse_lowlevel_ops& ops);      // ops_entry.cc
+void add_namespace_operations(fuse_lowlevel_ops& ops);  // ops_namespace.cc
+void add_directory_operations(fuse_lowlevel_ops& ops);  // ops_directory.cc
+void add_file_operations(fuse_lowlevel_ops& ops);       // ops_file.cc
+void add_xattr_operations(fuse_lowlevel_ops& ops);      // ops_xattr.cc
+
+}  // namespace diskcond::mount

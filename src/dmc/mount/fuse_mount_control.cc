@@ -1,0 +1,160 @@
+// make_fuse_mount_control(): the MountControl dmc uses. Each conditioned directory has its own
+// daemon (daemon.h); this side validates, spawns it and talks to it over its control socket.
+#include <fcntl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include "dmc/mount/control_protocol.h"
+#include "dmc/mount/control_socket.h"
+#include "dmc/mount/daemon.h"
+#include "dmc/mount/mount_table.h"
+#include "dmc/mount/run_paths.h"
+#include "dmc/mount_control.h"
+
+namespace diskcond {
+namespace {
+
+using namespace diskcond::mount;
+
+constexpr int kExitWaitMs = 10000;
+
+// Alive and not a zombie (the daemon is nobody's child; PID 1 may be slow to reap it).
+bool process_alive(pid_t pid) {
+  if (pid <= 0) return false;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  if (!std::getline(stat, text)) return false;
+  const size_t paren = text.rfind(')');
+  if (paren == std::string::npos || paren + 2 >= text.size()) return false;
+  const char state = text[paren + 2];
+  return state != 'Z' && state != 'X';
+}
+
+void sleep_ms(int ms) {
+  timespec ts{ms / 1000, (ms % 1000) * 1000000L};
+  nanosleep(&ts, nullptr);
+}
+
+Status need_root(const char* what) {
+  if (geteuid() != 0)
+    return make_error(std::string("only root may ") + what + " a conditioned mount");
+  return ok_status();
+}
+
+class FuseMountControl final : public MountControl {
+ public:
+  Status start(const std::string& dir, const MountSettings& settings) override {
+    if (auto s = need_root("start"); !s.ok()) return s;
+    if (auto v = validate(settings.profile); !v.ok()) return v;
+    auto path = canonical_directory_path(dir);
+    if (!path.ok()) return Error{path.error()};
+    if (is_conditioned_mount(*path)) {
+      auto status = this->status(*path);
+      const bool alive = status.ok() && status->daemon_alive;
+      return make_error(*path + " is already conditioned" +
+                        (alive ? " (use update to change its settings)"
+                               : " by a daemon that died; run stop first"));
+    }
+    int fd = open(path->c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+      return make_error(*path + (errno == ENOTDIR ? ": not a directory"
+                                                  : ": " + std::string(std::strerror(errno))));
+    }
+    if (auto s = ensure_run_directory(); !s.ok()) {
+      close(fd);
+      return s;
+    }
+    DaemonConfig config{*path, fd, settings, run_paths_for(*path)};
+    auto pid = spawn_daemon(config);
+    close(fd);
+    if (!pid.ok()) return Error{*path + ": " + pid.error()};
+    return ok_status();
+  }
+
+  Status stop(const std::string& dir, bool force) override {
+    auto path = canonical_directory_path(dir);
+    if (!path.ok()) return Error{path.error()};
+    const RunPaths paths = run_paths_for(*path);
+    if (!is_conditioned_mount(*path)) {
+      // Leftovers of a daemon whose mount is gone are not worth an error of their own.
+      auto state = read_state(paths.state);
+      if (state.ok() && !process_alive(state->pid)) remove_run_files(paths);
+      return make_error(*path + " is not conditioned");
+    }
+    if (auto s = need_root("stop"); !s.ok()) return s;
+    auto state = read_state(paths.state);
+    ControlRequest request;
+    request.op = ControlOp::kStop;
+    request.force = force;
+    auto reply = control_call(paths.socket, encode_request(request));
+    if (!reply.ok()) {
+      // No daemon behind the mount: a stale mount ("Transport endpoint is not connected").
+      if (umount2(path->c_str(), MNT_DETACH) < 0) {
+        return make_error("cannot detach the stale mount on " + *path + ": " +
+                          std::strerror(errno));
+      }
+      remove_run_files(paths);
+      return ok_status();
+    }
+    if (auto ack = decode_ack(*reply); !ack.ok()) return ack;
+    // Unmounted: the daemon sends what is left and exits (at once unless files keep a lazily
+    // detached mount alive).
+    if (!force && state.ok()) {
+      for (int waited = 0; waited < kExitWaitMs && process_alive(state->pid); waited += 5)
+        sleep_ms(5);
+    }
+    return ok_status();
+  }
+
+  Result<MountStatus> status(const std::string& dir) override {
+    auto path = canonical_directory_path(dir);
+    if (!path.ok()) return Error{path.error()};
+    MountStatus st;
+    st.mount_point = *path;
+    st.mounted = is_conditioned_mount(*path);
+    if (!st.mounted) return st;
+    const RunPaths paths = run_paths_for(*path);
+    auto reply = control_call(paths.socket, encode_request(ControlRequest{}));
+    auto decoded = reply.ok() ? decode_status(*reply) : Result<StatusReply>(Error{reply.error()});
+    if (!decoded.ok()) {
+      auto state = read_state(paths.state);
+      if (state.ok()) st.daemon_pid = state->pid;
+      st.daemon_alive = false;
+      return st;
+    }
+    st.daemon_alive = true;
+    st.daemon_pid = decoded->pid;
+    st.settings = decoded->settings;
+    st.counters = decoded->counters;
+    return st;
+  }
+
+  Status update(const std::string& dir, const MountSettings& settings) override {
+    if (auto s = need_root("change"); !s.ok()) return s;
+    if (auto v = validate(settings.profile); !v.ok()) return v;
+    auto path = canonical_directory_path(dir);
+    if (!path.ok()) return Error{path.error()};
+    if (!is_conditioned_mount(*path)) return make_error(*path + " is not conditioned");
+    ControlRequest request;
+    request.op = ControlOp::kUpdate;
+    request.settings = settings;
+    auto reply = control_call(run_paths_for(*path).socket, encode_request(request));
+    if (!reply.ok())
+      return make_error(*path + ": the daemon does not answer (" + reply.error() + "); run stop");
+    return decode_ack(*reply);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<MountControl> make_fuse_mount_control() {
+  return std::make_unique<FuseMountControl>();
+}
+
+}  // namespace diskcond

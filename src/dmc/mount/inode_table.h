@@ -1,0 +1,123 @@
+// The inodes the kernel knows about, keyed by the backing (st_dev, st_ino).
+//
+// Each entry has an O_PATH|O_NOFOLLOW descriptor of the backing file (opened through the
+// directory descriptor taken before the mount was put on top, never through a path), its lookup
+// count, and its region on the pretend device. The FUSE node id of an entry is its address; the
+// root (FUSE_ROOT_ID) is the directory being conditioned.
+//
+// Descriptor budget: a tree can hold more inodes than the process may have descriptors
+// (RLIMIT_NOFILE). Entries therefore also keep a file handle (name_to_handle_at); when more than
+// `fd_budget` descriptors are open, the least recently used unpinned ones are closed and reopened
+// on demand with open_by_handle_at. Handlers reach a descriptor only through pin(), which keeps
+// it open while the InodeFd lives. Reopening needs CAP_DAC_READ_SEARCH: pin() BEFORE switching
+// to the caller's credentials. Entries on other filesystems than the conditioned directory's
+// (submounts), or on filesystems without file handles, are never closed.
+//
+// Locking: one mutex guards the map, lookup counts, descriptors, pins and the LRU list. It is a
+// leaf lock: nothing else is locked while holding it, and no FUSE reply is sent under it.
+// Descriptors are closed and reopened outside it. An Inode stays valid until the kernel forgets
+// it (nlookup reaches 0), which the kernel only does once no request uses it.
+#pragma once
+
+#include <fcntl.h>
+#include <fuse_lowlevel.h>
+#include <sys/stat.h>
+
+#include <cstdint>
+#include <list>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "dmc/mount/address_space.h"
+
+namespace diskcond::mount {
+
+class InodeTable;
+
+struct Inode {
+  dev_t dev = 0;
+  ino_t ino = 0;
+  mode_t type = 0;  // S_IFMT bits
+  uint64_t region_base = 0;
+  // Guarded by InodeTable::mu_:
+  uint64_t nlookup = 0;
+  int fd = -1;                        // O_PATH|O_NOFOLLOW, or -1 while closed for the budget
+  uint32_t pins = 0;                  // InodeFds alive
+  std::vector<unsigned char> handle;  // struct file_handle bytes; empty: cannot be reopened
+  std::list<Inode*>::iterator lru;    // valid when in_lru
+  bool in_lru = false;
+};
+
+// A pinned O_PATH descriptor of an inode, open for as long as this object lives. Move-only.
+class InodeFd {
+ public:
+  InodeFd() = default;
+  InodeFd(InodeFd&& other) noexcept { *this = std::move(other); }
+  InodeFd& operator=(InodeFd&& other) noexcept;
+  ~InodeFd() { release(); }
+
+  bool ok() const { return fd_ >= 0; }
+  int get() const { return fd_; }               // REQUIRES: ok()
+  int error() const { return ok() ? 0 : fd_; }  // -errno when the inode could not be reopened
+
+ private:
+  friend class InodeTable;
+  void release();
+  InodeTable* table_ = nullptr;
+  Inode* inode_ = nullptr;
+  int fd_ = -EBADF;
+};
+
+class InodeTable {
+ public:
+  // Takes ownership of `root_fd` (an O_PATH directory descriptor). `fd_budget` = 0: three
+  // quarters of RLIMIT_NOFILE (the rest is for open files).
+  InodeTable(int root_fd, const AddressSpace& space, size_t fd_budget = 0);
+  ~InodeTable();
+  InodeTable(const InodeTable&) = delete;
+  InodeTable& operator=(const InodeTable&) = delete;
+
+  Inode& root() { return *root_; }
+  // REQUIRES: `id` is FUSE_ROOT_ID or a node id this table handed out and the kernel still holds.
+  Inode& get(fuse_ino_t id) {
+    return id == FUSE_ROOT_ID ? *root_ : *reinterpret_cast<Inode*>(static_cast<uintptr_t>(id));
+  }
+  fuse_ino_t id_of(const Inode& inode) const {
+    return &inode == root_.get() ? FUSE_ROOT_ID : reinterpret_cast<uintptr_t>(&inode);
+  }
+
+  // The inode's descriptor, reopened if it was closed for the budget. Check ok().
+  InodeFd pin(Inode& inode);
+
+  // Records one kernel lookup of the file `fd` (O_PATH) whose attributes are `st`: returns the
+  // existing entry for (st_dev, st_ino) or a new one. Takes ownership of `fd`.
+  Inode& add_lookup(int fd, const struct stat& st);
+  // The kernel dropped `n` lookups of `id`; the entry goes when none remain.
+  void forget(fuse_ino_t id, uint64_t n);
+  size_t size() const;
+  size_t open_descriptors() const;
+
+ private:
+  friend class InodeFd;
+  using Key = std::pair<dev_t, ino_t>;
+  void unpin(Inode& inode);
+  // Closes least recently used unpinned descriptors beyond the budget. REQUIRES mu_; returns the
+  // descriptors to close once mu_ is released.
+  std::vector<int> evict_locked();
+  void touch_locked(Inode& inode);
+  void drop_lru_locked(Inode& inode);
+
+  mutable std::mutex mu_;
+  const AddressSpace& space_;
+  size_t fd_budget_;
+  size_t open_fds_ = 0;  // descriptors of non-root inodes
+  std::unique_ptr<Inode> root_;
+  std::map<Key, std::unique_ptr<Inode>> inodes_;  // everything but the root
+  int mount_fd_ = -1;      // O_RDONLY on the root's filesystem, for open_by_handle_at
+  std::list<Inode*> lru_;  // open, reopenable, most recent first
+};
+
+}  // namespace diskcond::mount

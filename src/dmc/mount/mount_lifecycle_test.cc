@@ -1,0 +1,171 @@
+// Integration: start, status, update and stop of a real mount, including the error cases
+// (start twice, stop while busy, stop of a plain directory, a dead daemon, bad control input).
+#include <signal.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <thread>
+
+#include "dmc/mount/control_protocol.h"
+#include "dmc/mount/control_socket.h"
+#include "dmc/mount/mount_test_support.h"
+#include "dmc/mount/run_paths.h"
+
+namespace diskcond::mount::testing {
+namespace {
+
+using MountLifecycle = MountTest;
+
+TEST_F(MountLifecycle, StartTwiceIsAClearError) {
+  start(ssd_profile(0));
+  auto again = control_->start(dir_, MountSettings{ssd_profile(0)});
+  ASSERT_FALSE(again.ok());
+  EXPECT_NE(again.error().find("already conditioned"), std::string::npos) << again.error();
+}
+
+TEST_F(MountLifecycle, PlainDirectoriesAndFilesAreRefused) {
+  auto stop = control_->stop(dir_, false);
+  ASSERT_FALSE(stop.ok());
+  EXPECT_NE(stop.error().find("not conditioned"), std::string::npos) << stop.error();
+  auto st = control_->status(dir_);
+  ASSERT_TRUE(st.ok());
+  EXPECT_FALSE(st->mounted);
+  EXPECT_FALSE(control_->update(dir_, MountSettings{ssd_profile(0)}).ok());
+  std::ofstream(path("file")) << "x";
+  auto on_file = control_->start(path("file"), MountSettings{ssd_profile(0)});
+  ASSERT_FALSE(on_file.ok());
+  EXPECT_NE(on_file.error().find("not a directory"), std::string::npos) << on_file.error();
+  EXPECT_FALSE(control_->start(path("missing"), MountSettings{ssd_profile(0)}).ok());
+  EXPECT_FALSE(control_->status(path("missing")).ok());
+  Profile invalid = ssd_profile(0);
+  invalid.queue_depth = 0;
+  EXPECT_FALSE(control_->start(dir_, MountSettings{invalid}).ok());
+  EXPECT_FALSE(is_conditioned_mount(dir_));
+}
+
+TEST_F(MountLifecycle, StopRefusesWhileBusyThenForceDetaches) {
+  start(ssd_profile(0));
+  std::ofstream(path("open")) << "still here";
+  int fd = open(path("open").c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  auto stop = control_->stop(dir_, false);
+  ASSERT_FALSE(stop.ok());
+  EXPECT_NE(stop.error().find("busy"), std::string::npos) << stop.error();
+  EXPECT_TRUE(is_conditioned_mount(dir_));
+  ASSERT_TRUE(control_->stop(dir_, true).ok());
+  EXPECT_FALSE(is_conditioned_mount(dir_));
+  char buf[16] = {};
+  EXPECT_EQ(pread(fd, buf, sizeof(buf), 0), 10);  // the detached mount still serves its files
+  close(fd);
+  // The directory can be conditioned again at once.
+  start(ssd_profile(0));
+  ASSERT_TRUE(control_->stop(dir_, false).ok());
+}
+
+// A forced stop while a slow write is in flight: the mount is detached at once, the write is
+// still answered (after its model time) and is in the directory afterwards.
+TEST_F(MountLifecycle, ForcedStopDuringAWriteKeepsTheWrite) {
+  start(ssd_profile(2));  // 2 MiB/s: a 1 MiB write takes half a second
+  int fd = open(path("slow").c_str(), O_WRONLY | O_CREAT | O_DIRECT, 0644);
+  ASSERT_GE(fd, 0);
+  void* buf = nullptr;
+  ASSERT_EQ(posix_memalign(&buf, 4096, kMiB), 0);
+  std::memset(buf, 's', kMiB);
+  ssize_t written = -1;
+  int64_t took_ns = 0;
+  std::thread writer([&] {
+    const int64_t t0 = monotonic_ns();
+    written = pwrite(fd, buf, kMiB, 0);
+    took_ns = monotonic_ns() - t0;
+  });
+  usleep(100 * 1000);  // the write is waiting for its model time now
+  ASSERT_TRUE(control_->stop(dir_, true).ok());
+  EXPECT_FALSE(is_conditioned_mount(dir_));
+  writer.join();
+  EXPECT_EQ(written, static_cast<ssize_t>(kMiB));
+  EXPECT_GE(took_ns, 450'000'000);  // not cut short by the stop
+  close(fd);
+  free(buf);
+  std::ifstream in(path("slow"));
+  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(content, std::string(kMiB, 's'));
+}
+
+TEST_F(MountLifecycle, UpdateChangesSettingsLive) {
+  start(ssd_profile(0));
+  MountSettings next{builtin_profiles()[3], CacheMode::kNoCache};
+  ASSERT_TRUE(control_->update(dir_, next).ok());
+  auto st = control_->status(dir_);
+  ASSERT_TRUE(st.ok());
+  EXPECT_EQ(st->settings.profile, builtin_profiles()[3]);
+  EXPECT_EQ(st->settings.cache, CacheMode::kNoCache);
+}
+
+TEST_F(MountLifecycle, DeadDaemonIsReportedAndStopClearsIt) {
+  start(ssd_profile(0));
+  auto st = control_->status(dir_);
+  ASSERT_TRUE(st.ok());
+  const pid_t pid = st->daemon_pid;
+  ASSERT_GT(pid, 0);
+  ASSERT_EQ(kill(pid, SIGKILL), 0);
+  for (int i = 0; i < 200 && kill(pid, 0) == 0; ++i) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string text;
+    std::getline(stat, text);
+    if (text.find(") Z") != std::string::npos) break;
+    usleep(5000);
+  }
+  struct stat sb;
+  EXPECT_EQ(stat(dir_.c_str(), &sb), -1);
+  EXPECT_TRUE(errno == ENOTCONN || errno == ECONNABORTED) << strerror(errno);
+  st = control_->status(dir_);
+  ASSERT_TRUE(st.ok()) << st.error();
+  EXPECT_TRUE(st->mounted);
+  EXPECT_FALSE(st->daemon_alive);
+  auto again = control_->start(dir_, MountSettings{ssd_profile(0)});
+  ASSERT_FALSE(again.ok());
+  EXPECT_NE(again.error().find("died"), std::string::npos) << again.error();
+  ASSERT_TRUE(control_->stop(dir_, false).ok());
+  EXPECT_FALSE(is_conditioned_mount(dir_));
+  EXPECT_EQ(stat(dir_.c_str(), &sb), 0);
+}
+
+TEST_F(MountLifecycle, ControlSocketRejectsBadInputAndNonRootChanges) {
+  start(ssd_profile(0));
+  const std::string socket = run_paths_for(dir_).socket;
+  for (const char* bad : {"garbage\n", "{\"op\":\"update\",\"settings\":{}}\n", "[]\n",
+                          "{\"op\":\"stop\",\"force\":1}\n"}) {
+    auto reply = control_call(socket, bad);
+    ASSERT_TRUE(reply.ok()) << reply.error();
+    EXPECT_FALSE(decode_ack(*reply).ok()) << bad;
+  }
+  // A client that connects and says nothing is dropped; the daemon goes on serving.
+  auto silent = control_call(socket, "", 5000);
+  EXPECT_TRUE(is_conditioned_mount(dir_));
+
+  ControlRequest update;
+  update.op = ControlOp::kUpdate;
+  update.settings = MountSettings{builtin_profiles()[0]};
+  ControlRequest stop;
+  stop.op = ControlOp::kStop;
+  EXPECT_EQ(run_as(kNobody, kNogroup,
+                   [&] {
+                     auto status = control_call(socket, encode_request(ControlRequest{}));
+                     if (!status.ok() || !decode_status(*status).ok()) return 1;
+                     auto u = control_call(socket, encode_request(update));
+                     if (!u.ok() || decode_ack(*u).ok()) return 2;
+                     auto s = control_call(socket, encode_request(stop));
+                     if (!s.ok() || decode_ack(*s).ok()) return 3;
+                     return 0;
+                   }),
+            0);
+  auto st = control_->status(dir_);
+  ASSERT_TRUE(st.ok());
+  EXPECT_TRUE(st->daemon_alive);
+  EXPECT_EQ(st->settings.profile, ssd_profile(0));
+}
+
+}  // namespace
+}  // namespace diskcond::mount::testing

@@ -1,0 +1,97 @@
+// Support for the integration tests that mount for real (header only: not part of the library).
+// They skip when the machine cannot mount (not root, no /dev/fuse) and always clean up: a test
+// that fails leaves neither a mount nor a directory behind.
+#pragma once
+
+#include <fcntl.h>
+#include <grp.h>
+#include <gtest/gtest.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/profile.h"
+#include "dmc/mount/mount_table.h"
+#include "dmc/mount_control.h"
+
+namespace diskcond::mount::testing {
+
+inline constexpr uint64_t kMiB = 1 << 20;
+inline constexpr uid_t kNobody = 65534;
+inline constexpr gid_t kNogroup = 65534;
+
+inline int64_t monotonic_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+// An SSD profile: `rate_mib` MiB/s both ways (0 = unlimited), `access_us`, queue depth `qd`.
+inline Profile ssd_profile(double rate_mib, double access_us = 0, uint32_t qd = 32) {
+  Profile p;
+  p.name = "test SSD";
+  p.type = DiskType::kSSD;
+  p.read_bytes_per_sec = p.write_bytes_per_sec = static_cast<uint64_t>(rate_mib * kMiB);
+  p.access_time_ns = static_cast<int64_t>(access_us * 1000);
+  p.queue_depth = qd;
+  return p;
+}
+
+// Runs `body` in a forked child as uid/gid with supplementary `groups`; returns its exit code,
+// or 255 when the switch failed or it died.
+inline int run_as(uid_t uid, gid_t gid, const std::function<int()>& body,
+                  const std::vector<gid_t>& groups = {}) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (setgroups(groups.size(), groups.data()) != 0 || setresgid(gid, gid, gid) != 0 ||
+        setresuid(uid, uid, uid) != 0) {
+      _exit(255);
+    }
+    _exit(body());
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 255;
+}
+
+class MountTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "mount tests need root";
+    if (access("/dev/fuse", R_OK | W_OK) != 0) GTEST_SKIP() << "no usable /dev/fuse";
+    char tmpl[] = "/tmp/diskcond-mount-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    chmod(dir_.c_str(), 0755);
+    control_ = make_fuse_mount_control();
+  }
+
+  void TearDown() override {
+    if (dir_.empty()) return;
+    if (is_conditioned_mount(dir_)) {
+      static_cast<void>(control_->stop(dir_, true));
+      if (is_conditioned_mount(dir_)) umount2(dir_.c_str(), MNT_DETACH);
+    }
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
+  }
+
+  void start(const Profile& profile, CacheMode cache = CacheMode::kPageCache) {
+    auto s = control_->start(dir_, MountSettings{profile, cache});
+    ASSERT_TRUE(s.ok()) << s.error();
+  }
+
+  std::string path(const std::string& name) const { return dir_ + "/" + name; }
+
+  std::string dir_;
+  std::unique_ptr<MountControl> control_;
+};
+
+}  // namespace diskcond::mount::testing

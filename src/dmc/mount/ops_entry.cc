@@ -1,0 +1,200 @@
+// Name resolution and attributes: lookup, forget, getattr, setattr, readlink, statfs.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <string>
+
+#include "dmc/mount/credentials.h"
+#include "dmc/mount/filesystem.h"
+#include "dmc/mount/syscall.h"
+
+namespace diskcond::mount {
+namespace {
+
+void op_lookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
+  Filesystem& fs = fs_of(req);
+  fuse_entry_param e;
+  InodeFd dir = fs.inodes.pin(fs.inodes.get(parent));
+  int r = dir.error();
+  if (r == 0) {
+    CallerCredentials creds(req);
+    r = creds.error() ? creds.error() : lookup_entry(fs, dir.get(), name, &e);
+  }
+  if (r == -ENOENT) {
+    // Negative entry: the kernel caches the absence for entry_timeout.
+    std::memset(&e, 0, sizeof(e));
+    e.entry_timeout = fs.entry_timeout_s;
+    fuse_reply_entry(req, &e);
+  } else if (r < 0) {
+    fuse_reply_err(req, -r);
+  } else {
+    fuse_reply_entry(req, &e);
+  }
+}
+
+void op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup) {
+  fs_of(req).inodes.forget(ino, nlookup);
+  fuse_reply_none(req);
+}
+
+void op_forget_multi(fuse_req_t req, size_t count, fuse_forget_data* forgets) {
+  Filesystem& fs = fs_of(req);
+  for (size_t i = 0; i < count; ++i) fs.inodes.forget(forgets[i].ino, forgets[i].nlookup);
+  fuse_reply_none(req);
+}
+
+void op_getattr(fuse_req_t req, fuse_ino_t ino, fuse_file_info*) {
+  Filesystem& fs = fs_of(req);
+  struct stat st;
+  InodeFd fd = fs.inodes.pin(fs.inodes.get(ino));
+  int r =
+      fd.ok()
+          ? static_cast<int>(check(fstatat(fd.get(), "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)))
+          : fd.error();
+  if (r < 0) {
+    fuse_reply_err(req, -r);
+  } else {
+    fuse_reply_attr(req, &st, fs.attr_timeout_s);
+  }
+}
+
+// Applies the requested changes as the caller. Returns 0 or -errno.
+int apply_setattr(const Inode& inode, int inode_fd, const struct stat& attr, int to_set,
+                  fuse_file_info* fi) {
+  const int fh = fi ? handle_of(fi).fd : -1;
+  const std::string path = proc_fd_path(inode_fd);
+  const bool symlink = inode.type == S_IFLNK;
+  int r = 0;
+  if (to_set & FUSE_SET_ATTR_MODE) {
+    if (symlink) return -EOPNOTSUPP;
+    r = static_cast<int>(fh >= 0 ? check(fchmod(fh, attr.st_mode))
+                                 : check(chmod(path.c_str(), attr.st_mode)));
+    if (r < 0) return r;
+  }
+  if (to_set & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)) {
+    uid_t uid = (to_set & FUSE_SET_ATTR_UID) ? attr.st_uid : static_cast<uid_t>(-1);
+    gid_t gid = (to_set & FUSE_SET_ATTR_GID) ? attr.st_gid : static_cast<gid_t>(-1);
+    r = static_cast<int>(
+        check(fchownat(inode_fd, "", uid, gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)));
+    if (r < 0) return r;
+  }
+  if (to_set & FUSE_SET_ATTR_SIZE) {
+    if (symlink) return -EINVAL;
+    r = static_cast<int>(fh >= 0 ? check(ftruncate(fh, attr.st_size))
+                                 : check(truncate(path.c_str(), attr.st_size)));
+    if (r < 0) return r;
+  }
+  if (to_set & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_CTIME)) {
+    timespec tv[2];
+    tv[0].tv_nsec = tv[1].tv_nsec = UTIME_OMIT;
+    if (to_set & FUSE_SET_ATTR_ATIME_NOW) {
+      tv[0].tv_nsec = UTIME_NOW;
+    } else if (to_set & FUSE_SET_ATTR_ATIME) {
+      tv[0] = attr.st_atim;
+    }
+    if (to_set & FUSE_SET_ATTR_MTIME_NOW) {
+      tv[1].tv_nsec = UTIME_NOW;
+    } else if (to_set & FUSE_SET_ATTR_MTIME) {
+      tv[1] = attr.st_mtim;
+    }
+    if (tv[0].tv_nsec != UTIME_OMIT || tv[1].tv_nsec != UTIME_OMIT) {
+      if (fh >= 0) {
+        r = static_cast<int>(check(futimens(fh, tv)));
+      } else if (symlink) {
+        r = -EPERM;  // no descriptor-relative way to reach a symlink's own times
+      } else {
+        r = static_cast<int>(check(utimensat(AT_FDCWD, path.c_str(), tv, 0)));
+      }
+      if (r < 0) return r;
+    }
+  }
+  return 0;
+}
+
+// The kernel clears setuid/setgid bits itself when someone other than the owner writes to or
+// truncates such a file, and sends that to us as a mode change; the writer may not chmod the
+// file, so it is applied with the daemon's own rights. A chmod from user space never looks like
+// this to us: with default_permissions the kernel lets only the owner (or root) chmod.
+bool is_privilege_kill(int inode_fd, const struct stat& attr, int to_set) {
+  const int ignored = FUSE_SET_ATTR_CTIME | FUSE_SET_ATTR_KILL_SUID | FUSE_SET_ATTR_KILL_SGID;
+  if ((to_set & ~ignored) != FUSE_SET_ATTR_MODE) return false;
+  struct stat now;
+  if (fstatat(inode_fd, "", &now, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0) return false;
+  const mode_t kill = S_ISUID | S_ISGID;
+  return (now.st_mode & kill) != 0 && (attr.st_mode & 07777) == (now.st_mode & 07777 & ~kill);
+}
+
+void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set, fuse_file_info* fi) {
+  Filesystem& fs = fs_of(req);
+  const int64_t arrival = fs.conditioner.now();
+  Inode& inode = fs.inodes.get(ino);
+  const int64_t completion = charge_metadata(fs, inode, arrival);
+  struct stat st;
+  InodeFd fd = fs.inodes.pin(inode);
+  int r = fd.error();
+  if (r != 0) {
+    // reply below
+  } else if (is_privilege_kill(fd.get(), *attr, to_set)) {
+    r = apply_setattr(inode, fd.get(), *attr, to_set, fi);  // as root, like ATTR_FORCE
+  } else {
+    CallerCredentials creds(req);
+    r = creds.error() ? creds.error() : apply_setattr(inode, fd.get(), *attr, to_set, fi);
+  }
+  if (r == 0) {
+    r = static_cast<int>(check(fstatat(fd.get(), "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)));
+  }
+  const double timeout = fs.attr_timeout_s;
+  fs.conditioner.reply(arrival, completion, Op::kWrite, kMetadataWriteBytes, false,
+                       [req, r, st, timeout] {
+                         if (r < 0) {
+                           fuse_reply_err(req, -r);
+                         } else {
+                           fuse_reply_attr(req, &st, timeout);
+                         }
+                       });
+}
+
+void op_readlink(fuse_req_t req, fuse_ino_t ino) {
+  char buf[PATH_MAX + 1];
+  Filesystem& fs = fs_of(req);
+  InodeFd fd = fs.inodes.pin(fs.inodes.get(ino));
+  ssize_t n = fd.ok() ? readlinkat(fd.get(), "", buf, sizeof(buf)) : (errno = -fd.error(), -1);
+  if (n < 0) {
+    fuse_reply_err(req, errno);
+  } else if (n >= static_cast<ssize_t>(sizeof(buf))) {
+    fuse_reply_err(req, ENAMETOOLONG);
+  } else {
+    buf[n] = '\0';
+    fuse_reply_readlink(req, buf);
+  }
+}
+
+void op_statfs(fuse_req_t req, fuse_ino_t ino) {
+  struct statvfs sv;
+  Filesystem& fs = fs_of(req);
+  InodeFd fd = fs.inodes.pin(fs.inodes.get(ino));
+  if (!fd.ok()) {
+    fuse_reply_err(req, -fd.error());
+  } else if (fstatvfs(fd.get(), &sv) < 0) {
+    fuse_reply_err(req, errno);
+  } else {
+    fuse_reply_statfs(req, &sv);
+  }
+}
+
+}  // namespace
+
+void add_entry_operations(fuse_lowlevel_ops& ops) {
+  ops.lookup = op_lookup;
+  ops.forget = op_forget;
+  ops.forget_multi = op_forget_multi;
+  ops.getattr = op_getattr;
+  ops.setattr = op_setattr;
+  ops.readlink = op_readlink;
+  ops.statfs = op_statfs;
+}
+
+}  // namespace diskcond::mount

@@ -1,0 +1,243 @@
+// File data: open, create, read, write, flush, fsync, fallocate, lseek, release.
+//
+// read/write/flush/fsync/fallocate are conditioned: submitted to the model at arrival (before
+// the backing I/O), replied at max(model completion, backing I/O done). Backing reads and writes
+// go through 4 KiB aligned buffers, so files opened with O_DIRECT work when the application's
+// offsets and sizes are aligned - exactly where the backing filesystem accepts them.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <memory>
+
+#include "dmc/mount/aligned_buffer.h"
+#include "dmc/mount/credentials.h"
+#include "dmc/mount/filesystem.h"
+#include "dmc/mount/syscall.h"
+
+namespace diskcond::mount {
+namespace {
+
+// Fills the open reply's caching fields from the mount's current cache mode.
+void set_cache_flags(Filesystem& fs, fuse_file_info* fi) {
+  if (fs.cache.load() == CacheMode::kNoCache) {
+    fi->direct_io = 1;
+    fi->keep_cache = 0;
+  } else {
+    fi->direct_io = 0;
+    fi->keep_cache = 1;
+  }
+}
+
+// Takes ownership of `fd`; stores a FileHandle in fi->fh.
+void attach_handle(fuse_file_info* fi, int fd) {
+  auto* h = new FileHandle{fd, (fi->flags & O_DIRECT) != 0};
+  fi->fh = reinterpret_cast<uintptr_t>(h);
+}
+
+// Opening with O_TRUNC changes the file: it costs a metadata write like any other change.
+void op_open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
+  Filesystem& fs = fs_of(req);
+  Inode& inode = fs.inodes.get(ino);
+  const bool truncates = (fi->flags & O_TRUNC) != 0;
+  const int64_t arrival = fs.conditioner.now();
+  const int64_t completion = truncates ? charge_metadata(fs, inode, arrival) : arrival;
+  InodeFd file = fs.inodes.pin(inode);
+  const std::string path = proc_fd_path(file.get());
+  int fd = file.error();
+  if (file.ok()) {
+    CallerCredentials creds(req);
+    fd = creds.error()
+             ? creds.error()
+             : static_cast<int>(check(open(path.c_str(), (fi->flags & ~O_NOFOLLOW) | O_CLOEXEC)));
+  }
+  if (fd < 0) {
+    if (truncates) {
+      reply_err_at(fs, req, arrival, completion, -fd);
+    } else {
+      fuse_reply_err(req, -fd);
+    }
+    return;
+  }
+  attach_handle(fi, fd);
+  set_cache_flags(fs, fi);
+  fuse_file_info info = *fi;
+  auto send = [req, info]() mutable {
+    if (fuse_reply_open(req, &info) != 0) {  // the caller went away: nobody will release it
+      close(handle_of(&info).fd);
+      delete &handle_of(&info);
+    }
+  };
+  if (truncates) {
+    fs.conditioner.reply(arrival, completion, Op::kWrite, kMetadataWriteBytes, false,
+                         std::move(send));
+  } else {
+    send();
+  }
+}
+
+void op_create(fuse_req_t req, fuse_ino_t parent_id, const char* name, mode_t mode,
+               fuse_file_info* fi) {
+  Filesystem& fs = fs_of(req);
+  const int64_t arrival = fs.conditioner.now();
+  Inode& parent = fs.inodes.get(parent_id);
+  const int64_t completion = charge_metadata(fs, parent, arrival);
+  fuse_entry_param e;
+  std::memset(&e, 0, sizeof(e));
+  InodeFd dir = fs.inodes.pin(parent);
+  int fd = dir.error();
+  int r = fd;
+  if (dir.ok()) {
+    CallerCredentials creds(req);
+    fd = creds.error()
+             ? creds.error()
+             : static_cast<int>(check(
+                   openat(dir.get(), name, (fi->flags & ~O_NOFOLLOW) | O_CREAT | O_CLOEXEC, mode)));
+    r = fd < 0 ? fd : lookup_entry(fs, dir.get(), name, &e);
+  }
+  if (r < 0) {
+    if (fd >= 0) close(fd);
+    reply_err_at(fs, req, arrival, completion, -r);
+    return;
+  }
+  attach_handle(fi, fd);
+  set_cache_flags(fs, fi);
+  fuse_file_info info = *fi;
+  fs.conditioner.reply(arrival, completion, Op::kWrite, kMetadataWriteBytes, false,
+                       [req, e, info]() mutable {
+                         if (fuse_reply_create(req, &e, &info) != 0) {
+                           // The caller went away: undo what the kernel will never release.
+                           close(handle_of(&info).fd);
+                           delete &handle_of(&info);
+                         }
+                       });
+}
+
+void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_file_info* fi) {
+  Filesystem& fs = fs_of(req);
+  const int64_t arrival = fs.conditioner.now();
+  const Inode& inode = fs.inodes.get(ino);
+  const int64_t completion = fs.conditioner.submit(
+      Op::kRead, fs.space.address(inode.region_base, static_cast<uint64_t>(offset)), size, arrival);
+  auto buf = std::make_shared<AlignedBuffer>(size);
+  ssize_t n = buf->data() ? pread(handle_of(fi).fd, buf->data(), size, offset) : -1;
+  const int err = n < 0 ? (buf->data() ? errno : ENOMEM) : 0;
+  fs.conditioner.reply(arrival, completion, Op::kRead, size, true, [req, buf, n, err] {
+    if (err != 0) {
+      fuse_reply_err(req, err);
+    } else {
+      fuse_reply_buf(req, buf->data(), static_cast<size_t>(n));
+    }
+  });
+}
+
+// Writes `in` at `offset` to the backing file. Returns bytes written or -errno.
+ssize_t backing_write(const FileHandle& h, fuse_bufvec* in, off_t offset) {
+  const size_t size = fuse_buf_size(in);
+  AlignedBuffer buf(size);
+  if (buf.data() == nullptr) return -ENOMEM;
+  fuse_bufvec mem = FUSE_BUFVEC_INIT(size);
+  mem.buf[0].mem = buf.data();
+  ssize_t got = fuse_buf_copy(&mem, in, static_cast<fuse_buf_copy_flags>(0));
+  if (got < 0) return got;
+  size_t done = 0;
+  while (done < static_cast<size_t>(got)) {
+    ssize_t n = pwrite(h.fd, buf.data() + done, static_cast<size_t>(got) - done,
+                       offset + static_cast<off_t>(done));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return done > 0 ? static_cast<ssize_t>(done) : -errno;
+    }
+    if (n == 0) break;
+    done += static_cast<size_t>(n);
+  }
+  return static_cast<ssize_t>(done);
+}
+
+void op_write_buf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t offset,
+                  fuse_file_info* fi) {
+  Filesystem& fs = fs_of(req);
+  const int64_t arrival = fs.conditioner.now();
+  const Inode& inode = fs.inodes.get(ino);
+  const size_t size = fuse_buf_size(in);
+  const int64_t completion = fs.conditioner.submit(
+      Op::kWrite, fs.space.address(inode.region_base, static_cast<uint64_t>(offset)), size,
+      arrival);
+  ssize_t n;
+  {
+    CapabilityDrop drop(fuse_req_ctx(req)->uid);  // a write by a user clears setuid bits
+    n = backing_write(handle_of(fi), in, offset);
+  }
+  fs.conditioner.reply(arrival, completion, Op::kWrite, size, true, [req, n] {
+    if (n < 0) {
+      fuse_reply_err(req, static_cast<int>(-n));
+    } else {
+      fuse_reply_write(req, static_cast<size_t>(n));
+    }
+  });
+}
+
+// flush (every close) and fsync: a model flush, completing once earlier writes have.
+void flush_like(fuse_req_t req, int fd, int kind) {
+  Filesystem& fs = fs_of(req);
+  const int64_t arrival = fs.conditioner.now();
+  const int64_t completion = fs.conditioner.submit(Op::kFlush, 0, 0, arrival);
+  int r = 0;
+  if (kind == 1) r = static_cast<int>(check(fsync(fd)));
+  if (kind == 2) r = static_cast<int>(check(fdatasync(fd)));
+  fs.conditioner.reply(arrival, completion, Op::kFlush, 0, false,
+                       [req, r] { fuse_reply_err(req, -r); });
+}
+
+void op_flush(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
+  flush_like(req, handle_of(fi).fd, 0);
+}
+
+void op_fsync(fuse_req_t req, fuse_ino_t, int datasync, fuse_file_info* fi) {
+  flush_like(req, handle_of(fi).fd, datasync ? 2 : 1);
+}
+
+void op_release(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
+  FileHandle* h = &handle_of(fi);
+  close(h->fd);
+  delete h;
+  fuse_reply_err(req, 0);
+}
+
+void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t length,
+                  fuse_file_info* fi) {
+  Filesystem& fs = fs_of(req);
+  const int64_t arrival = fs.conditioner.now();
+  const int64_t completion = charge_metadata(fs, fs.inodes.get(ino), arrival);
+  int r;
+  {
+    CapabilityDrop drop(fuse_req_ctx(req)->uid);
+    r = static_cast<int>(check(fallocate(handle_of(fi).fd, mode, offset, length)));
+  }
+  reply_err_at(fs, req, arrival, completion, -r);
+}
+
+void op_lseek(fuse_req_t req, fuse_ino_t, off_t offset, int whence, fuse_file_info* fi) {
+  off_t r = lseek(handle_of(fi).fd, offset, whence);
+  if (r < 0) {
+    fuse_reply_err(req, errno);
+  } else {
+    fuse_reply_lseek(req, r);
+  }
+}
+
+}  // namespace
+
+void add_file_operations(fuse_lowlevel_ops& ops) {
+  ops.open = op_open;
+  ops.create = op_create;
+  ops.read = op_read;
+  ops.write_buf = op_write_buf;
+  ops.flush = op_flush;
+  ops.fsync = op_fsync;
+  ops.release = op_release;
+  ops.fallocate = op_fallocate;
+  ops.lseek = op_lseek;
+}
+
+}  // namespace diskcond::mount

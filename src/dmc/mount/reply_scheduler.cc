@@ -1,0 +1,96 @@
+#include "dmc/mount/reply_scheduler.h"
+
+#include <sys/prctl.h>
+
+#include <algorithm>
+#include <chrono>
+
+namespace diskcond::mount {
+
+ReplyScheduler::ReplyScheduler(const Clock& clock) : clock_(clock) {
+  thread_ = std::thread([this] { run(); });
+}
+
+ReplyScheduler::~ReplyScheduler() {
+  drain();
+}
+
+void ReplyScheduler::at(int64_t due_ns, Reply reply) {
+  if (due_ns <= clock_.now_ns()) {
+    reply();
+    return;
+  }
+  std::unique_lock lock(mu_);
+  if (stopping_) {
+    lock.unlock();
+    reply();
+    return;
+  }
+  const bool earliest = heap_.empty() || due_ns < heap_.front().due_ns;
+  heap_.push_back(Entry{due_ns, next_seq_++, std::move(reply)});
+  std::push_heap(heap_.begin(), heap_.end(), Later());
+  lock.unlock();
+  if (earliest) wake_.notify_one();
+}
+
+void ReplyScheduler::drain() {
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_ && !thread_.joinable()) return;
+    stopping_ = true;
+  }
+  wake_.notify_one();
+  if (thread_.joinable()) thread_.join();
+}
+
+size_t ReplyScheduler::queued() const {
+  std::lock_guard lock(mu_);
+  return heap_.size();
+}
+
+int64_t ReplyScheduler::wake_ahead_ns() const {
+  std::lock_guard lock(mu_);
+  return wake_ahead_ns_;
+}
+
+int64_t ReplyScheduler::max_lateness_ns() const {
+  std::lock_guard lock(mu_);
+  return max_lateness_ns_;
+}
+
+void ReplyScheduler::run() {
+  prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+  std::vector<Entry> ready;
+  std::unique_lock lock(mu_);
+  for (;;) {
+    if (heap_.empty()) {
+      if (stopping_) return;
+      wake_.wait(lock);
+      continue;
+    }
+    int64_t now = clock_.now_ns();
+    const int64_t wake_at = heap_.front().due_ns - wake_ahead_ns_;
+    if (wake_at > now && !stopping_) {
+      // steady_clock is CLOCK_MONOTONIC on Linux, the clock MonotonicClock reads.
+      auto deadline = std::chrono::steady_clock::time_point(std::chrono::nanoseconds(wake_at));
+      if (wake_.wait_until(lock, deadline) == std::cv_status::no_timeout) continue;
+      now = clock_.now_ns();
+      if (heap_.empty() || heap_.front().due_ns - wake_ahead_ns_ > now) continue;
+      // Woken by the timer for the entry we waited for: learn how late timers fire.
+      const int64_t late = std::clamp<int64_t>(now - wake_at, 0, kMaxWakeAheadNs);
+      wake_ahead_ns_ = (wake_ahead_ns_ * 7 + late) / 8;
+    }
+    while (!heap_.empty() && (stopping_ || heap_.front().due_ns - wake_ahead_ns_ <= now)) {
+      std::pop_heap(heap_.begin(), heap_.end(), Later());
+      max_lateness_ns_ = std::max(max_lateness_ns_, now - heap_.back().due_ns);
+      ready.push_back(std::move(heap_.back()));
+      heap_.pop_back();
+    }
+    lock.unlock();
+    for (Entry& e : ready) e.reply();
+    ready.clear();
+    lock.lock();
+  }
+}
+
+}  // namespace diskcond::mount

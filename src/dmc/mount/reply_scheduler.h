@@ -1,0 +1,74 @@
+// Sends FUSE replies at given times, from one thread, so that no FUSE worker ever sleeps.
+//
+// A worker does its backing I/O, then calls at(due, reply): a reply already due runs at once on
+// the worker; a later one is queued on a min-heap that the scheduler thread serves with timed
+// condition-variable waits on CLOCK_MONOTONIC (1 ns timer slack). Whatever the reply needs (read
+// data buffers included) lives in the Reply closure until it has run.
+//
+// Wake-up compensation: a timed wait returns some tens of microseconds after its deadline (more
+// on a busy VM). The thread tracks that lateness (a moving average, capped at kMaxWakeAheadNs)
+// and asks to wake that much before the due time, so replies go out at their due time on
+// average instead of always late; a reply may thus leave up to wake_ahead_ns() early.
+//
+// Locking: mu_ is a leaf lock; replies run with no lock held.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "core/clock.h"
+
+namespace diskcond::mount {
+
+class ReplyScheduler {
+ public:
+  using Reply = std::function<void()>;
+
+  // `clock` must be CLOCK_MONOTONIC-based (MonotonicClock) unless the test never waits.
+  explicit ReplyScheduler(const Clock& clock);
+  ~ReplyScheduler();  // drain()
+  ReplyScheduler(const ReplyScheduler&) = delete;
+  ReplyScheduler& operator=(const ReplyScheduler&) = delete;
+
+  // Runs `reply` once, at `due_ns` or as soon after as possible. Thread-safe.
+  void at(int64_t due_ns, Reply reply);
+  // Sends every queued reply now (in due order) and stops the thread; later at() calls reply at
+  // once. Used when the mount goes away: nothing acknowledged may be left unsent.
+  void drain();
+  size_t queued() const;
+  // Worst lateness seen (actual send - due), for the tests and status.
+  int64_t max_lateness_ns() const;
+  // Current wake-up compensation.
+  int64_t wake_ahead_ns() const;
+
+  static constexpr int64_t kMaxWakeAheadNs = 150'000;
+
+ private:
+  struct Entry {
+    int64_t due_ns;
+    uint64_t seq;  // keeps equal due times in submission order
+    Reply reply;
+  };
+  struct Later {
+    bool operator()(const Entry& a, const Entry& b) const {
+      return a.due_ns != b.due_ns ? a.due_ns > b.due_ns : a.seq > b.seq;
+    }
+  };
+  void run();
+
+  const Clock& clock_;
+  mutable std::mutex mu_;
+  std::condition_variable wake_;
+  std::vector<Entry> heap_;      // guarded by mu_
+  uint64_t next_seq_ = 0;        // guarded by mu_
+  bool stopping_ = false;        // guarded by mu_
+  int64_t max_lateness_ns_ = 0;  // guarded by mu_
+  int64_t wake_ahead_ns_ = 0;    // guarded by mu_
+  std::thread thread_;
+};
+
+}  // namespace diskcond::mount

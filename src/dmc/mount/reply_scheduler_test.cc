@@ -1,0 +1,63 @@
+#include "dmc/mount/reply_scheduler.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <mutex>
+#include <vector>
+
+namespace diskcond::mount {
+namespace {
+
+constexpr int64_t kMs = 1'000'000;
+
+TEST(MountReplyScheduler, PastDueRepliesRunAtOnceOnTheCaller) {
+  MonotonicClock clock;
+  ReplyScheduler s(clock);
+  bool ran = false;
+  s.at(clock.now_ns() - 1, [&] { ran = true; });
+  EXPECT_TRUE(ran);
+}
+
+TEST(MountReplyScheduler, RepliesAtTheirTimeInOrder) {
+  MonotonicClock clock;
+  ReplyScheduler s(clock);
+  std::mutex mu;
+  std::vector<std::pair<int, int64_t>> sent;
+  const int64_t start = clock.now_ns();
+  for (int i : {3, 1, 2}) {
+    s.at(start + i * 20 * kMs, [&, i] {
+      std::lock_guard lock(mu);
+      sent.emplace_back(i, clock.now_ns() - start);
+    });
+  }
+  while (s.queued() > 0 || [&] {
+    std::lock_guard l(mu);
+    return sent.size() < 3;
+  }()) {
+    timespec ts{0, kMs};
+    nanosleep(&ts, nullptr);
+  }
+  ASSERT_EQ(sent.size(), 3u);
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_EQ(sent[k].first, k + 1);
+    // never early by more than the wake-up compensation
+    EXPECT_GE(sent[k].second, (k + 1) * 20 * kMs - ReplyScheduler::kMaxWakeAheadNs);
+    EXPECT_LT(sent[k].second, (k + 1) * 20 * kMs + 10 * kMs);  // and not much late
+  }
+}
+
+TEST(MountReplyScheduler, DrainSendsEverythingNow) {
+  MonotonicClock clock;
+  ReplyScheduler s(clock);
+  std::atomic<int> count{0};
+  for (int i = 0; i < 100; ++i) s.at(clock.now_ns() + 3600 * 1000 * kMs, [&] { ++count; });
+  EXPECT_EQ(s.queued(), 100u);
+  s.drain();
+  EXPECT_EQ(count.load(), 100);
+  s.at(clock.now_ns() + 3600 * 1000 * kMs, [&] { ++count; });  // after drain: at once
+  EXPECT_EQ(count.load(), 101);
+}
+
+}  // namespace
+}  // namespace diskcond::mount
