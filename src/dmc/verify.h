@@ -16,10 +16,18 @@ namespace diskcond {
 
 struct VerifyPlan {
   std::vector<NamedWorkload> workloads = standard_workloads();
-  int64_t seconds_per_test_ns = 3'000'000'000;
+  // Each workload runs this long; its first second is warm-up (the first seek, queues filling)
+  // and the whole seconds after it are measured. REQUIRES: at least 2 s.
+  int64_t seconds_per_test_ns = 4'000'000'000;
   double tolerance = 0.05;            // |measured / predicted - 1| allowed
-  uint64_t file_bytes = 64ull << 20;  // the test file made in the directory (and removed)
+  // The test file made in the directory (and removed). For HDD profiles it grows so that a
+  // sequential pass never wraps within a test (a wrap is a seek the prediction does not have).
+  uint64_t min_file_bytes = 64ull << 20;
+  uint64_t max_file_bytes = 1ull << 30;
 };
+
+// The test file size verify uses for `profile` under `plan`.
+uint64_t verify_file_bytes(const Profile& profile, const VerifyPlan& plan);
 
 struct VerifyCheck {
   std::string label;
@@ -32,8 +40,9 @@ struct VerifyCheck {
 };
 
 // Runs every workload of `plan` on a test file in `dir` with O_DIRECT (psync at queue depth 1,
-// io_uring above), one worker, and checks each against predict(profile, workload) for random
-// offsets within the file's share of `capacity_bytes` (the mount's device address space).
+// io_uring above), one worker, and checks each steady-state figure (after the warm-up second)
+// against predict(profile, workload) for random offsets within the file's share of
+// `capacity_bytes` (the mount's device address space).
 // `on_test` is called before each workload with its label. Errors: the directory cannot hold
 // the test file, O_DIRECT unsupported, an I/O error (one line each).
 Result<std::vector<VerifyCheck>> verify_directory(const std::string& dir, const Profile& profile,

@@ -18,8 +18,8 @@ class VerifyTest : public ::testing::Test {
     dir_ = fs::temp_directory_path() / ("diskcond-verify-test-" + std::to_string(::getpid()));
     fs::create_directories(dir_);
     plan_.workloads = {standard_workloads()[4]};  // RND4K Q1 read
-    plan_.seconds_per_test_ns = 300 * kNsPerMs;
-    plan_.file_bytes = 4 * kMiB;
+    plan_.seconds_per_test_ns = 300 * kNsPerMs;  // under the warm-up: the whole run counts
+    plan_.min_file_bytes = 4 * kMiB;
   }
   void TearDown() override { fs::remove_all(dir_); }
 
@@ -36,8 +36,10 @@ TEST_F(VerifyTest, PlainDirectoryFailsASlowProfile) {
   EXPECT_FALSE(c.pass);
   EXPECT_GT(c.error, 10.0);  // more than 11 times the predicted IOPS
   EXPECT_GT(c.measured_iops, 0);
-  // The prediction is for random offsets within the 4 MiB file's share of 100 GiB.
-  EXPECT_NEAR(c.workload.span_fraction, 4.0 / (100 * 1024), 1e-12);
+  // The prediction is for random offsets within the test file's share of 100 GiB (16 MiB: a
+  // 0.3 s sequential pass at 50 MiB/s, plus 10%, in whole MiB).
+  EXPECT_EQ(verify_file_bytes(builtin_profiles()[0], plan_), 16 * kMiB);
+  EXPECT_NEAR(c.workload.span_fraction, 16.0 / (100 * 1024), 1e-12);
   EXPECT_TRUE(fs::is_empty(dir_));  // the test file is gone
 }
 
@@ -49,6 +51,17 @@ TEST_F(VerifyTest, UnlimitedProfileHasNothingToMiss) {
   ASSERT_TRUE(checks.ok()) << checks.error();
   EXPECT_TRUE((*checks)[0].pass);
   EXPECT_EQ((*checks)[0].error, 0);
+}
+
+TEST_F(VerifyTest, HddTestFileHoldsASequentialPassWithoutWrapping) {
+  VerifyPlan plan;  // 4 s per workload
+  EXPECT_EQ(verify_file_bytes(builtin_profiles()[0], plan), 220 * kMiB);  // 50 MiB/s * 4 s * 1.1
+  EXPECT_EQ(verify_file_bytes(builtin_profiles()[2], plan), 660 * kMiB);
+  EXPECT_EQ(verify_file_bytes(builtin_profiles()[3], plan), 64 * kMiB);   // SSDs have no seeks
+  Profile fast_hdd = builtin_profiles()[2];
+  fast_hdd.read_bytes_per_sec = 0;
+  fast_hdd.write_bytes_per_sec = 0;
+  EXPECT_EQ(verify_file_bytes(fast_hdd, plan), kGiB);
 }
 
 TEST_F(VerifyTest, MissingDirectoryIsAnError) {

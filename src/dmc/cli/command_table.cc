@@ -79,13 +79,14 @@ constexpr std::string_view kPredictHelp =
 constexpr std::string_view kVerifyHelp =
     "Measures the conditioned <mount> and compares it with what the disk model predicts for its\n"
     "profile: 1 MiB sequential reads and writes at queue depth 1 and 32, 4 KiB random reads at\n"
-    "depth 1 and at the profile's queue depth, 4 KiB random writes at depth 1, 3 s each, O_DIRECT,\n"
-    "on a 64 MiB test file it makes in <mount> and removes. Prints prediction, measurement, error\n"
-    "and pass/fail within 5%; exits 6 when a workload misses. Where the profile is faster than the\n"
-    "mount can go, the measurement shows the mount's floor. Beyond macOS.\n"
+    "depth 1 and at the profile's queue depth, 4 KiB random writes at depth 1, 4 s each (the\n"
+    "first second is warm-up), O_DIRECT, on a test file it makes in <mount> and removes (64 MiB;\n"
+    "for HDD profiles large enough that a sequential pass does not wrap). Prints prediction,\n"
+    "measurement, error and pass/fail within 5%; exits 6 when a workload misses. Where the profile\n"
+    "is faster than the mount can go, the measurement shows the mount's floor. Beyond macOS.\n"
     "\n"
     "  -json   machine-readable output (schema in docs/dmc.md)\n"
-    "  -quick  1 s per workload instead of 3\n";
+    "  -quick  2 s per workload instead of 4\n";
 
 constexpr std::string_view kBootHelp =
     "Conditions every mount started with '-boot', with its stored settings. Run at boot by\n"

@@ -75,7 +75,7 @@ Outcome run_verify(Context& ctx, const CommandArgs& args) {
   const uint64_t capacity = static_cast<uint64_t>(fs.f_blocks) * fs.f_frsize;
 
   VerifyPlan plan;
-  if (args.has("quick")) plan.seconds_per_test_ns = kNsPerSec;
+  if (args.has("quick")) plan.seconds_per_test_ns = 2 * kNsPerSec;
   const Profile& profile = status->settings.profile;
   auto checks = verify_directory(*mount, profile, capacity, plan, [&](const std::string& label) {
     ctx.err << "dmc: verify: " << label << "\n";
