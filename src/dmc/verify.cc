@@ -20,10 +20,12 @@ rawio::TestKind test_kind(const Workload& w) {
   return random ? rawio::TestKind::kRandomWrite : rawio::TestKind::kSequentialWrite;
 }
 
-// Transfers and bytes per second over the whole seconds after the first (warm-up) second; the
-// last, partial second is left out too. Falls back to the whole run when it was shorter.
+// Transfers and bytes per second over the whole seconds after the first (warm-up) second and
+// before the time limit: the last interval also holds what completed after the limit (the queue
+// draining), so it is left out. Falls back to the whole run when it was shorter.
 std::pair<double, double> steady_rates(const rawio::RunResult& r) {
-  const size_t full_seconds = static_cast<size_t>(r.elapsed_ns / rawio::IntervalLog::kIntervalNs);
+  const size_t full_seconds = static_cast<size_t>(
+      std::min(r.elapsed_ns, r.spec.time_limit_ns) / rawio::IntervalLog::kIntervalNs);
   uint64_t transfers = 0, bytes = 0;
   size_t seconds = 0;
   for (size_t i = 1; i < full_seconds && i < r.intervals.size(); ++i, ++seconds) {
