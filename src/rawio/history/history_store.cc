@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 
 #include "rawio/history/histogram_text.h"
 
@@ -180,24 +181,24 @@ Status HistoryStore::save_report(int64_t run_id, const TargetReport& report) {
 }
 
 Result<std::vector<RunSummary>> HistoryStore::list() {
-  auto q = db_.prepare(
-      "SELECT r.id, r.when_utc, r.host, r.target, r.label, coalesce(group_concat(t.test, ' '), '')"
-      " FROM runs r LEFT JOIN (SELECT run_id, test FROM tests ORDER BY run_id, position) t"
-      " ON t.run_id = r.id GROUP BY r.id ORDER BY r.id");
+  auto q = db_.prepare("SELECT id, when_utc, host, target, label FROM runs ORDER BY id");
   if (!q) return make_error(q.error());
   std::vector<RunSummary> runs;
+  std::map<int64_t, size_t> index;
   for (;;) {
     auto row = q->step();
     if (!row) return make_error(row.error());
     if (!*row) break;
-    RunSummary s{q->int64(0), q->text(1), q->text(2), q->text(3), q->text(4), {}};
-    std::string tests = q->text(5);
-    for (size_t start = 0; start < tests.size();) {
-      size_t end = std::min(tests.find(' ', start), tests.size());
-      s.tests.push_back(tests.substr(start, end - start));
-      start = end + 1;
-    }
-    runs.push_back(std::move(s));
+    index[q->int64(0)] = runs.size();
+    runs.push_back({q->int64(0), q->text(1), q->text(2), q->text(3), q->text(4), {}});
+  }
+  auto t = db_.prepare("SELECT run_id, test FROM tests ORDER BY run_id, position");
+  if (!t) return make_error(t.error());
+  for (;;) {
+    auto row = t->step();
+    if (!row) return make_error(row.error());
+    if (!*row) break;
+    if (auto it = index.find(t->int64(0)); it != index.end()) runs[it->second].tests.push_back(t->text(1));
   }
   return runs;
 }
