@@ -25,8 +25,8 @@ std::string default_database_path();
 
 class HistoryStore {
  public:
-  // kCreate makes the file, its missing parent directories and the schema; kExisting fails with
-  // one line if the file is not there (for `rawio report`).
+  // kCreate makes the file, its missing parent directories and the schema; kReadOnly fails with
+  // one line if the file is not there, and save() on it fails (for `rawio report`).
   static Result<HistoryStore> open(const std::string& path, Database::Mode mode);
 
   int schema_version() const { return version_; }

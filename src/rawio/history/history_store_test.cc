@@ -53,7 +53,7 @@ TEST(HistoryStore, RoundTripKeepsEveryField) {
   ASSERT_TRUE(ids) << ids.error();
   ASSERT_EQ(ids->size(), 1u);
 
-  auto reopened = HistoryStore::open(dir.file("rawio.db"), Database::Mode::kExisting);
+  auto reopened = HistoryStore::open(dir.file("rawio.db"), Database::Mode::kReadOnly);
   ASSERT_TRUE(reopened) << reopened.error();
   auto run = reopened->load(ids->at(0));
   ASSERT_TRUE(run) << run.error();
@@ -117,14 +117,17 @@ TEST(HistoryStore, SchemaVersionIsRecordedAndOthersRefused) {
   {  // opening again does not add a second version row or fail
     auto again = HistoryStore::open(path, Database::Mode::kCreate);
     ASSERT_TRUE(again) << again.error();
-    auto db = Database::open(path, Database::Mode::kExisting);
+    auto db = Database::open(path, Database::Mode::kCreate);
     auto q = db->prepare("SELECT count(*), max(version) FROM schema_version");
     ASSERT_TRUE(q->step().value());
     EXPECT_EQ(q->int64(0), 1);
     EXPECT_EQ(q->int64(1), kSchemaVersion);
     ASSERT_TRUE(db->exec("UPDATE schema_version SET version = 99"));
   }
-  auto future = HistoryStore::open(path, Database::Mode::kExisting);
+  auto future = HistoryStore::open(path, Database::Mode::kReadOnly);
+  ASSERT_FALSE(future);
+  EXPECT_NE(future.error().find("schema version 99"), std::string::npos) << future.error();
+  future = HistoryStore::open(path, Database::Mode::kCreate);  // not overwritten either
   ASSERT_FALSE(future);
   EXPECT_NE(future.error().find("schema version 99"), std::string::npos) << future.error();
 }
@@ -148,7 +151,7 @@ TEST(HistoryStore, SavesSeveralTargetsInOrderAndListsThem) {
 
 TEST(HistoryStore, ErrorsAreOneLine) {
   testing::ScratchDir dir;
-  auto missing = HistoryStore::open(dir.file("none.db"), Database::Mode::kExisting);
+  auto missing = HistoryStore::open(dir.file("none.db"), Database::Mode::kReadOnly);
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().find("no history database at"), std::string::npos);
   EXPECT_FALSE(std::filesystem::exists(dir.file("none.db")));
@@ -159,7 +162,7 @@ TEST(HistoryStore, ErrorsAreOneLine) {
   EXPECT_EQ(unwritable.error().find('\n'), std::string::npos);
 
   std::ofstream(dir.file("junk.db")) << "this is not an SQLite file at all, just text...........";
-  auto junk = HistoryStore::open(dir.file("junk.db"), Database::Mode::kExisting);
+  auto junk = HistoryStore::open(dir.file("junk.db"), Database::Mode::kReadOnly);
   ASSERT_FALSE(junk);
   EXPECT_NE(junk.error().find("junk.db"), std::string::npos) << junk.error();
 
@@ -167,6 +170,17 @@ TEST(HistoryStore, ErrorsAreOneLine) {
   auto run = store->load(42);
   ASSERT_FALSE(run);
   EXPECT_EQ(run.error(), "no saved run 42");
+}
+
+TEST(HistoryStore, ReadOnlyOpenCannotWrite) {
+  testing::ScratchDir dir;
+  ASSERT_TRUE(HistoryStore::open(dir.file("rawio.db"), Database::Mode::kCreate));
+  auto store = HistoryStore::open(dir.file("rawio.db"), Database::Mode::kReadOnly);
+  ASSERT_TRUE(store) << store.error();
+  auto ids = store->save(known_context(), {known_report("x")});
+  ASSERT_FALSE(ids);
+  EXPECT_NE(ids.error().find("readonly"), std::string::npos) << ids.error();
+  EXPECT_TRUE(store->list().value().empty());
 }
 
 TEST(HistoryStore, BucketTextRoundTripsAndRejectsJunk) {

@@ -12,13 +12,13 @@ constexpr int kBusyTimeoutMs = 5000;
 }  // namespace
 
 Result<Database> Database::open(const std::string& path, Mode mode) {
-  if (mode == Mode::kExisting) {
+  if (mode == Mode::kReadOnly) {
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) {
       return make_error(fmt::format("no history database at {} (save runs with rawio --save)", path));
     }
   }
-  int flags = SQLITE_OPEN_READWRITE | (mode == Mode::kCreate ? SQLITE_OPEN_CREATE : 0);
+  int flags = mode == Mode::kCreate ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
   sqlite3* raw = nullptr;
   int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
   Database db(raw, path);  // owns the handle even when opening failed

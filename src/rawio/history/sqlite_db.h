@@ -17,7 +17,9 @@ class Statement;
 
 class Database {
  public:
-  enum class Mode { kCreate, kExisting };  // kExisting: fail if the file is not there
+  // kCreate: read-write, made if missing. kReadOnly: must exist; opened read-only, so reading a
+  // history never changes it.
+  enum class Mode { kCreate, kReadOnly };
 
   // Opens `path` with a busy timeout (other rawio processes may be writing) and foreign keys on.
   static Result<Database> open(const std::string& path, Mode mode);

@@ -24,7 +24,7 @@ void print(std::FILE* out, const std::string& text) {
 int run_report(const ReportInvocation& inv, std::FILE* out, std::FILE* err) {
   std::string path = inv.db_path.empty() ? history::default_database_path() : inv.db_path;
   if (path.empty()) return say(err, "neither XDG_DATA_HOME nor HOME is set; use --db PATH"), kExitUsage;
-  auto store = history::HistoryStore::open(path, history::Database::Mode::kExisting);
+  auto store = history::HistoryStore::open(path, history::Database::Mode::kReadOnly);
   if (!store) return say(err, store.error()), kExitIoError;
   auto saved = store->list();
   if (!saved) return say(err, saved.error()), kExitIoError;
