@@ -82,19 +82,41 @@ BarChart latency_bars(const std::vector<TargetReport>& rows, const std::vector<s
   return chart;
 }
 
-// MiB/s in each second, drawn as steps; the last, partial second is divided by its length.
+constexpr double kSliverSeconds = 0.25;
+
+struct Step {
+  double start, end;  // seconds from the test's start
+  uint64_t bytes;
+};
+
+// One step per second of samples. The last second ends at the elapsed time; if that leaves a
+// sliver (the transfers in flight at the time limit completing), it joins the second before,
+// since dividing a few transfers by a few milliseconds would draw a spike no device delivered.
+std::vector<Step> throughput_steps(const RunResult& t) {
+  std::vector<Step> steps;
+  for (size_t i = 0; i < t.intervals.size(); ++i) {
+    const double start = static_cast<double>(i);
+    double end = start + 1.0;
+    if (t.seconds() > start && t.seconds() < end) end = t.seconds();
+    steps.push_back({start, end, t.intervals[i].bytes});
+  }
+  if (steps.size() >= 2 && steps.back().end - steps.back().start < kSliverSeconds) {
+    Step sliver = steps.back();
+    steps.pop_back();
+    steps.back().end = sliver.end;
+    steps.back().bytes += sliver.bytes;
+  }
+  return steps;
+}
+
 LineChart throughput_over_time(const TargetReport& row) {
   LineChart chart{fmt::format("Throughput over time: {} ({})", row.id, row.target), "seconds", "MiB/s", {}};
   for (const RunResult& t : row.tests) {
     LineSeries series{std::string(test_code(t.spec.kind)), {}};
-    const double total = t.seconds();
-    for (size_t i = 0; i < t.intervals.size(); ++i) {
-      const double start = static_cast<double>(i);
-      double end = start + 1.0;
-      if (total > start && total < end) end = total;  // the last, partial second
-      const double mib_per_sec = static_cast<double>(t.intervals[i].bytes) / (1 << 20) / (end - start);
-      series.points.emplace_back(start, mib_per_sec);
-      series.points.emplace_back(end, mib_per_sec);
+    for (const Step& step : throughput_steps(t)) {
+      const double mib_per_sec = static_cast<double>(step.bytes) / (1 << 20) / (step.end - step.start);
+      series.points.emplace_back(step.start, mib_per_sec);
+      series.points.emplace_back(step.end, mib_per_sec);
     }
     chart.series.push_back(std::move(series));
   }

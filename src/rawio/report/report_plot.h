@@ -3,7 +3,9 @@
 //      span more than two decades);
 //   2. per test, grouped bars of latency p50, p90, p99, p99.9 and max in microseconds, one bar
 //      per row (log scale likewise);
-//   3. per run, throughput over time in MiB/s, one line per test, from its per-second samples.
+//   3. per run, throughput over time in MiB/s, one line per test, from its per-second samples
+//      (a last partial second under 0.25 s, the transfers in flight at the time limit, is
+//      counted with the second before it).
 #pragma once
 
 #include <string>

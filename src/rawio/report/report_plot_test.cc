@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iterator>
 #include <regex>
+#include <sstream>
 
 #include "rawio/report/report_command.h"
 #include "rawio/report/report_test_util.h"
@@ -94,6 +95,42 @@ TEST(ReportPlot, ReportWritesSvgAndPng) {
   ASSERT_GT(png.size(), 8u);
   EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
   EXPECT_FALSE(std::filesystem::exists(inv.plot_path + ".svg.tmp"));
+}
+
+// The polyline points of the first series, as drawn (x, y in SVG units).
+std::vector<std::pair<double, double>> first_line(const std::string& svg) {
+  static const std::regex kPoints("class=\"series\"[^>]*points=\"([^\"]*)\"");
+  std::smatch m;
+  std::vector<std::pair<double, double>> points;
+  if (!std::regex_search(svg, m, kPoints)) return points;
+  std::istringstream in(m[1].str());
+  double x, y;
+  char comma;
+  while (in >> x >> comma >> y) points.emplace_back(x, y);
+  return points;
+}
+
+TEST(ReportPlot, ThroughputStepsFoldTheLastSliverIntoTheSecondBefore) {
+  TargetReport row = testing::seed_plain();
+  row.tests.resize(1);
+  RunResult& t = row.tests[0];
+  t.elapsed_ns = 2'010'000'000;                         // 2 s, then 10 ms of transfers in flight
+  t.intervals = {{100 << 20, 1}, {100 << 20, 1}, {2 << 20, 1}};
+  auto points = first_line(plot_svg({row}));
+  ASSERT_EQ(points.size(), 4u);                         // two steps, not three
+  EXPECT_DOUBLE_EQ(points[0].second, points[1].second);  // 100 MiB/s
+  EXPECT_DOUBLE_EQ(points[2].second, points[3].second);  // 102 MiB / 1.01 s: just above 100
+  EXPECT_LT(points[2].second, points[0].second);         // higher on the chart = smaller y
+  EXPECT_GT(points[2].second, points[0].second - 2.0);
+
+  t.elapsed_ns = 300'000'000;                           // a 0.3 s test: one partial second
+  t.intervals = {{30 << 20, 1}};
+  points = first_line(plot_svg({row}));
+  ASSERT_EQ(points.size(), 2u);
+  // 30 MiB in 0.3 s is 100 MiB/s, the top of a 0..100 axis (y = 40); the step covers 0.3 s of
+  // a 0..0.5 s axis, 60% of the 670-unit-wide plot area (not a full second).
+  EXPECT_NEAR(points[0].second, 40.0, 0.1);
+  EXPECT_NEAR(points[1].first - points[0].first, 0.6 * 670, 0.1);
 }
 
 TEST(ReportPlot, MissingConverterIsOneClearLine) {
