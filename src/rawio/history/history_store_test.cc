@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <fstream>
+#include <thread>
 
 #include "rawio/history/histogram_text.h"
 #include "rawio/test_util.h"
@@ -170,6 +171,34 @@ TEST(HistoryStore, ErrorsAreOneLine) {
   auto run = store->load(42);
   ASSERT_FALSE(run);
   EXPECT_EQ(run.error(), "no saved run 42");
+}
+
+TEST(HistoryStore, ConcurrentSaversWaitForEachOther) {
+  // Separate connections, as separate rawio processes would have: the busy timeout makes each
+  // save wait for the other's transaction instead of failing with "database is locked".
+  testing::ScratchDir dir;
+  const std::string path = dir.file("rawio.db");
+  ASSERT_TRUE(HistoryStore::open(path, Database::Mode::kCreate));
+  constexpr int kSavers = 4, kSaves = 10;
+  std::vector<std::string> errors(kSavers);
+  std::vector<std::thread> savers;
+  for (int i = 0; i < kSavers; ++i) {
+    savers.emplace_back([&, i] {
+      auto store = HistoryStore::open(path, Database::Mode::kCreate);
+      if (!store) return void(errors[i] = store.error());
+      for (int n = 0; n < kSaves; ++n) {
+        auto ids = store->save(known_context(), {known_report("t" + std::to_string(i))});
+        if (!ids) return void(errors[i] = ids.error());
+      }
+    });
+  }
+  for (auto& t : savers) t.join();
+  for (const auto& e : errors) EXPECT_EQ(e, "");
+  auto store = HistoryStore::open(path, Database::Mode::kReadOnly);
+  auto runs = store->list();
+  ASSERT_TRUE(runs) << runs.error();
+  EXPECT_EQ(runs->size(), static_cast<size_t>(kSavers * kSaves));
+  EXPECT_EQ(store->load(runs->back().run_id).value().report.tests.size(), 2u);
 }
 
 TEST(HistoryStore, ReadOnlyOpenCannotWrite) {
