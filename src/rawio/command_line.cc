@@ -78,7 +78,7 @@ std::unique_ptr<CLI::App> build_app(Invocation& inv, RawText& raw, bool tests[4]
                               "Also store the results in the history database (see rawio report)");
   app->add_option("--db", inv.db_path,
                   "History database for --save (default ${XDG_DATA_HOME:-~/.local/share}/diskcond/rawio.db)")
-      ->needs(save);
+      ->needs(save)->type_name("PATH");
   app->add_option("targets", inv.targets, "Block devices, files or directories")->required();
   return app;
 }

@@ -20,13 +20,14 @@ bool ends_with(const std::string& text, std::string_view suffix) {
 std::unique_ptr<CLI::App> build_app(ReportInvocation& inv, size_t& last) {
   auto app = std::make_unique<CLI::App>(kDescription, "rawio report");
   app->add_option("--db", inv.db_path,
-                  "History database (default ${XDG_DATA_HOME:-~/.local/share}/diskcond/rawio.db)");
+                  "History database (default ${XDG_DATA_HOME:-~/.local/share}/diskcond/rawio.db)")
+      ->type_name("PATH");
   app->add_option("runs", inv.selection.run_ids, "Run numbers (see --list)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::PositiveNumber)->type_name("RUN");
   app->add_option("--last", last, "The N newest runs (of each --id label, with --id)")
-      ->check(CLI::Range(size_t{1}, size_t{1} << 30));
+      ->check(CLI::Range(size_t{1}, size_t{1} << 30))->type_name("N");
   app->add_option("-i,--id", inv.selection.labels, "The newest run with this row ID; repeatable")
-      ->allow_extra_args(false)->delimiter(',');
+      ->allow_extra_args(false)->delimiter(',')->type_name("ID");
   app->add_option("-v,--verbose", inv.verbosity,
                   "As rawio: 0 summary table, 1 one row per test with CPU, 2 adds latency")
       ->check(CLI::Range(0, 2))->default_val(0);
@@ -34,7 +35,8 @@ std::unique_ptr<CLI::App> build_app(ReportInvocation& inv, size_t& last) {
   app->add_flag("--list", inv.list, "List the saved runs: run, when, host, target, ID, tests");
   app->add_option("--plot", inv.plot_path,
                   "Draw K/sec, latency percentiles and throughput over time to FILE (.svg, or "
-                  ".png through rsvg-convert)");
+                  ".png through rsvg-convert)")
+      ->type_name("FILE");
   return app;
 }
 
