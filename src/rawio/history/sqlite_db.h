@@ -45,6 +45,7 @@ class Database {
 };
 
 // A prepared statement. Bind with 1-based indices, step, read columns with 0-based indices.
+// REQUIRES: the Database it came from outlives it and is not moved while it lives.
 class Statement {
  public:
   Statement(Statement&& other) noexcept : stmt_(other.stmt_), db_(other.db_) { other.stmt_ = nullptr; }
