@@ -8,6 +8,7 @@
 #include "rawio/cleanup.h"
 #include "rawio/engine.h"
 #include "rawio/formatter.h"
+#include "rawio/history/history_store.h"
 #include "rawio/progress_line.h"
 #include "rawio/runner.h"
 #include "rawio/safety.h"
@@ -145,6 +146,26 @@ int prepare_test_file(PlannedTarget& p, const Invocation& inv, std::FILE* err) {
   return kExitOk;
 }
 
+// Stores the reports (--save) and says which runs they became. Returns an exit code.
+int save_reports(const Invocation& inv, const std::vector<TargetReport>& reports, std::FILE* err) {
+  std::string path = inv.db_path.empty() ? history::default_database_path() : inv.db_path;
+  if (path.empty()) {
+    say(err, "--save: neither XDG_DATA_HOME nor HOME is set; give the database with --db PATH");
+    return kExitIoError;
+  }
+  auto store = history::HistoryStore::open(path, history::Database::Mode::kCreate);
+  if (!store) return say(err, "--save: " + store.error()), kExitIoError;
+  history::RunContext context = history::machine_context();
+  context.engine = inv.engine;
+  context.options_json = options_json(inv).dump();
+  auto ids = store->save(context, reports);
+  if (!ids) return say(err, "--save: " + ids.error()), kExitIoError;
+  std::string list;
+  for (int64_t id : *ids) list += (list.empty() ? "" : ", ") + std::to_string(id);
+  say(err, fmt::format("saved as run{} {}", ids->size() == 1 ? "" : "s", list));
+  return kExitOk;
+}
+
 int interrupted(std::FILE* err) {
   say(err, "interrupted; test files removed");
   return 128 + cancel_signal();
@@ -189,7 +210,7 @@ int run_command(const Invocation& inv, std::FILE* out, std::FILE* err) {
   std::string text = formatter->render(reports);
   std::fwrite(text.data(), 1, text.size(), out);
   std::fflush(out);
-  return kExitOk;
+  return inv.save ? save_reports(inv, reports, err) : kExitOk;
 }
 
 }  // namespace diskcond::rawio

@@ -74,6 +74,11 @@ std::unique_ptr<CLI::App> build_app(Invocation& inv, RawText& raw, bool tests[4]
       ->allow_extra_args(false);
   app->add_flag("--json", inv.json, "Write one JSON document to stdout");
   app->add_flag("--no-progress", raw.no_progress, "No progress line on stderr (shown only on a terminal)");
+  auto* save = app->add_flag("--save", inv.save,
+                              "Also store the results in the history database (see rawio report)");
+  app->add_option("--db", inv.db_path,
+                  "History database for --save (default ${XDG_DATA_HOME:-~/.local/share}/diskcond/rawio.db)")
+      ->needs(save)->type_name("PATH");
   app->add_option("targets", inv.targets, "Block devices, files or directories")->required();
   return app;
 }
@@ -147,7 +152,9 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   } catch (const CLI::CallForHelp&) {
     parsed.action = ParsedCommandLine::Action::kPrintAndExit;
     parsed.text = app->help() +
-                  "\nExit status: 0 ok, 1 run-time I/O error, 2 usage error, 3 write refused for "
+                  "\nrawio report [--db PATH] [RUN...] [--last N] [--id ID...] [-v N] [--json] [--plot FILE] [--list]\n"
+                  "  prints saved runs side by side (rawio report --help).\n"
+                  "\nExit status: 0 ok, 1 run-time I/O error (or the history database could not be written), 2 usage error, 3 write refused for "
                   "safety, 128+N stopped by signal N.\nSee rawio(1) for the output columns and "
                   "the safety rules.\n";
     return parsed;

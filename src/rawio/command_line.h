@@ -40,6 +40,8 @@ struct Invocation {
   std::vector<std::string> force_write;
   bool json = false;
   bool progress = true;
+  bool save = false;       // --save: store the runs in the history database
+  std::string db_path;     // --db; empty: history::default_database_path()
 };
 
 struct ParsedCommandLine {

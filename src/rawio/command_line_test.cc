@@ -115,12 +115,27 @@ TEST(RawioCommandLine, HelpAndVersionPrintAndExit) {
   for (const char* option : {"--random-read", "--sequential-read", "--random-write",
                              "--sequential-write", "--all", "--verbose", "--id", "--size",
                              "--transfer-size", "--workers", "--iodepth", "--submit-batch", "--count", "--time",
-                             "--seed", "--engine", "--direct", "--force-write", "--json"}) {
+                             "--seed", "--engine", "--direct", "--force-write", "--json", "--save",
+                             "--db", "rawio report"}) {
     EXPECT_NE(p.text.find(option), std::string::npos) << option;
   }
   p = parse({"--version"});
   EXPECT_EQ(p.action, ParsedCommandLine::Action::kPrintAndExit);
   EXPECT_NE(p.text.find("rawio"), std::string::npos);
+}
+
+TEST(RawioCommandLine, SaveAndDb) {
+  auto p = parse({"-R", "--save", "--db", "/tmp/h.db", "f"});
+  ASSERT_EQ(p.action, ParsedCommandLine::Action::kRun) << p.text;
+  EXPECT_TRUE(p.invocation.save);
+  EXPECT_EQ(p.invocation.db_path, "/tmp/h.db");
+  p = parse({"-R", "--save", "f"});
+  EXPECT_TRUE(p.invocation.save);
+  EXPECT_TRUE(p.invocation.db_path.empty());
+  EXPECT_FALSE(parse({"-R", "f"}).invocation.save);
+  p = parse({"-R", "--db", "/tmp/h.db", "f"});
+  EXPECT_EQ(p.action, ParsedCommandLine::Action::kUsageError);
+  EXPECT_NE(p.text.find("--save"), std::string::npos) << p.text;
 }
 
 TEST(RawioCommandLine, OptionsEchoForJson) {

@@ -89,6 +89,26 @@ TEST(RawioTextFormat, WideValuesStillHaveASpace) {
   EXPECT_NE(out.find("a-very-long-id  12345678.9 771605"), std::string::npos) << out;
 }
 
+TEST(RawioTextFormat, LongIdsWidenTheIdColumnSoColumnsStayAligned) {
+  std::vector<TargetReport> reports = {seed_report({874.8, 54}, {2683.1, 164}, {868.0, 54}, {1380.3, 84}),
+                                       seed_report({480.8, 30}, {5001.7, 305}, {478.2, 29}, {1244.2, 76})};
+  reports[1].id = "plain#12";
+  reports[1].tests.resize(1);
+  EXPECT_EQ(format_test_rows(reports),
+            "Test    ID           K/sec    /sec %User  %Sys %Total\n"
+            "RR      anon         874.8      54   0.1   7.2    7.3  16384\n"
+            "SR      anon        2683.1     164   0.9  90.0   90.9  16384\n"
+            "RW      anon         868.0      54   0.2  13.1   13.3  16384\n"
+            "SW      anon        1380.3      84   0.2  27.8   28.0  16384\n"
+            "RR      plain#12     480.8      30   0.1   7.2    7.3  16384\n");
+  reports[1].id = "plain#123";
+  EXPECT_EQ(format_summary_table(reports),
+            "              Random read  Sequential read    Random write Sequential write\n"
+            "ID            K/sec  /sec    K/sec  /sec     K/sec  /sec     K/sec  /sec\n"
+            "anon          874.8    54   2683.1   164     868.0    54    1380.3    84\n"
+            "plain#123     480.8    30        -     -         -     -         -     -\n");
+}
+
 TEST(RawioTextFormat, VerbosityTwoAddsLatencyPercentiles) {
   std::vector<TargetReport> reports = {seed_report({271.0, 17}, {5290.5, 323}, {514.1, 32}, {1454.7, 89})};
   for (uint64_t v = 1; v <= 1000; ++v) reports[0].tests[0].latency.record(v * 1000);  // 1..1000 us

@@ -27,6 +27,29 @@ void LatencyHistogram::merge(const LatencyHistogram& other) {
   max_ns_ = std::max(max_ns_, other.max_ns_);
 }
 
+std::vector<std::pair<uint32_t, uint64_t>> LatencyHistogram::non_empty_buckets() const {
+  std::vector<std::pair<uint32_t, uint64_t>> out;
+  for (size_t i = 0; i < kBucketCount; ++i) {
+    if ((*buckets_)[i] != 0) out.emplace_back(static_cast<uint32_t>(i), (*buckets_)[i]);
+  }
+  return out;
+}
+
+LatencyHistogram LatencyHistogram::restore(const std::vector<std::pair<uint32_t, uint64_t>>& buckets,
+                                           uint64_t sum_ns, uint64_t min_ns, uint64_t max_ns) {
+  LatencyHistogram h;
+  for (auto [index, samples] : buckets) {
+    (*h.buckets_)[index] += samples;
+    h.count_ += samples;
+  }
+  h.sum_ns_ = sum_ns;
+  if (h.count_ > 0) {
+    h.min_ns_ = min_ns;
+    h.max_ns_ = max_ns;
+  }
+  return h;
+}
+
 uint64_t LatencyHistogram::bucket_value(size_t index) {
   if (index < 2 * kSubBuckets) return index;
   int error_bits = static_cast<int>(index >> kSubBucketBits) - 1;

@@ -9,6 +9,8 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <utility>
+#include <vector>
 
 namespace diskcond::rawio {
 
@@ -44,6 +46,14 @@ class LatencyHistogram {
   // The value at percentile p (0 < p <= 100): the midpoint of the bucket holding the sample of
   // rank ceil(p/100 * count), clamped to [min, max]; exactly max for the last rank. 0 when empty.
   uint64_t percentile_ns(double p) const;
+
+  // For storing and restoring a histogram exactly (rawio --save): the sum of all samples, the
+  // non-empty buckets as (index, samples) in index order, and the inverse.
+  uint64_t sum_ns() const { return sum_ns_; }
+  std::vector<std::pair<uint32_t, uint64_t>> non_empty_buckets() const;
+  // REQUIRES: every index < kBucketCount. count() becomes the sum of the bucket samples.
+  static LatencyHistogram restore(const std::vector<std::pair<uint32_t, uint64_t>>& buckets,
+                                  uint64_t sum_ns, uint64_t min_ns, uint64_t max_ns);
 
   static size_t bucket_index(uint64_t ns) {
     if (ns < 2 * kSubBuckets) return static_cast<size_t>(ns);

@@ -91,5 +91,19 @@ TEST(RawioHistogram, CopyIsDeep) {
   EXPECT_EQ(b.count(), 2u);
 }
 
+TEST(RawioHistogram, RestoreFromNonEmptyBucketsIsExact) {
+  LatencyHistogram a;
+  for (uint64_t v : {90u, 1000u, 1001u, 250'000u, 7'000'000u, 7'000'000u}) a.record(v);
+  auto buckets = a.non_empty_buckets();
+  EXPECT_EQ(buckets.size(), 4u);  // 1000 and 1001 share a bucket, the two 7 ms too
+  LatencyHistogram b = LatencyHistogram::restore(buckets, a.sum_ns(), a.min_ns(), a.max_ns());
+  EXPECT_EQ(b.count(), a.count());
+  EXPECT_EQ(b.min_ns(), 90u);
+  EXPECT_EQ(b.max_ns(), 7'000'000u);
+  EXPECT_DOUBLE_EQ(b.mean_ns(), a.mean_ns());
+  for (double p : {1.0, 50.0, 90.0, 99.0, 99.9, 100.0}) EXPECT_EQ(b.percentile_ns(p), a.percentile_ns(p));
+  EXPECT_EQ(LatencyHistogram::restore({}, 0, 0, 0).min_ns(), 0u);
+}
+
 }  // namespace
 }  // namespace diskcond::rawio

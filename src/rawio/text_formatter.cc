@@ -2,6 +2,7 @@
 // value wider than its column still gets one space in front, so columns never run together.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "rawio/formatter.h"
@@ -9,7 +10,16 @@
 namespace diskcond::rawio {
 namespace {
 
-constexpr int kIdWidth = 8;
+constexpr int kIdWidth = 8;      // the summary table's ID column, as the seed shows it
+constexpr int kRowIdWidth = 6;   // the verbose rows' ID column
+
+// The ID column's width: the seed's, or wider when an ID would not fit with a space after it
+// (long IDs, or rawio report's "ID#run"), so that the columns after it stay aligned.
+int id_width(std::span<const TargetReport> reports, int minimum) {
+  int width = minimum;
+  for (const auto& r : reports) width = std::max(width, static_cast<int>(r.id.size()) + 1);
+  return width;
+}
 
 // Right-aligns text in width, but always leaves at least one space before it.
 std::string right(const std::string& text, int width) {
@@ -80,8 +90,9 @@ class TextFormatter final : public Formatter {
 
 std::string format_summary_table(std::span<const TargetReport> reports) {
   std::vector<TestKind> kinds = tests_run(reports);
-  std::string titles(kIdWidth, ' ');
-  std::string header = left("ID", kIdWidth);
+  const int width = id_width(reports, kIdWidth);
+  std::string titles(static_cast<size_t>(width), ' ');
+  std::string header = left("ID", width);
   for (TestKind kind : kinds) {
     SummaryColumns c = summary_columns(kind);
     titles += right(std::string(test_title(kind)), c.title);
@@ -89,7 +100,7 @@ std::string format_summary_table(std::span<const TargetReport> reports) {
   }
   std::string out = titles + "\n" + header + "\n";
   for (const auto& report : reports) {
-    std::string row = left(report.id, kIdWidth);
+    std::string row = left(report.id, width);
     for (TestKind kind : kinds) {
       SummaryColumns c = summary_columns(kind);
       const RunResult* t = find_test(report, kind);
@@ -103,11 +114,12 @@ std::string format_summary_table(std::span<const TargetReport> reports) {
 }
 
 std::string format_test_rows(std::span<const TargetReport> reports) {
-  std::string out = left("Test", 8) + left("ID", 6) + right("K/sec", 9) + right("/sec", 8) +
+  const int width = id_width(reports, kRowIdWidth);
+  std::string out = left("Test", 8) + left("ID", width) + right("K/sec", 9) + right("/sec", 8) +
                     right("%User", 6) + right("%Sys", 6) + right("%Total", 7) + "\n";
   for (const auto& report : reports) {
     for (const auto& t : report.tests) {
-      out += left(std::string(test_code(t.spec.kind)), 8) + left(report.id, 6) +
+      out += left(std::string(test_code(t.spec.kind)), 8) + left(report.id, width) +
              right(fmt::format("{:.1f}", t.kib_per_sec()), 9) +
              right(fmt::format("{:.0f}", t.transfers_per_sec()), 8) +
              right(fmt::format("{:.1f}", t.user_percent()), 6) +
@@ -120,12 +132,13 @@ std::string format_test_rows(std::span<const TargetReport> reports) {
 }
 
 std::string format_latency_rows(std::span<const TargetReport> reports) {
-  std::string out = left("Test", 8) + left("ID", 6) + right("p50 us", 10) + right("p90 us", 10) +
+  const int width = id_width(reports, kRowIdWidth);
+  std::string out = left("Test", 8) + left("ID", width) + right("p50 us", 10) + right("p90 us", 10) +
                     right("p99 us", 10) + right("p99.9 us", 10) + right("max us", 10) + "\n";
   for (const auto& report : reports) {
     for (const auto& t : report.tests) {
       const LatencyHistogram& h = t.latency;
-      out += left(std::string(test_code(t.spec.kind)), 8) + left(report.id, 6) +
+      out += left(std::string(test_code(t.spec.kind)), 8) + left(report.id, width) +
              right(us(h.percentile_ns(50)), 10) + right(us(h.percentile_ns(90)), 10) +
              right(us(h.percentile_ns(99)), 10) + right(us(h.percentile_ns(99.9)), 10) +
              right(us(h.max_ns()), 10) + "\n";

@@ -1,0 +1,236 @@
+#include "rawio/history/history_store.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <fstream>
+#include <thread>
+
+#include "rawio/history/histogram_text.h"
+#include "rawio/test_util.h"
+
+namespace diskcond::rawio::history {
+namespace {
+
+// A run with every field set to a distinct, known value.
+TargetReport known_report(const std::string& id) {
+  TargetReport report{id, "/dev/vinum/test", "block_device", "/dev/vinum/test", 1 << 30, 512, {}};
+  for (TestKind kind : {TestKind::kRandomRead, TestKind::kSequentialWrite}) {
+    RunResult t;
+    t.spec.kind = kind;
+    t.spec.transfer_bytes = 16384;
+    t.spec.workers = 8;
+    t.spec.iodepth = 4;
+    t.spec.submit_batch = 2;
+    t.spec.area_bytes = 1 << 30;
+    t.spec.transfer_count = 65536;
+    t.spec.time_limit_ns = 10'000'000'000;
+    t.spec.seed = UINT64_MAX - 3;  // above INT64_MAX: stored as its bit pattern
+    t.engine = "io_uring";
+    t.iodepth = 4;
+    t.direct = true;
+    t.transfers = 4808 + static_cast<uint64_t>(kind);
+    t.bytes = t.transfers * 16384;
+    t.elapsed_ns = 10'000'412'345;
+    t.cpu = {12'000'000, 1'860'000'000};
+    for (uint64_t v : {51'200u, 900'000u, 2'000'000u, 2'000'100u, 23'456'789u}) t.latency.record(v);
+    t.intervals = {{4'915'200, 300}, {0, 0}, {5'000'000, 305}};
+    t.stopped_by = StopReason::kTimeLimit;
+    report.tests.push_back(t);
+  }
+  return report;
+}
+
+RunContext known_context() {
+  return {"2026-11-30T06:42:21Z", "bsdbox", "Linux 6.1.0", "io_uring", R"({"seed":1})"};
+}
+
+TEST(HistoryStore, RoundTripKeepsEveryField) {
+  testing::ScratchDir dir;
+  auto store = HistoryStore::open(dir.file("rawio.db"), Database::Mode::kCreate);
+  ASSERT_TRUE(store) << store.error();
+  TargetReport saved = known_report("vinum");
+  auto ids = store->save(known_context(), {saved});
+  ASSERT_TRUE(ids) << ids.error();
+  ASSERT_EQ(ids->size(), 1u);
+
+  auto reopened = HistoryStore::open(dir.file("rawio.db"), Database::Mode::kReadOnly);
+  ASSERT_TRUE(reopened) << reopened.error();
+  auto run = reopened->load(ids->at(0));
+  ASSERT_TRUE(run) << run.error();
+  EXPECT_EQ(run->run_id, ids->at(0));
+  EXPECT_EQ(run->context.when_utc, "2026-11-30T06:42:21Z");
+  EXPECT_EQ(run->context.host, "bsdbox");
+  EXPECT_EQ(run->context.kernel, "Linux 6.1.0");
+  EXPECT_EQ(run->context.engine, "io_uring");
+  EXPECT_EQ(run->context.options_json, R"({"seed":1})");
+  const TargetReport& r = run->report;
+  EXPECT_EQ(r.id, "vinum");
+  EXPECT_EQ(r.target, saved.target);
+  EXPECT_EQ(r.kind, saved.kind);
+  EXPECT_EQ(r.io_path, saved.io_path);
+  EXPECT_EQ(r.area_bytes, saved.area_bytes);
+  EXPECT_EQ(r.sector_bytes, 512u);
+  ASSERT_EQ(r.tests.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    const RunResult& a = saved.tests[i];
+    const RunResult& b = r.tests[i];
+    EXPECT_EQ(b.spec.kind, a.spec.kind);
+    EXPECT_EQ(b.spec.transfer_bytes, a.spec.transfer_bytes);
+    EXPECT_EQ(b.spec.workers, a.spec.workers);
+    EXPECT_EQ(b.spec.submit_batch, a.spec.submit_batch);
+    EXPECT_EQ(b.spec.area_bytes, a.spec.area_bytes);
+    EXPECT_EQ(b.spec.transfer_count, a.spec.transfer_count);
+    EXPECT_EQ(b.spec.time_limit_ns, a.spec.time_limit_ns);
+    EXPECT_EQ(b.spec.seed, a.spec.seed);
+    EXPECT_EQ(b.engine, a.engine);
+    EXPECT_EQ(b.iodepth, a.iodepth);
+    EXPECT_EQ(b.direct, a.direct);
+    EXPECT_EQ(b.transfers, a.transfers);
+    EXPECT_EQ(b.bytes, a.bytes);
+    EXPECT_EQ(b.elapsed_ns, a.elapsed_ns);
+    EXPECT_DOUBLE_EQ(b.kib_per_sec(), a.kib_per_sec());
+    EXPECT_EQ(b.cpu.user_ns, a.cpu.user_ns);
+    EXPECT_EQ(b.cpu.sys_ns, a.cpu.sys_ns);
+    EXPECT_EQ(b.stopped_by, a.stopped_by);
+    EXPECT_EQ(b.latency.count(), 5u);
+    EXPECT_EQ(b.latency.min_ns(), 51'200u);
+    EXPECT_EQ(b.latency.max_ns(), 23'456'789u);
+    EXPECT_DOUBLE_EQ(b.latency.mean_ns(), a.latency.mean_ns());
+    EXPECT_EQ(b.latency.non_empty_buckets(), a.latency.non_empty_buckets());
+    for (double p : {50.0, 90.0, 99.0, 99.9}) EXPECT_EQ(b.latency.percentile_ns(p), a.latency.percentile_ns(p));
+    ASSERT_EQ(b.intervals.size(), 3u);
+    for (size_t s = 0; s < 3; ++s) {
+      EXPECT_EQ(b.intervals[s].bytes, a.intervals[s].bytes);
+      EXPECT_EQ(b.intervals[s].transfers, a.intervals[s].transfers);
+    }
+  }
+}
+
+TEST(HistoryStore, SchemaVersionIsRecordedAndOthersRefused) {
+  testing::ScratchDir dir;
+  const std::string path = dir.file("rawio.db");
+  {
+    auto store = HistoryStore::open(path, Database::Mode::kCreate);
+    ASSERT_TRUE(store) << store.error();
+    EXPECT_EQ(store->schema_version(), kSchemaVersion);
+  }
+  {  // opening again does not add a second version row or fail
+    auto again = HistoryStore::open(path, Database::Mode::kCreate);
+    ASSERT_TRUE(again) << again.error();
+    auto db = Database::open(path, Database::Mode::kCreate);
+    auto q = db->prepare("SELECT count(*), max(version) FROM schema_version");
+    ASSERT_TRUE(q->step().value());
+    EXPECT_EQ(q->int64(0), 1);
+    EXPECT_EQ(q->int64(1), kSchemaVersion);
+    ASSERT_TRUE(db->exec("UPDATE schema_version SET version = 99"));
+  }
+  auto future = HistoryStore::open(path, Database::Mode::kReadOnly);
+  ASSERT_FALSE(future);
+  EXPECT_NE(future.error().find("schema version 99"), std::string::npos) << future.error();
+  future = HistoryStore::open(path, Database::Mode::kCreate);  // not overwritten either
+  ASSERT_FALSE(future);
+  EXPECT_NE(future.error().find("schema version 99"), std::string::npos) << future.error();
+}
+
+TEST(HistoryStore, SavesSeveralTargetsInOrderAndListsThem) {
+  testing::ScratchDir dir;
+  auto store = HistoryStore::open(dir.file("sub/dir/rawio.db"), Database::Mode::kCreate);  // makes dirs
+  ASSERT_TRUE(store) << store.error();
+  auto ids = store->save(known_context(), {known_report("plain"), known_report("vinum")});
+  ASSERT_TRUE(ids) << ids.error();
+  ASSERT_EQ(ids->size(), 2u);
+  EXPECT_EQ(ids->at(1), ids->at(0) + 1);
+  auto runs = store->list();
+  ASSERT_TRUE(runs) << runs.error();
+  ASSERT_EQ(runs->size(), 2u);
+  EXPECT_EQ(runs->at(0).label, "plain");
+  EXPECT_EQ(runs->at(1).label, "vinum");
+  EXPECT_EQ(runs->at(1).host, "bsdbox");
+  EXPECT_EQ(runs->at(1).tests, (std::vector<std::string>{"RR", "SW"}));
+}
+
+TEST(HistoryStore, ErrorsAreOneLine) {
+  testing::ScratchDir dir;
+  auto missing = HistoryStore::open(dir.file("none.db"), Database::Mode::kReadOnly);
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().find("no history database at"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(dir.file("none.db")));
+
+  std::ofstream(dir.file("plain.txt")) << "not a directory";
+  auto unwritable = HistoryStore::open(dir.file("plain.txt/rawio.db"), Database::Mode::kCreate);
+  ASSERT_FALSE(unwritable);
+  EXPECT_EQ(unwritable.error().find('\n'), std::string::npos);
+
+  std::ofstream(dir.file("junk.db")) << "this is not an SQLite file at all, just text...........";
+  auto junk = HistoryStore::open(dir.file("junk.db"), Database::Mode::kReadOnly);
+  ASSERT_FALSE(junk);
+  EXPECT_NE(junk.error().find("junk.db"), std::string::npos) << junk.error();
+
+  auto store = HistoryStore::open(dir.file("rawio.db"), Database::Mode::kCreate);
+  auto run = store->load(42);
+  ASSERT_FALSE(run);
+  EXPECT_EQ(run.error(), "no saved run 42");
+}
+
+TEST(HistoryStore, ConcurrentSaversWaitForEachOther) {
+  // Separate connections, as separate rawio processes would have: the busy timeout makes each
+  // save wait for the other's transaction instead of failing with "database is locked".
+  testing::ScratchDir dir;
+  const std::string path = dir.file("rawio.db");
+  ASSERT_TRUE(HistoryStore::open(path, Database::Mode::kCreate));
+  constexpr int kSavers = 4, kSaves = 10;
+  std::vector<std::string> errors(kSavers);
+  std::vector<std::thread> savers;
+  for (int i = 0; i < kSavers; ++i) {
+    savers.emplace_back([&, i] {
+      auto store = HistoryStore::open(path, Database::Mode::kCreate);
+      if (!store) return void(errors[i] = store.error());
+      for (int n = 0; n < kSaves; ++n) {
+        auto ids = store->save(known_context(), {known_report("t" + std::to_string(i))});
+        if (!ids) return void(errors[i] = ids.error());
+      }
+    });
+  }
+  for (auto& t : savers) t.join();
+  for (const auto& e : errors) EXPECT_EQ(e, "");
+  auto store = HistoryStore::open(path, Database::Mode::kReadOnly);
+  auto runs = store->list();
+  ASSERT_TRUE(runs) << runs.error();
+  EXPECT_EQ(runs->size(), static_cast<size_t>(kSavers * kSaves));
+  EXPECT_EQ(store->load(runs->back().run_id).value().report.tests.size(), 2u);
+}
+
+TEST(HistoryStore, ReadOnlyOpenCannotWrite) {
+  testing::ScratchDir dir;
+  ASSERT_TRUE(HistoryStore::open(dir.file("rawio.db"), Database::Mode::kCreate));
+  auto store = HistoryStore::open(dir.file("rawio.db"), Database::Mode::kReadOnly);
+  ASSERT_TRUE(store) << store.error();
+  auto ids = store->save(known_context(), {known_report("x")});
+  ASSERT_FALSE(ids);
+  EXPECT_NE(ids.error().find("readonly"), std::string::npos) << ids.error();
+  EXPECT_TRUE(store->list().value().empty());
+}
+
+TEST(HistoryStore, BucketTextRoundTripsAndRejectsJunk) {
+  BucketList buckets = {{3, 1}, {700, 12}, {3775, 9}};
+  EXPECT_EQ(buckets_to_text(buckets), "3:1 700:12 3775:9");
+  EXPECT_EQ(buckets_from_text("3:1 700:12 3775:9").value(), buckets);
+  EXPECT_TRUE(buckets_from_text("").value().empty());
+  for (const char* bad : {"3", "3:", "3:1 ", "x:1", "3:1,4:2", "3776:1"}) {
+    EXPECT_FALSE(buckets_from_text(bad)) << bad;
+  }
+}
+
+TEST(HistoryStore, DefaultPathFollowsXdg) {
+  const char* old_xdg = getenv("XDG_DATA_HOME");
+  std::string saved = old_xdg ? old_xdg : "";
+  setenv("XDG_DATA_HOME", "/data/x", 1);
+  EXPECT_EQ(default_database_path(), "/data/x/diskcond/rawio.db");
+  unsetenv("XDG_DATA_HOME");
+  EXPECT_EQ(default_database_path(), std::string(getenv("HOME")) + "/.local/share/diskcond/rawio.db");
+  if (old_xdg) setenv("XDG_DATA_HOME", saved.c_str(), 1);
+}
+
+}  // namespace
+}  // namespace diskcond::rawio::history

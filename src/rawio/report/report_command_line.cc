@@ -1,0 +1,77 @@
+#include "rawio/report/report_command_line.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <string_view>
+
+namespace diskcond::rawio::report {
+namespace {
+
+const char* kDescription =
+    "rawio report: print runs saved with rawio --save side by side, in rawio's tables, and draw "
+    "them.\nWith no RUN, --id or --last: the newest run. RUN adds that run; --id ID adds the "
+    "newest run labelled ID\n(the N newest with --last N); --last N alone: the N newest runs.\n";
+
+bool ends_with(const std::string& text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::unique_ptr<CLI::App> build_app(ReportInvocation& inv, size_t& last) {
+  auto app = std::make_unique<CLI::App>(kDescription, "rawio report");
+  app->add_option("--db", inv.db_path,
+                  "History database (default ${XDG_DATA_HOME:-~/.local/share}/diskcond/rawio.db)")
+      ->type_name("PATH");
+  app->add_option("runs", inv.selection.run_ids, "Run numbers (see --list)")
+      ->check(CLI::PositiveNumber)->type_name("RUN");
+  app->add_option("--last", last, "The N newest runs (of each --id label, with --id)")
+      ->check(CLI::Range(size_t{1}, size_t{1} << 30))->type_name("N");
+  app->add_option("-i,--id", inv.selection.labels, "The newest run with this row ID; repeatable")
+      ->allow_extra_args(false)->delimiter(',')->type_name("ID");
+  app->add_option("-v,--verbose", inv.verbosity,
+                  "As rawio: 0 summary table, 1 one row per test with CPU, 2 adds latency")
+      ->check(CLI::Range(0, 2))->default_val(0);
+  app->add_flag("--json", inv.json, "One JSON document with the runs (or the list) on stdout");
+  app->add_flag("--list", inv.list, "List the saved runs: run, when, host, target, ID, tests");
+  app->add_option("--plot", inv.plot_path,
+                  "Draw K/sec, latency percentiles and throughput over time to FILE (.svg, or "
+                  ".png through rsvg-convert)")
+      ->type_name("FILE");
+  return app;
+}
+
+}  // namespace
+
+bool is_report_command(int argc, const char* const* argv) {
+  return argc > 1 && std::string_view(argv[1]) == "report";
+}
+
+ParsedReportCommandLine parse_report_command_line(int argc, const char* const* argv) {
+  ParsedReportCommandLine parsed;
+  size_t last = 0;
+  auto app = build_app(parsed.invocation, last);
+  try {
+    app->parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    parsed.action = ParsedReportCommandLine::Action::kPrintAndExit;
+    parsed.text = app->help() +
+                  "\nExit status: 0 ok, 1 the database could not be read or the plot not written, "
+                  "2 usage error (including an unknown run or ID).\n";
+    return parsed;
+  } catch (const CLI::ParseError& e) {
+    parsed.action = ParsedReportCommandLine::Action::kUsageError;
+    std::string message = e.what();
+    if (auto nl = message.find('\n'); nl != std::string::npos) message.resize(nl);
+    parsed.text = "report: " + message + " (see rawio report --help)";
+    return parsed;
+  }
+  if (last > 0) parsed.invocation.selection.last = last;
+  const std::string& plot = parsed.invocation.plot_path;
+  if (!plot.empty() && !ends_with(plot, ".svg") && !ends_with(plot, ".png")) {
+    parsed.action = ParsedReportCommandLine::Action::kUsageError;
+    parsed.text = fmt::format("report: --plot {}: the file name must end in .svg or .png", plot);
+  }
+  return parsed;
+}
+
+}  // namespace diskcond::rawio::report
