@@ -1,10 +1,61 @@
 #!/usr/bin/env bash
-# The main job: the profiles, and what the disk model predicts each one delivers.
-# (Conditioning a scratch directory and measuring it joins here as the conditioner lands.)
+# The main job. Conditions a scratch directory as a "Faulty 5400 HDD", measures it with rawio
+# before and while conditioned, checks the mount against the disk model (dmc verify), prints the
+# runs side by side with the slowdown per test, draws them, and cleans up.
+#   scripts/demo.sh            (run by ./run.sh demo, as root)
+# Outputs: out/demo/rawio.db (the two runs), out/demo/demo.svg and demo.png (the plot).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-echo "== dmc list"
-build/dmc list
-echo
-echo "== dmc predict: what each profile delivers (1 MiB transfers in MiB/s, 4 KiB in IOPS)"
-build/dmc predict
+dmc=build/dmc
+rawio=build/rawio
+out=out/demo
+mkdir -p "$out"
+db="$out/rawio.db"
+rm -f "$db"
+# Keep the demo's settings out of the system's store.
+export DISKCOND_STATE_DIR="$PWD/$out/state"
+scratch=$(mktemp -d /var/tmp/diskcond-demo.XXXXXX)
+cleanup() {
+  "$dmc" stop "$scratch" -force >/dev/null 2>&1 || true
+  rm -rf "$scratch"
+}
+trap cleanup EXIT
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "dmc list"
+"$dmc" list
+
+step "rawio on $scratch as it is (native)"
+"$rawio" -a -v 1 -i native -n 64m -t 3s --save --db "$db" "$scratch"
+
+step "sudo dmc start $scratch 0"
+"$dmc" start "$scratch" 0
+"$dmc" status "$scratch" | head -n 2
+
+step "rawio on the same directory, now a Faulty 5400 HDD"
+"$rawio" -a -v 1 -i faulty-5400-hdd -n 64m -t 5s --save --db "$db" "$scratch"
+
+step "dmc verify $scratch -quick: the mount against the disk model"
+"$dmc" verify "$scratch" -quick
+
+step "dmc stop $scratch: the directory is back"
+"$dmc" stop "$scratch"
+"$dmc" status "$scratch" | head -n 1
+
+step "rawio report: the two runs side by side"
+"$rawio" report --db "$db" --last 2 --plot "$out/demo.svg"
+"$rawio" report --db "$db" --last 2 | awk '
+  $1 == "native" { for (i = 2; i <= 8; i += 2) native[i] = $i }
+  $1 == "faulty-5400-hdd" { for (i = 2; i <= 8; i += 2) hdd[i] = $i }
+  END {
+    split("Random read,Sequential read,Random write,Sequential write", name, ",")
+    printf "\nSlowdown (native K/sec / conditioned K/sec):\n"
+    for (i = 2; i <= 8; i += 2) if (hdd[i] > 0) printf "  %-17s %8.0fx\n", name[i / 2], native[i] / hdd[i]
+  }'
+if command -v rsvg-convert >/dev/null; then
+  rsvg-convert "$out/demo.svg" -o "$out/demo.png"
+  echo "plot: $out/demo.svg and $out/demo.png"
+else
+  echo "plot: $out/demo.svg"
+fi
