@@ -9,7 +9,7 @@ packages=(
   libcli11-dev libfmt-dev nlohmann-json3-dev
   libsqlite3-dev libmount-dev libblkid-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  fio e2fsprogs util-linux procps librsvg2-bin
+  fio e2fsprogs util-linux procps librsvg2-bin jq
 )
 
 missing=()
