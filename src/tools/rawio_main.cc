@@ -9,37 +9,29 @@
 
 namespace {
 
-int report_main(int argc, char** argv) {
-  using diskcond::rawio::report::ParsedReportCommandLine;
-  ParsedReportCommandLine parsed = diskcond::rawio::report::parse_report_command_line(argc, argv);
+// Both command lines parse to {action, text, invocation}: print help, report a usage error in one
+// line, or run the invocation.
+template <class Parsed, class Run>
+int dispatch(const Parsed& parsed, Run run) {
   switch (parsed.action) {
-    case ParsedReportCommandLine::Action::kPrintAndExit:
+    case Parsed::Action::kPrintAndExit:
       std::fputs(parsed.text.c_str(), stdout);
       return diskcond::rawio::kExitOk;
-    case ParsedReportCommandLine::Action::kUsageError:
+    case Parsed::Action::kUsageError:
       std::fprintf(stderr, "rawio: %s\n", parsed.text.c_str());
       return diskcond::rawio::kExitUsage;
-    case ParsedReportCommandLine::Action::kRun:
+    case Parsed::Action::kRun:
       break;
   }
-  return diskcond::rawio::report::run_report(parsed.invocation, stdout, stderr);
+  return run(parsed.invocation, stdout, stderr);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (diskcond::rawio::report::is_report_command(argc, argv)) return report_main(argc - 1, argv + 1);
-  using diskcond::rawio::ParsedCommandLine;
-  ParsedCommandLine parsed = diskcond::rawio::parse_command_line(argc, argv);
-  switch (parsed.action) {
-    case ParsedCommandLine::Action::kPrintAndExit:
-      std::fputs(parsed.text.c_str(), stdout);
-      return diskcond::rawio::kExitOk;
-    case ParsedCommandLine::Action::kUsageError:
-      std::fprintf(stderr, "rawio: %s\n", parsed.text.c_str());
-      return diskcond::rawio::kExitUsage;
-    case ParsedCommandLine::Action::kRun:
-      break;
+  namespace rawio = diskcond::rawio;
+  if (rawio::report::is_report_command(argc, argv)) {
+    return dispatch(rawio::report::parse_report_command_line(argc - 1, argv + 1), rawio::report::run_report);
   }
-  return diskcond::rawio::run_command(parsed.invocation, stdout, stderr);
+  return dispatch(rawio::parse_command_line(argc, argv), rawio::run_command);
 }
