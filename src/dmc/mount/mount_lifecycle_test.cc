@@ -119,7 +119,8 @@ TEST_F(MountLifecycle, DeadDaemonIsReportedAndStopClearsIt) {
   }
   struct stat sb;
   EXPECT_EQ(stat(dir_.c_str(), &sb), -1);
-  EXPECT_TRUE(errno == ENOTCONN || errno == ECONNABORTED) << strerror(errno);
+  // EIO when the request was in flight as the connection went (seen under ThreadSanitizer).
+  EXPECT_TRUE(errno == ENOTCONN || errno == ECONNABORTED || errno == EIO) << strerror(errno);
   st = control_->status(dir_);
   ASSERT_TRUE(st.ok()) << st.error();
   EXPECT_TRUE(st->mounted);
