@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses in fuzz/ with clang (ASan + UBSan) and runs each for a while.
 #   scripts/fuzz.sh [seconds per harness, default 60]
-# Harnesses: units (sizes, times, rates), profile_toml (profile files). Inputs that once
+# Harnesses: units (sizes, times, rates), profile_toml (profile files), control (the daemon's
+# control messages). Inputs that once
 # crashed a harness live in fuzz/regressions/<harness>-* and are replayed first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,10 +12,12 @@ command -v clang++ >/dev/null || { echo "fuzz: clang++ is missing (apt-get insta
 out=build-fuzz
 mkdir -p "$out"
 core_sources=$(ls src/core/*.cc | grep -v '_test\.cc$')
+declare -A extra_sources=([control]="src/dmc/mount/control_protocol.cc")
 flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -Isrc)
 libs=(-lfmt)
-for harness in units profile_toml; do
-  clang++ "${flags[@]}" "fuzz/${harness}_fuzz.cc" $core_sources "${libs[@]}" -o "$out/${harness}_fuzz"
+for harness in units profile_toml control; do
+  clang++ "${flags[@]}" "fuzz/${harness}_fuzz.cc" $core_sources ${extra_sources[$harness]:-} "${libs[@]}" \
+    -o "$out/${harness}_fuzz"
   mkdir -p "$out/corpus/$harness"
   cp -n fuzz/corpus/"$harness"/* "$out/corpus/$harness/" 2>/dev/null || true
   # Inputs that once crashed must stay fixed.
