@@ -1,6 +1,9 @@
 // dmc verify against a real conditioned mount: what the model predicts is what rawio measures.
 #include <sys/statvfs.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "core/units.h"
 #include "dmc/mount/mount_test_support.h"
 #include "dmc/verify.h"
@@ -23,12 +26,18 @@ TEST_F(MountVerify, ConditionedMountMeetsThePredictions) {
   plan.min_file_bytes = 16 * kMiB;
   const auto& all = standard_workloads();
   plan.workloads = {all[1], all[4], all[5]};  // SEQ1M Q32 read, RND4K Q1 read, RND4K QD read
+  // 10% here, not verify's 5%, and one more try: CI machines are shared and these runs are
+  // short. A mount that ignores the model (or doubles it) misses by far more, twice.
+  auto within = [](const VerifyCheck& c) { return std::fabs(c.error) <= 0.10; };
   auto checks = verify_directory(dir_, profile, uint64_t{fs.f_blocks} * fs.f_frsize, plan, nullptr);
   ASSERT_TRUE(checks.ok()) << checks.error();
+  if (!std::all_of(checks->begin(), checks->end(), within)) {
+    checks = verify_directory(dir_, profile, uint64_t{fs.f_blocks} * fs.f_frsize, plan, nullptr);
+    ASSERT_TRUE(checks.ok()) << checks.error();
+  }
   for (const VerifyCheck& c : *checks) {
-    // 10% here, not verify's 5%: CI machines are shared and these runs are short.
-    EXPECT_NEAR(c.error, 0.0, 0.10) << c.label << ": predicted " << c.predicted.iops << " IOPS, measured "
-                                    << c.measured_iops;
+    EXPECT_TRUE(within(c)) << c.label << ": predicted " << c.predicted.iops << " IOPS, measured "
+                           << c.measured_iops;
   }
 }
 

@@ -20,9 +20,17 @@ void Conditioner::lower(std::atomic<int64_t>& floor, int64_t value) {
 }
 
 void Conditioner::reply(int64_t arrival_ns, int64_t completion_ns, Op op, uint64_t length,
-                        bool data, ReplyScheduler::Reply send) {
+                        bool data, ReplyScheduler::Reply send, pid_t caller) {
   const int64_t io_done = clock_.now_ns();
-  const int64_t due = std::max(completion_ns, io_done);
+  int64_t lead = 0;
+  if (transit_enabled_ && data && caller != 0) {
+    lead = transit_.arrived(caller, op, arrival_ns);
+    send = [this, caller, send = std::move(send)] {
+      send();
+      transit_.replied(caller, clock_.now_ns());
+    };
+  }
+  const int64_t due = std::max(completion_ns - lead, io_done);
   added_delay_sum_ns_.fetch_add(due - io_done, std::memory_order_relaxed);
   replies_.fetch_add(1, std::memory_order_relaxed);
   if (io_done > completion_ns) {

@@ -4,8 +4,9 @@
 //   1. arrival = now() as the handler starts; submit() to the model right away, before any
 //      backing I/O, so the model sees commands in the order the kernel delivered them;
 //   2. do the backing I/O;
-//   3. reply(...) sends the reply at max(model completion, backing I/O done), through the
-//      ReplyScheduler: a worker never sleeps.
+//   3. reply(...) sends the reply at max(model completion - lead, backing I/O done), through the
+//      ReplyScheduler: a worker never sleeps. For reads and writes whose caller is known, the lead
+//      is the FUSE round trip learned by TransitEstimator, so the caller sees the model's time.
 // It also keeps the figures MountCounters reports.
 //
 // Locking: the model's mutex, then nothing; counters are atomics; the scheduler's mutex is a leaf.
@@ -17,6 +18,7 @@
 #include "core/clock.h"
 #include "core/disk_model.h"
 #include "dmc/mount/reply_scheduler.h"
+#include "dmc/mount/transit_estimator.h"
 #include "dmc/mount_control.h"
 
 namespace diskcond::mount {
@@ -39,9 +41,15 @@ class Conditioner {
   // Step 1. Returns the model's completion time.
   int64_t submit(Op op, uint64_t address, uint64_t length, int64_t arrival_ns);
   // Step 3. `length` is the data size (4 KiB data commands feed the floor); `data` says whether
-  // this was a data command (read/write) rather than a metadata change or flush.
+  // this was a data command (read/write) rather than a metadata change or flush; `caller` is the
+  // requesting thread (fuse_req_ctx()->pid) for data commands, 0 when unknown.
   void reply(int64_t arrival_ns, int64_t completion_ns, Op op, uint64_t length, bool data,
-             ReplyScheduler::Reply send);
+             ReplyScheduler::Reply send, pid_t caller = 0);
+  // Off: replies wait for the model's completion as received (DISKCOND_TRANSIT_LEAD=off, for
+  // measuring what the lead changes). On by default.
+  void set_transit_lead_enabled(bool on) { transit_enabled_ = on; }
+  // The FUSE round trip most recently subtracted for `op` (reads, writes), in ns.
+  int64_t transit_lead_ns(Op op) const { return transit_.last_lead_ns(op); }
 
   void set_profile(const Profile& profile) { model_.set_profile(profile); }
   Profile profile() const { return model_.profile(); }
@@ -56,6 +64,8 @@ class Conditioner {
   const Clock& clock_;
   ReplyScheduler& scheduler_;
   DiskModel model_;
+  TransitEstimator transit_;
+  bool transit_enabled_ = true;  // set before the session runs
   std::atomic<int64_t> added_delay_sum_ns_{0};
   std::atomic<uint64_t> replies_{0};
   std::atomic<uint64_t> backing_bound_{0};

@@ -204,7 +204,9 @@ std::string encode_status(const StatusReply& s) {
                {{"backing_bound_replies", s.diagnostics.backing_bound_replies},
                 {"backing_bound_mean_excess_ns", s.diagnostics.backing_bound_mean_excess_ns},
                 {"wake_ahead_ns", s.diagnostics.wake_ahead_ns},
-                {"max_lateness_ns", s.diagnostics.max_lateness_ns}}}}
+                {"max_lateness_ns", s.diagnostics.max_lateness_ns},
+                {"transit_lead_read_ns", s.diagnostics.transit_lead_read_ns},
+                {"transit_lead_write_ns", s.diagnostics.transit_lead_write_ns}}}}
              .dump() +
          "\n";
 }
@@ -238,6 +240,8 @@ Result<StatusReply> decode_status(const std::string& line) {
   if (d != j.end() && d->is_object()) {
     static_cast<void>(read_int(*d, "backing_bound_replies", s.diagnostics.backing_bound_replies));
     static_cast<void>(read_int(*d, "wake_ahead_ns", s.diagnostics.wake_ahead_ns));
+    static_cast<void>(read_int(*d, "transit_lead_read_ns", s.diagnostics.transit_lead_read_ns));
+    static_cast<void>(read_int(*d, "transit_lead_write_ns", s.diagnostics.transit_lead_write_ns));
     static_cast<void>(read_int(*d, "max_lateness_ns", s.diagnostics.max_lateness_ns));
     auto excess = d->find("backing_bound_mean_excess_ns");
     if (excess != d->end() && excess->is_number()) {

@@ -69,6 +69,8 @@ struct Daemon {
         s.diagnostics.backing_bound_mean_excess_ns = bound.mean_excess_ns;
         s.diagnostics.wake_ahead_ns = scheduler.wake_ahead_ns();
         s.diagnostics.max_lateness_ns = scheduler.max_lateness_ns();
+        s.diagnostics.transit_lead_read_ns = conditioner.transit_lead_ns(Op::kRead);
+        s.diagnostics.transit_lead_write_ns = conditioner.transit_lead_ns(Op::kWrite);
         return encode_status(s);
       }
       case ControlOp::kUpdate:
@@ -198,6 +200,8 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
   MonotonicClock clock;
   ReplyScheduler scheduler(clock);
   Conditioner conditioner(config.settings.profile, capacity, clock, scheduler);
+  const char* lead = std::getenv("DISKCOND_TRANSIT_LEAD");
+  conditioner.set_transit_lead_enabled(lead == nullptr || std::string_view(lead) != "off");
   const int root_copy = dup(config.root_fd);  // the inode table owns (and closes) its copy
   // DISKCOND_INODE_FD_BUDGET: tests shrink the descriptor budget to exercise reopening.
   const char* budget = std::getenv("DISKCOND_INODE_FD_BUDGET");

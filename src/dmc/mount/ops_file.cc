@@ -122,13 +122,16 @@ void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_fil
   auto buf = std::make_shared<AlignedBuffer>(size);
   ssize_t n = buf->data() ? pread(handle_of(fi).fd, buf->data(), size, offset) : -1;
   const int err = n < 0 ? (buf->data() ? errno : ENOMEM) : 0;
-  fs.conditioner.reply(arrival, completion, Op::kRead, size, true, [req, buf, n, err] {
-    if (err != 0) {
-      fuse_reply_err(req, err);
-    } else {
-      fuse_reply_buf(req, buf->data(), static_cast<size_t>(n));
-    }
-  });
+  fs.conditioner.reply(
+      arrival, completion, Op::kRead, size, true,
+      [req, buf, n, err] {
+        if (err != 0) {
+          fuse_reply_err(req, err);
+        } else {
+          fuse_reply_buf(req, buf->data(), static_cast<size_t>(n));
+        }
+      },
+      fuse_req_ctx(req)->pid);
 }
 
 // Writes `in` at `offset` to the backing file. Returns bytes written or -errno.
@@ -168,13 +171,16 @@ void op_write_buf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t offset,
     CapabilityDrop drop(fuse_req_ctx(req)->uid);  // a write by a user clears setuid bits
     n = backing_write(handle_of(fi), in, offset);
   }
-  fs.conditioner.reply(arrival, completion, Op::kWrite, size, true, [req, n] {
-    if (n < 0) {
-      fuse_reply_err(req, static_cast<int>(-n));
-    } else {
-      fuse_reply_write(req, static_cast<size_t>(n));
-    }
-  });
+  fs.conditioner.reply(
+      arrival, completion, Op::kWrite, size, true,
+      [req, n] {
+        if (n < 0) {
+          fuse_reply_err(req, static_cast<int>(-n));
+        } else {
+          fuse_reply_write(req, static_cast<size_t>(n));
+        }
+      },
+      fuse_req_ctx(req)->pid);
 }
 
 // flush (every close) and fsync: a model flush, completing once earlier writes have.
