@@ -225,8 +225,10 @@ std::optional<Mismatch> OpEngine::do_write(size_t slot) {
   Fd f(open(path(slot).c_str(), O_RDWR));
   if (f.fd < 0) return failure(slot, errno_text("open"));
   const uint64_t length = pick_length(kMaxIo);
-  // A third of the writes append; the rest land anywhere, leaving holes past the end.
-  const uint64_t offset = rng_() % 3 == 0 ? model_.size(slot) : rng_() % options_.max_file_bytes;
+  // A third of the writes append (while the file is small); the rest land anywhere below
+  // max_file_bytes, leaving holes when past the end.
+  const bool append = rng_() % 3 == 0 && model_.size(slot) < options_.max_file_bytes;
+  const uint64_t offset = append ? model_.size(slot) : rng_() % options_.max_file_bytes;
   const Bytes data = random_bytes(length);
   const ssize_t n = write_fully(f.fd, data.data(), length, offset);
   if (n != static_cast<ssize_t>(length)) {
@@ -319,11 +321,12 @@ std::optional<Mismatch> OpEngine::do_direct(size_t slot, bool write) {
     const Bytes data = random_bytes(length);
     std::memcpy(p, data.data(), length);
     const ssize_t n = pwrite(f.fd, p, length, static_cast<off_t>(offset));
-    if (n < 0 && errno == EINVAL && step_ == 0) {
+    if (n < 0 && errno == EINVAL && !direct_worked_) {  // refused, not failed
       report_.direct_refused = true;
       options_.direct_io = false;
       return std::nullopt;
     }
+    direct_worked_ = true;
     if (n != static_cast<ssize_t>(length)) {
       return failure(slot, n < 0 ? errno_text("pwrite(O_DIRECT)")
                                  : "pwrite(O_DIRECT) returned " + std::to_string(n));
@@ -335,7 +338,13 @@ std::optional<Mismatch> OpEngine::do_direct(size_t slot, bool write) {
     return check_range(buffered.fd, slot, offset, length);
   }
   const ssize_t n = pread(f.fd, p, length, static_cast<off_t>(offset));
+  if (n < 0 && errno == EINVAL && !direct_worked_) {
+    report_.direct_refused = true;
+    options_.direct_io = false;
+    return std::nullopt;
+  }
   if (n < 0) return failure(slot, errno_text("pread(O_DIRECT)"));
+  direct_worked_ = true;
   if (auto d = first_difference({p, static_cast<size_t>(n)},
                                 expected_range(model_.contents(slot), offset, length))) {
     return failure(slot, "O_DIRECT read returned " + std::to_string(n) + " bytes that differ",

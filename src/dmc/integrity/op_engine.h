@@ -29,7 +29,8 @@ struct EngineOptions {
   uint64_t ops = 1000;
   uint64_t max_file_bytes = 2 << 20;  // offsets and truncate sizes stay below this
   bool mmap_writes = true;      // MAP_SHARED writable mappings + msync
-  bool direct_io = true;        // O_DIRECT aligned I/O; turned off for good on EINVAL
+  bool direct_io = true;        // O_DIRECT aligned I/O; turned off for good when the first
+                                // O_DIRECT open or I/O fails with EINVAL (report says so)
   // Called before each step (0-based); tests use it to corrupt files behind the engine's back.
   std::function<void(uint64_t step)> before_step;
 };
@@ -104,6 +105,7 @@ class OpEngine {
   ReferenceModel model_;
   std::mt19937_64 rng_;
   uint64_t step_ = 0;
+  bool direct_worked_ = false;  // after one O_DIRECT success, EINVAL is a failure
   Op current_ = Op::kCreate;
   EngineReport report_;
 };
