@@ -285,9 +285,12 @@ std::optional<Mismatch> OpEngine::do_mmap(size_t slot, bool write) {
   const uint64_t length = pick_length(std::min(kMaxIo, size - offset));
   const uint64_t map_start = offset / kPage * kPage;
   const size_t map_length = offset + length - map_start;
-  void* m = mmap(nullptr, map_length, write ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED,
-                 f.fd, static_cast<off_t>(map_start));
-  if (m == MAP_FAILED) return failure(slot, errno_text("mmap(MAP_SHARED)"));
+  const bool shared = write || options_.mmap_shared_reads;
+  void* m = mmap(nullptr, map_length, write ? PROT_READ | PROT_WRITE : PROT_READ,
+                 shared ? MAP_SHARED : MAP_PRIVATE, f.fd, static_cast<off_t>(map_start));
+  if (m == MAP_FAILED) {
+    return failure(slot, errno_text(shared ? "mmap(MAP_SHARED)" : "mmap(MAP_PRIVATE)"));
+  }
   uint8_t* at = static_cast<uint8_t*>(m) + (offset - map_start);
   std::optional<Mismatch> result;
   if (write) {

@@ -29,6 +29,7 @@ struct EngineOptions {
   uint64_t ops = 1000;
   uint64_t max_file_bytes = 2 << 20;  // offsets and truncate sizes stay below this
   bool mmap_writes = true;      // MAP_SHARED writable mappings + msync
+  bool mmap_shared_reads = true;  // mmap reads map MAP_SHARED; false: MAP_PRIVATE
   bool direct_io = true;        // O_DIRECT aligned I/O; turned off for good when the first
                                 // O_DIRECT open or I/O fails with EINVAL (report says so)
   // Called before each step (0-based); tests use it to corrupt files behind the engine's back.
