@@ -417,8 +417,8 @@ std::optional<Mismatch> OpEngine::check_whole(const std::string& root, size_t sl
   if (n < 0) return failure(slot, std::string("read ") + p + ": " + strerror(static_cast<int>(-n)));
   got.resize(static_cast<size_t>(n));
   if (auto d = first_difference(got, want)) {
-    return failure(slot, p + " holds " + std::to_string(n) + " bytes, expected " +
-                             std::to_string(want.size()),
+    return failure(slot, p + " differs from the reference (" + std::to_string(n) +
+                             " bytes read, " + std::to_string(want.size()) + " expected)",
                    static_cast<int64_t>(*d));
   }
   return std::nullopt;
