@@ -39,7 +39,7 @@ struct EngineOptions {
 // What went wrong, with everything needed to reproduce it: rerun with the same seed and options.
 struct Mismatch {
   uint64_t seed = 0;
-  uint64_t step = 0;          // 0-based; steps == ops means the final verification
+  uint64_t step = 0;          // 0-based step; for op "final-verify", the steps that were run
   std::string op;
   std::string name;           // file name within dir
   int64_t offset = -1;        // first differing byte offset in the file, -1 if not a data check
