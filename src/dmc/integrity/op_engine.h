@@ -9,6 +9,7 @@
 #include <functional>
 #include <optional>
 #include <random>
+#include <span>
 #include <string>
 
 #include "dmc/integrity/reference_model.h"
