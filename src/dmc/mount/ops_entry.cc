@@ -74,10 +74,13 @@ int apply_setattr(const Inode& inode, int inode_fd, const struct stat& attr, int
                                  : check(chmod(path.c_str(), attr.st_mode)));
     if (r < 0) return r;
   }
-  // chown(path, -1, -1) reaches us as a change of ctime alone; the backing filesystem refuses it
-  // to anyone but the owner (EPERM), so it is repeated there as the caller.
-  const bool only_ctime = (to_set & ~FUSE_SET_ATTR_CTIME) == 0 && (to_set & FUSE_SET_ATTR_CTIME);
-  if ((to_set & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)) || only_ctime) {
+  // chown(path, -1, -1) reaches us as a setattr that changes nothing (at most ctime). It is
+  // repeated on the backing file as the caller, whose own rules then apply (a non-owner's
+  // chown(-1, -1) of a setgid file is EPERM there; the FUSE kernel side lets it through).
+  constexpr int kNoChange = FUSE_SET_ATTR_CTIME | FUSE_SET_ATTR_KILL_SUID |
+                            FUSE_SET_ATTR_KILL_SGID | FUSE_SET_ATTR_KILL_PRIV;
+  const bool no_change = (to_set & ~kNoChange) == 0;
+  if ((to_set & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)) || no_change) {
     uid_t uid = (to_set & FUSE_SET_ATTR_UID) ? attr.st_uid : static_cast<uid_t>(-1);
     gid_t gid = (to_set & FUSE_SET_ATTR_GID) ? attr.st_gid : static_cast<gid_t>(-1);
     r = static_cast<int>(
