@@ -273,6 +273,44 @@ TEST_F(MountMatrix, NoCacheMountAnswersLikeThePlainDirectory) {
   EXPECT_EQ(diff_records(plain, run_script(dir_, steps)), "");
 }
 
+// Writes a POSIX access ACL granting `uid` read on top of mode 0600 (the xattr that setfacl
+// writes: version 2, then tag/perm/id entries sorted by tag). Returns 0 or errno.
+int grant_read_by_acl(const std::string& file, uid_t uid) {
+  struct Entry {
+    uint16_t tag, perm;
+    uint32_t id;
+  };
+  struct {
+    uint32_t version = 2;
+    Entry entries[5];
+  } acl{2, {{0x01, 6, ~0u}, {0x02, 4, uid}, {0x04, 0, ~0u}, {0x10, 4, ~0u}, {0x20, 0, ~0u}}};
+  return setxattr(file.c_str(), "system.posix_acl_access", &acl, sizeof(acl), 0) == 0 ? 0
+                                                                                      : errno;
+}
+
+// KNOWN DIFFERENCE, documented rather than hidden: the mount uses default_permissions without
+// FUSE POSIX ACL support, so the kernel checks the mode bits alone. A read granted only by an
+// ACL entry works on the backing filesystem and is refused (EACCES) through the mount. The
+// matrix above therefore uses no ACLs. Change this test when ACL support is added.
+TEST_F(MountMatrix, AclOnlyGrantIsRefusedThroughTheMount) {
+  for (const std::string& root : {plain_, dir_}) {
+    make_file(root, "acl", 0600, 0, 0);
+    const int err = grant_read_by_acl(root + "/acl", kOther);
+    if (err == EOPNOTSUPP) GTEST_SKIP() << "no POSIX ACLs on " << root;
+    ASSERT_EQ(err, 0) << std::strerror(err);
+  }
+  auto read_acl_file = [](const std::string& root) {
+    return [root] { return open_close((root + "/acl").c_str(), O_RDONLY) == 0 ? 0 : errno; };
+  };
+  EXPECT_EQ(run_as(kOther, kOther, read_acl_file(plain_)), 0);
+  start(ssd_profile(0));
+  EXPECT_EQ(run_as(kOther, kOther, read_acl_file(dir_)), EACCES);
+  // The ACL itself is intact on the backing file, and root still reads it through the mount.
+  char buf[64];
+  EXPECT_GT(getxattr(path("acl").c_str(), "system.posix_acl_access", buf, sizeof(buf)), 0);
+  EXPECT_EQ(open_close(path("acl").c_str(), O_RDONLY), 0);
+}
+
 // The comparison itself can fail: an altered outcome or state is reported with the step's name.
 TEST(MountMatrixDiff, ReportsAlteredRecords) {
   std::vector<Record> a = {{"owner chmod own", "ok", "home/f: mode=100640 uid=1 gid=2"},
