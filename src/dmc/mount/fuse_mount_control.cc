@@ -47,6 +47,26 @@ Status need_root(const char* what) {
   return ok_status();
 }
 
+bool is_below(const std::string& path, const std::string& dir) {
+  if (dir == "/") return path != "/";
+  return path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 &&
+         path[dir.size()] == '/';
+}
+
+// Conditioning inside a conditioned mount (delays would add up, and the inner daemon would hold
+// the outer mount busy) or above one (it would hide the inner mount) is refused.
+Status refuse_nesting(const std::string& path) {
+  for (const std::string& point : conditioned_mount_points()) {
+    if (is_below(path, point))
+      return make_error(path + " is inside the conditioned mount " + point);
+    if (is_below(point, path)) {
+      return make_error(path + " contains the conditioned mount " + point +
+                        "; stop that one first");
+    }
+  }
+  return ok_status();
+}
+
 class FuseMountControl final : public MountControl {
  public:
   Status start(const std::string& dir, const MountSettings& settings) override {
@@ -61,6 +81,7 @@ class FuseMountControl final : public MountControl {
                         (alive ? " (use update to change its settings)"
                                : " by a daemon that died; run stop first"));
     }
+    if (auto s = refuse_nesting(*path); !s.ok()) return s;
     int fd = open(path->c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) {
       return make_error(*path + (errno == ENOTDIR ? ": not a directory"

@@ -27,11 +27,17 @@ std::string unescape_mountinfo(const std::string& field) {
   return out;
 }
 
-bool is_conditioned_mount(const std::string& canonical_path) {
+namespace {
+
+struct MountEntry {
+  std::string mount_point;
+  std::string type;
+};
+
+std::vector<MountEntry> read_mountinfo() {
+  std::vector<MountEntry> entries;
   std::ifstream in("/proc/self/mountinfo");
   std::string line;
-  bool topmost_is_ours = false;
-  // Later lines are mounted on top of earlier ones: the last match wins.
   while (std::getline(in, line)) {
     std::istringstream fields(line);
     std::vector<std::string> f;
@@ -40,10 +46,28 @@ bool is_conditioned_mount(const std::string& canonical_path) {
     size_t dash = 0;
     while (dash < f.size() && f[dash] != "-") ++dash;
     if (f.size() < 5 || dash + 1 >= f.size()) continue;
-    if (unescape_mountinfo(f[4]) != canonical_path) continue;
-    topmost_is_ours = f[dash + 1] == kFuseType;
+    entries.push_back({unescape_mountinfo(f[4]), f[dash + 1]});
+  }
+  return entries;
+}
+
+}  // namespace
+
+bool is_conditioned_mount(const std::string& canonical_path) {
+  bool topmost_is_ours = false;
+  // Later lines are mounted on top of earlier ones: the last match wins.
+  for (const MountEntry& e : read_mountinfo()) {
+    if (e.mount_point == canonical_path) topmost_is_ours = e.type == kFuseType;
   }
   return topmost_is_ours;
+}
+
+std::vector<std::string> conditioned_mount_points() {
+  std::vector<std::string> points;
+  for (const MountEntry& e : read_mountinfo()) {
+    if (e.type == kFuseType) points.push_back(e.mount_point);
+  }
+  return points;
 }
 
 Result<std::string> canonical_directory_path(const std::string& path) {

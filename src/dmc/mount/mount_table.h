@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "core/result.h"
 
@@ -13,6 +14,9 @@ inline constexpr const char* kFuseType = "fuse.diskcond";
 
 // True when the topmost mount on `canonical_path` is a diskcond FUSE mount.
 bool is_conditioned_mount(const std::string& canonical_path);
+
+// Mount points of every diskcond mount, in mount order (possibly covered by later mounts).
+std::vector<std::string> conditioned_mount_points();
 
 // Decodes mountinfo's octal escapes ("\040" -> ' ').
 std::string unescape_mountinfo(const std::string& field);

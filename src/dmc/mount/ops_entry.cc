@@ -74,7 +74,13 @@ int apply_setattr(const Inode& inode, int inode_fd, const struct stat& attr, int
                                  : check(chmod(path.c_str(), attr.st_mode)));
     if (r < 0) return r;
   }
-  if (to_set & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)) {
+  // chown(path, -1, -1) reaches us as a setattr that changes nothing (at most ctime). It is
+  // repeated on the backing file as the caller, whose own rules then apply (a non-owner's
+  // chown(-1, -1) of a setgid file is EPERM there; the FUSE kernel side lets it through).
+  constexpr int kNoChange = FUSE_SET_ATTR_CTIME | FUSE_SET_ATTR_KILL_SUID |
+                            FUSE_SET_ATTR_KILL_SGID | FUSE_SET_ATTR_KILL_PRIV;
+  const bool no_change = (to_set & ~kNoChange) == 0;
+  if ((to_set & (FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)) || no_change) {
     uid_t uid = (to_set & FUSE_SET_ATTR_UID) ? attr.st_uid : static_cast<uid_t>(-1);
     gid_t gid = (to_set & FUSE_SET_ATTR_GID) ? attr.st_gid : static_cast<gid_t>(-1);
     r = static_cast<int>(
@@ -104,7 +110,8 @@ int apply_setattr(const Inode& inode, int inode_fd, const struct stat& attr, int
       if (fh >= 0) {
         r = static_cast<int>(check(futimens(fh, tv)));
       } else if (symlink) {
-        r = -EPERM;  // no descriptor-relative way to reach a symlink's own times
+        // The symlink's own times (utimensat AT_SYMLINK_NOFOLLOW), through its O_PATH descriptor.
+        r = static_cast<int>(check(utimensat(inode_fd, "", tv, AT_EMPTY_PATH)));
       } else {
         r = static_cast<int>(check(utimensat(AT_FDCWD, path.c_str(), tv, 0)));
       }
