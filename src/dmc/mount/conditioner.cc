@@ -25,9 +25,10 @@ void Conditioner::reply(int64_t arrival_ns, int64_t completion_ns, Op op, uint64
   int64_t lead = 0;
   if (transit_enabled_ && data && caller != 0) {
     lead = transit_.arrived(caller, op, arrival_ns);
+    // Stamped as the reply starts: sending it (a read's data copied out) is part of the trip.
     send = [this, caller, send = std::move(send)] {
-      send();
       transit_.replied(caller, clock_.now_ns());
+      send();
     };
   }
   const int64_t due = std::max(completion_ns - lead, io_done);
