@@ -3,32 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <regex>
+
+#include "report/svg_test_util.h"
 #include <vector>
 
 namespace diskcond {
 namespace {
-
-// True when every element opened is closed in order (a small well-formedness check: tags,
-// self-closing tags, and no stray '<' or '&' in text).
-bool well_formed(const std::string& xml) {
-  std::vector<std::string> open;
-  size_t i = 0;
-  while ((i = xml.find('<', i)) != std::string::npos) {
-    size_t end = xml.find('>', i);
-    if (end == std::string::npos) return false;
-    std::string tag = xml.substr(i + 1, end - i - 1);
-    if (tag.empty() || tag.find('<') != std::string::npos) return false;
-    if (tag[0] == '/') {
-      if (open.empty() || open.back() != tag.substr(1)) return false;
-      open.pop_back();
-    } else if (tag.back() != '/') {
-      open.push_back(tag.substr(0, tag.find_first_of(" \n")));
-    }
-    i = end + 1;
-  }
-  static const std::regex kBareAmp("&(?!amp;|lt;|gt;|quot;|apos;)");
-  return open.empty() && xml.find("<svg") == 0 && !std::regex_search(xml, kBareAmp);
-}
 
 std::vector<double> bar_heights(const std::string& svg) {
   static const std::regex kBar(R"re(class="bar" x="[\d.]+" y="[\d.]+" width="[\d.]+" height="([\d.]+)")re");
@@ -55,7 +35,7 @@ TEST(SvgChart, BarsAreProportionalAndLabelled) {
   BarChart chart{"K/sec by test", "K/sec", {"plain", "vinum <test>"},
                  {{"RR", {250, 500}}, {"SR", {1000, 0}}}};
   std::string svg = render_bar_chart(chart);
-  EXPECT_TRUE(well_formed(svg)) << svg;
+  EXPECT_TRUE(diskcond::testing::well_formed_svg(svg)) << svg;
   std::vector<double> h = bar_heights(svg);
   ASSERT_EQ(h.size(), 4u);
   EXPECT_NEAR(h[1] / h[0], 2.0, 0.01);
@@ -76,11 +56,11 @@ TEST(SvgChart, LogScaleShowsDecades) {
 TEST(SvgChart, LinesAndStacking) {
   LineChart chart{"Throughput", "seconds", "MiB/s", {{"a", {{0, 1}, {1, 2}, {2, 3}}}, {"b", {{0, 5}}}}};
   std::string line = render_line_chart(chart);
-  EXPECT_TRUE(well_formed(line)) << line;
+  EXPECT_TRUE(diskcond::testing::well_formed_svg(line)) << line;
   EXPECT_EQ(std::count(line.begin(), line.end(), '\n') > 10, true);
   EXPECT_NE(line.find("<polyline class=\"series\""), std::string::npos);
   std::string both = stack_svg({line, render_bar_chart({"t", "y", {"s"}, {{"g", {1}}}})});
-  EXPECT_TRUE(well_formed(both)) << both;
+  EXPECT_TRUE(diskcond::testing::well_formed_svg(both)) << both;
   EXPECT_NE(both.find("height=\"800\""), std::string::npos);
 }
 

@@ -9,6 +9,7 @@
 
 #include "rawio/report/report_command.h"
 #include "rawio/report/report_test_util.h"
+#include "report/svg_test_util.h"
 
 namespace diskcond::rawio::report {
 namespace {
@@ -19,26 +20,6 @@ size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
-// Every element opened is closed in order; one <svg> root (the check of svg_chart_test.cc).
-bool well_formed(const std::string& xml) {
-  std::vector<std::string> open;
-  size_t i = 0;
-  while ((i = xml.find('<', i)) != std::string::npos) {
-    size_t end = xml.find('>', i);
-    if (end == std::string::npos) return false;
-    std::string tag = xml.substr(i + 1, end - i - 1);
-    if (tag.empty() || tag.find('<') != std::string::npos) return false;
-    if (tag[0] == '/') {
-      if (open.empty() || open.back() != tag.substr(1)) return false;
-      open.pop_back();
-    } else if (tag.back() != '/') {
-      open.push_back(tag.substr(0, tag.find_first_of(" \n")));
-    }
-    i = end + 1;
-  }
-  return open.empty() && xml.find("<svg") == 0 && count(xml, "<svg") == 1;
-}
-
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -47,7 +28,7 @@ std::string slurp(const std::string& path) {
 TEST(ReportPlot, BarsForEveryTestAndIdAndALinePerTestPerRun) {
   std::vector<TargetReport> rows = {testing::seed_plain(), testing::seed_vinum()};
   std::string svg = plot_svg(rows);
-  EXPECT_TRUE(well_formed(svg));
+  EXPECT_TRUE(diskcond::testing::well_formed_svg(svg));
   // K/sec: 4 tests x 2 IDs; latency: 4 tests x 5 percentiles x 2 IDs.
   EXPECT_EQ(count(svg, "class=\"bar\""), 4u * 2 + 4u * 5 * 2);
   EXPECT_EQ(count(svg, "class=\"series\""), 2u * 4);  // one line per test per run
@@ -83,7 +64,7 @@ TEST(ReportPlot, ReportWritesSvgAndPng) {
   auto r = testing::capture_report(inv);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::string svg = slurp(inv.plot_path);
-  EXPECT_TRUE(well_formed(svg));
+  EXPECT_TRUE(diskcond::testing::well_formed_svg(svg));
   EXPECT_EQ(count(svg, "class=\"bar\""), 48u);
   EXPECT_EQ(count(svg, "class=\"series\""), 8u);
 
