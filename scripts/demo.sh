@@ -36,8 +36,10 @@ step "sudo dmc start $scratch 0"
 step "rawio on the same directory, now a Faulty 5400 HDD"
 "$rawio" -a -v 1 -i faulty-5400-hdd -n 64m -t 5s --save --db "$db" "$scratch"
 
-step "dmc verify $scratch -quick: the mount against the disk model"
-"$dmc" verify "$scratch" -quick
+step "dmc verify $scratch: the mount against the disk model"
+# Exit 6 means it measured, and a workload missed by more than 5% (a busy machine can do that):
+# the demo shows it and goes on. Any other failure stops the demo.
+"$dmc" verify "$scratch" || { rc=$?; ((rc == 6)) || exit "$rc"; echo "(a workload missed its prediction on this run)"; }
 
 step "dmc stop $scratch: the directory is back"
 "$dmc" stop "$scratch"
