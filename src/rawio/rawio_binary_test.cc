@@ -19,26 +19,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Outcome {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// Runs `rawio <args>` through the shell, capturing stdout and stderr separately.
-Outcome rawio(const std::string& args) {
-  testing::ScratchDir io;
-  std::string cmd = std::string(RAWIO_BINARY) + " " + args + " >" + io.file("out") + " 2>" + io.file("err");
-  int status = std::system(cmd.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(io.file("out")), slurp(io.file("err"))};
-}
+using testing::Outcome;
+using testing::rawio;
+using testing::slurp;
 
 size_t entries(const std::string& dir) {
   return static_cast<size_t>(std::distance(fs::directory_iterator(dir), fs::directory_iterator()));

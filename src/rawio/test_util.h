@@ -3,10 +3,14 @@
 
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -29,6 +33,29 @@ class ScratchDir {
  private:
   std::string path_;
 };
+
+inline std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+#ifdef RAWIO_BINARY
+struct Outcome {
+  int exit_code;
+  std::string out;
+  std::string err;
+};
+
+// Runs the built `rawio <args>` through the shell, capturing stdout and stderr separately.
+inline Outcome rawio(const std::string& args) {
+  ScratchDir io;
+  std::string cmd = std::string(RAWIO_BINARY) + " " + args + " >" + io.file("out") + " 2>" + io.file("err");
+  int status = std::system(cmd.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(io.file("out")), slurp(io.file("err"))};
+}
+#endif
 
 // Byte i of a pattern file: recognisable and different in every 4 KiB block.
 inline uint8_t pattern_byte(uint64_t i) { return static_cast<uint8_t>((i * 7 + i / 4096) & 0xff); }

@@ -11,25 +11,9 @@
 namespace diskcond::rawio {
 namespace {
 
-struct Outcome {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-Outcome rawio(const std::string& args) {
-  testing::ScratchDir io;
-  std::string cmd = std::string(RAWIO_BINARY) + " " + args + " >" + io.file("out") + " 2>" + io.file("err");
-  int status = std::system(cmd.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(io.file("out")), slurp(io.file("err"))};
-}
+using testing::Outcome;
+using testing::rawio;
+using testing::slurp;
 
 const char* kQuick = " --no-progress -t 0.3s -n 4m -s 4k -p 2 ";
 
