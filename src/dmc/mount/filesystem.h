@@ -36,10 +36,25 @@ struct Filesystem {
   int ready_fd = -1;  // the daemon's readiness pipe; init writes "ok <pid>" to it and closes it
 };
 
-// An open file: the backing descriptor plus how it was opened.
+// An open file. Owns its descriptors.
+//
+// `fd` is the backing file opened with the caller's flags. For an O_DIRECT open that may read,
+// `read_fd` is a second, buffered descriptor of the same file, and reads go through it: the model
+// decides when a read completes, so the backing disk's own latency need not be paid again (it
+// set the mount's 4 KiB floor on slow disks). The kernel keeps the page cache coherent with
+// direct writes to `fd`. `direct_align` keeps O_DIRECT's rule: reads whose offset or size is not
+// a multiple of it fail with EINVAL, as they would on the backing file. Otherwise read_fd == fd
+// and direct_align == 0.
 struct FileHandle {
-  int fd = -1;
-  bool direct = false;  // O_DIRECT: backing I/O needs aligned buffers
+  FileHandle(int fd, int read_fd, uint32_t direct_align)
+      : fd(fd), read_fd(read_fd), direct_align(direct_align) {}
+  ~FileHandle();
+  FileHandle(const FileHandle&) = delete;
+  FileHandle& operator=(const FileHandle&) = delete;
+
+  const int fd;
+  const int read_fd;
+  const uint32_t direct_align;
 };
 
 // The operation table; fuse_session_new() gets it with a Filesystem* as userdata.

@@ -249,6 +249,68 @@ TEST_F(MountFunctional, DirectIoWithAlignedBuffers) {
   close(fd);
 }
 
+// O_DIRECT reads go through a buffered twin descriptor (FileHandle): the alignment rule must
+// stay the backing filesystem's, and reads must see every earlier write, direct or buffered.
+TEST_F(MountFunctional, DirectReadsKeepTheBackingRulesAndSeeEveryWrite) {
+  const std::string plain = dir_ + "-plain";
+  ASSERT_EQ(mkdir(plain.c_str(), 0755), 0);
+  struct RemovePlain {
+    std::string dir;
+    ~RemovePlain() { std::filesystem::remove_all(dir); }
+  } remove_plain{plain};
+  const std::string data(64 * 1024, 'd');
+  spit(plain + "/f", data);
+  spit(path("f"), data);
+  start(ssd_profile(0), CacheMode::kPageCache);
+
+  void* mem = nullptr;
+  ASSERT_EQ(posix_memalign(&mem, 4096, 3 * 4096), 0);
+  std::unique_ptr<void, decltype(&free)> owned(mem, &free);
+  char* buf = static_cast<char*>(mem);
+  int on_plain = open((plain + "/f").c_str(), O_RDONLY | O_DIRECT);
+  int on_mount = open(path("f").c_str(), O_RDONLY | O_DIRECT);
+  ASSERT_GE(on_plain, 0);
+  ASSERT_GE(on_mount, 0);
+  struct Case {
+    size_t size;
+    off_t offset;
+  };
+  for (Case c : {Case{4096, 0}, Case{512, 512}, Case{4096, 1}, Case{100, 0}, Case{8192, 4096},
+                 Case{3, 5}, Case{4096, 62 * 1024}, Case{4096, 64 * 1024}}) {
+    errno = 0;
+    const ssize_t want = pread(on_plain, buf, c.size, c.offset);
+    const int want_errno = want < 0 ? errno : 0;
+    errno = 0;
+    const ssize_t got = pread(on_mount, buf, c.size, c.offset);
+    const int got_errno = got < 0 ? errno : 0;
+    EXPECT_EQ(got, want) << "size " << c.size << " at " << c.offset;
+    EXPECT_EQ(got_errno, want_errno) << "size " << c.size << " at " << c.offset;
+  }
+  close(on_plain);
+
+  // Coherence: read (fills the backing page cache), overwrite directly, then through a buffered
+  // descriptor, reading back after each write.
+  int direct = open(path("f").c_str(), O_RDWR | O_DIRECT);
+  int buffered = open(path("f").c_str(), O_RDWR);
+  ASSERT_GE(direct, 0);
+  ASSERT_GE(buffered, 0);
+  for (char round = 'a'; round < 'a' + 8; ++round) {
+    ASSERT_EQ(pread(on_mount, buf, 4096, 8192), 4096);
+    std::memset(buf, round, 4096);
+    if (round % 2 == 0) {
+      ASSERT_EQ(pwrite(direct, buf, 4096, 8192), 4096) << strerror(errno);
+    } else {
+      ASSERT_EQ(pwrite(buffered, buf, 4096, 8192), 4096) << strerror(errno);
+    }
+    std::memset(buf, 0, 4096);
+    ASSERT_EQ(pread(on_mount, buf, 4096, 8192), 4096);
+    EXPECT_EQ(std::string(buf, 4096), std::string(4096, round)) << "round " << round;
+  }
+  close(direct);
+  close(buffered);
+  close(on_mount);
+}
+
 TEST_F(MountFunctional, NoCacheModeSendsEveryReadToTheDaemon) {
   spit(path("f"), std::string(64 * 1024, 'z'));
   start(ssd_profile(0), CacheMode::kNoCache);

@@ -1,14 +1,17 @@
 // File data: open, create, read, write, flush, fsync, fallocate, lseek, release.
 //
 // read/write/flush/fsync/fallocate are conditioned: submitted to the model at arrival (before
-// the backing I/O), replied at max(model completion, backing I/O done). Backing reads and writes
-// go through 4 KiB aligned buffers, so files opened with O_DIRECT work when the application's
-// offsets and sizes are aligned - exactly where the backing filesystem accepts them.
+// the backing I/O), replied at max(model completion, backing I/O done). Backing writes go through
+// 4 KiB aligned buffers, so files opened with O_DIRECT work when the application's offsets and
+// sizes are aligned - exactly where the backing filesystem accepts them. O_DIRECT reads go
+// through a buffered twin descriptor with the same alignment rule (FileHandle).
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
 #include <memory>
+#include <utility>
 
 #include "dmc/mount/aligned_buffer.h"
 #include "dmc/mount/credentials.h"
@@ -29,9 +32,25 @@ void set_cache_flags(Filesystem& fs, fuse_file_info* fi) {
   }
 }
 
-// Takes ownership of `fd`; stores a FileHandle in fi->fh.
-void attach_handle(fuse_file_info* fi, int fd) {
-  auto* h = new FileHandle{fd, (fi->flags & O_DIRECT) != 0};
+// For an O_DIRECT open that may read: a buffered descriptor of the same file and the backing
+// filesystem's O_DIRECT offset alignment. {fd, 0} when there is none (no O_DIRECT, write-only,
+// or the filesystem does not report its alignment). REQUIRES: caller credentials in effect (the
+// reopen is checked like the caller's own open).
+std::pair<int, uint32_t> read_twin(int fd, int flags) {
+  if ((flags & O_DIRECT) == 0 || (flags & O_ACCMODE) == O_WRONLY) return {fd, 0};
+  struct statx stx;
+  if (statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) != 0 ||
+      (stx.stx_mask & STATX_DIOALIGN) == 0 || stx.stx_dio_offset_align == 0) {
+    return {fd, 0};
+  }
+  const int twin = open(proc_fd_path(fd).c_str(), O_RDONLY | O_CLOEXEC);
+  if (twin < 0) return {fd, 0};
+  return {twin, stx.stx_dio_offset_align};
+}
+
+// Takes ownership of `fd` (and its twin); stores a FileHandle in fi->fh.
+void attach_handle(fuse_file_info* fi, int fd, std::pair<int, uint32_t> twin) {
+  auto* h = new FileHandle(fd, twin.first, twin.second);
   fi->fh = reinterpret_cast<uintptr_t>(h);
 }
 
@@ -45,11 +64,13 @@ void op_open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   InodeFd file = fs.inodes.pin(inode);
   const std::string path = proc_fd_path(file.get());
   int fd = file.error();
+  std::pair<int, uint32_t> twin{-1, 0};
   if (file.ok()) {
     CallerCredentials creds(req);
     fd = creds.error()
              ? creds.error()
              : static_cast<int>(check(open(path.c_str(), (fi->flags & ~O_NOFOLLOW) | O_CLOEXEC)));
+    if (fd >= 0) twin = read_twin(fd, fi->flags);
   }
   if (fd < 0) {
     if (truncates) {
@@ -59,12 +80,11 @@ void op_open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
     }
     return;
   }
-  attach_handle(fi, fd);
+  attach_handle(fi, fd, twin);
   set_cache_flags(fs, fi);
   fuse_file_info info = *fi;
   auto send = [req, info]() mutable {
     if (fuse_reply_open(req, &info) != 0) {  // the caller went away: nobody will release it
-      close(handle_of(&info).fd);
       delete &handle_of(&info);
     }
   };
@@ -87,6 +107,7 @@ void op_create(fuse_req_t req, fuse_ino_t parent_id, const char* name, mode_t mo
   InodeFd dir = fs.inodes.pin(parent);
   int fd = dir.error();
   int r = fd;
+  std::pair<int, uint32_t> twin{-1, 0};
   if (dir.ok()) {
     CallerCredentials creds(req);
     fd = creds.error()
@@ -94,20 +115,20 @@ void op_create(fuse_req_t req, fuse_ino_t parent_id, const char* name, mode_t mo
              : static_cast<int>(check(
                    openat(dir.get(), name, (fi->flags & ~O_NOFOLLOW) | O_CREAT | O_CLOEXEC, mode)));
     r = fd < 0 ? fd : lookup_entry(fs, dir.get(), name, &e);
+    if (r >= 0) twin = read_twin(fd, fi->flags);
   }
   if (r < 0) {
     if (fd >= 0) close(fd);
     reply_err_at(fs, req, arrival, completion, -r);
     return;
   }
-  attach_handle(fi, fd);
+  attach_handle(fi, fd, twin);
   set_cache_flags(fs, fi);
   fuse_file_info info = *fi;
   fs.conditioner.reply(arrival, completion, Op::kWrite, kMetadataWriteBytes, false,
                        [req, e, info]() mutable {
                          if (fuse_reply_create(req, &e, &info) != 0) {
                            // The caller went away: undo what the kernel will never release.
-                           close(handle_of(&info).fd);
                            delete &handle_of(&info);
                          }
                        });
@@ -115,12 +136,18 @@ void op_create(fuse_req_t req, fuse_ino_t parent_id, const char* name, mode_t mo
 
 void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_file_info* fi) {
   Filesystem& fs = fs_of(req);
+  const FileHandle& h = handle_of(fi);
+  if (h.direct_align != 0 &&
+      (static_cast<uint64_t>(offset) % h.direct_align != 0 || size % h.direct_align != 0)) {
+    fuse_reply_err(req, EINVAL);  // refused before it reaches the disk, as O_DIRECT would be
+    return;
+  }
   const int64_t arrival = fs.conditioner.now();
   const Inode& inode = fs.inodes.get(ino);
   const int64_t completion = fs.conditioner.submit(
       Op::kRead, fs.space.address(inode.region_base, static_cast<uint64_t>(offset)), size, arrival);
   auto buf = std::make_shared<AlignedBuffer>(size);
-  ssize_t n = buf->data() ? pread(handle_of(fi).fd, buf->data(), size, offset) : -1;
+  ssize_t n = buf->data() ? pread(h.read_fd, buf->data(), size, offset) : -1;
   const int err = n < 0 ? (buf->data() ? errno : ENOMEM) : 0;
   fs.conditioner.reply(
       arrival, completion, Op::kRead, size, true,
@@ -204,9 +231,7 @@ void op_fsync(fuse_req_t req, fuse_ino_t, int datasync, fuse_file_info* fi) {
 }
 
 void op_release(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
-  FileHandle* h = &handle_of(fi);
-  close(h->fd);
-  delete h;
+  delete &handle_of(fi);
   fuse_reply_err(req, 0);
 }
 
@@ -233,6 +258,11 @@ void op_lseek(fuse_req_t req, fuse_ino_t, off_t offset, int whence, fuse_file_in
 }
 
 }  // namespace
+
+FileHandle::~FileHandle() {
+  if (read_fd != fd) close(read_fd);
+  close(fd);
+}
 
 void add_file_operations(fuse_lowlevel_ops& ops) {
   ops.open = op_open;
