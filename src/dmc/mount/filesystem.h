@@ -44,10 +44,10 @@ struct Filesystem {
 // set the mount's 4 KiB floor on slow disks). The kernel keeps the page cache coherent with
 // direct writes to `fd`. `direct_align` keeps O_DIRECT's rule: reads whose offset or size is not
 // a multiple of it fail with EINVAL, as they would on the backing file. Otherwise read_fd == fd
-// and direct_align == 0.
+// and direct_align == 0. `direct`: `fd` was opened O_DIRECT (writes need aligned buffers).
 struct FileHandle {
-  FileHandle(int fd, int read_fd, uint32_t direct_align)
-      : fd(fd), read_fd(read_fd), direct_align(direct_align) {}
+  FileHandle(int fd, int read_fd, uint32_t direct_align, bool direct)
+      : fd(fd), read_fd(read_fd), direct_align(direct_align), direct(direct) {}
   ~FileHandle();
   FileHandle(const FileHandle&) = delete;
   FileHandle& operator=(const FileHandle&) = delete;
@@ -55,6 +55,7 @@ struct FileHandle {
   const int fd;
   const int read_fd;
   const uint32_t direct_align;
+  const bool direct;
 };
 
 // The operation table; fuse_session_new() gets it with a Filesystem* as userdata.

@@ -50,7 +50,7 @@ std::pair<int, uint32_t> read_twin(int fd, int flags) {
 
 // Takes ownership of `fd` (and its twin); stores a FileHandle in fi->fh.
 void attach_handle(fuse_file_info* fi, int fd, std::pair<int, uint32_t> twin) {
-  auto* h = new FileHandle(fd, twin.first, twin.second);
+  auto* h = new FileHandle(fd, twin.first, twin.second, (fi->flags & O_DIRECT) != 0);
   fi->fh = reinterpret_cast<uintptr_t>(h);
 }
 
@@ -161,19 +161,12 @@ void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_fil
       fuse_req_ctx(req)->pid);
 }
 
-// Writes `in` at `offset` to the backing file. Returns bytes written or -errno.
-ssize_t backing_write(const FileHandle& h, fuse_bufvec* in, off_t offset) {
-  const size_t size = fuse_buf_size(in);
-  AlignedBuffer buf(size);
-  if (buf.data() == nullptr) return -ENOMEM;
-  fuse_bufvec mem = FUSE_BUFVEC_INIT(size);
-  mem.buf[0].mem = buf.data();
-  ssize_t got = fuse_buf_copy(&mem, in, static_cast<fuse_buf_copy_flags>(0));
-  if (got < 0) return got;
+// pwrite of all `size` bytes at `offset`, retried on EINTR and short writes. Returns bytes
+// written (short only when the file system stopped early) or -errno.
+ssize_t pwrite_all(int fd, const char* data, size_t size, off_t offset) {
   size_t done = 0;
-  while (done < static_cast<size_t>(got)) {
-    ssize_t n = pwrite(h.fd, buf.data() + done, static_cast<size_t>(got) - done,
-                       offset + static_cast<off_t>(done));
+  while (done < size) {
+    ssize_t n = pwrite(fd, data + done, size - done, offset + static_cast<off_t>(done));
     if (n < 0) {
       if (errno == EINTR) continue;
       return done > 0 ? static_cast<ssize_t>(done) : -errno;
@@ -182,6 +175,24 @@ ssize_t backing_write(const FileHandle& h, fuse_bufvec* in, off_t offset) {
     done += static_cast<size_t>(n);
   }
   return static_cast<ssize_t>(done);
+}
+
+// Writes `in` at `offset` to the backing file. Returns bytes written or -errno. Data already in
+// memory goes straight to a buffered descriptor; O_DIRECT (and data in a pipe) goes through an
+// aligned copy.
+ssize_t backing_write(const FileHandle& h, fuse_bufvec* in, off_t offset) {
+  const size_t size = fuse_buf_size(in);
+  if (!h.direct && in->count == 1 && in->idx == 0 && in->off == 0 &&
+      (in->buf[0].flags & FUSE_BUF_IS_FD) == 0) {
+    return pwrite_all(h.fd, static_cast<const char*>(in->buf[0].mem), size, offset);
+  }
+  AlignedBuffer buf(size);
+  if (buf.data() == nullptr) return -ENOMEM;
+  fuse_bufvec mem = FUSE_BUFVEC_INIT(size);
+  mem.buf[0].mem = buf.data();
+  ssize_t got = fuse_buf_copy(&mem, in, static_cast<fuse_buf_copy_flags>(0));
+  if (got < 0) return got;
+  return pwrite_all(h.fd, buf.data(), static_cast<size_t>(got), offset);
 }
 
 void op_write_buf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t offset,
