@@ -3,7 +3,6 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <fuse_lowlevel.h>
-#include <malloc.h>
 #include <poll.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
@@ -168,15 +167,6 @@ void report(int ready_fd, const std::string& message) {
   if (ready_fd >= 0) write_all(ready_fd, "error: " + message + "\n");
 }
 
-// Data buffers (up to 1 MiB per request) come from the heap and stay mapped when freed: with
-// glibc's defaults each 1 MiB read buffer was a fresh mmap, faulted in page by page and unmapped
-// after the reply (perf: page faults and page clearing led the daemon's profile for 1 MiB reads).
-// Memory stays bounded by the requests in flight.
-void keep_buffers_mapped() {
-  mallopt(M_MMAP_THRESHOLD, 8 << 20);
-  mallopt(M_TRIM_THRESHOLD, 64 << 20);
-}
-
 }  // namespace
 
 // Every inode the kernel knows holds an O_PATH descriptor: allow as many as the system does.
@@ -199,7 +189,6 @@ void raise_file_limit() {
 
 int run_daemon(const DaemonConfig& config, int ready_fd) {
   raise_file_limit();
-  keep_buffers_mapped();
   if (int r = reset_process_credentials(); r < 0) {
     report(ready_fd, std::string("cannot reset credentials: ") + std::strerror(-r));
     return 1;
