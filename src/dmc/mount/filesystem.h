@@ -12,11 +12,15 @@
 #include <string>
 
 #include "dmc/mount/address_space.h"
+#include "dmc/mount/buffer_pool.h"
 #include "dmc/mount/conditioner.h"
 #include "dmc/mount/inode_table.h"
 #include "dmc/mount_control.h"
 
 namespace diskcond::mount {
+
+// Freed data buffers kept for reuse: as many 1 MiB requests as there are FUSE workers.
+constexpr size_t kCachedBufferBytes = size_t{64} << 20;
 
 struct Filesystem {
   // `fd_budget`: see InodeTable (0 = from RLIMIT_NOFILE).
@@ -29,6 +33,7 @@ struct Filesystem {
 
   AddressSpace space;
   InodeTable inodes;
+  BufferPool buffers{kCachedBufferBytes};  // data buffers of reads and direct writes
   Conditioner& conditioner;
   std::atomic<CacheMode> cache;  // applies to files opened afterwards
   double entry_timeout_s = 1.0;

@@ -13,7 +13,7 @@
 #include <memory>
 #include <utility>
 
-#include "dmc/mount/aligned_buffer.h"
+#include "dmc/mount/buffer_pool.h"
 #include "dmc/mount/credentials.h"
 #include "dmc/mount/filesystem.h"
 #include "dmc/mount/syscall.h"
@@ -146,7 +146,7 @@ void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_fil
   const Inode& inode = fs.inodes.get(ino);
   const int64_t completion = fs.conditioner.submit(
       Op::kRead, fs.space.address(inode.region_base, static_cast<uint64_t>(offset)), size, arrival);
-  auto buf = std::make_shared<AlignedBuffer>(size);
+  auto buf = std::make_shared<BufferPool::Buffer>(fs.buffers.get(size));
   ssize_t n = buf->data() ? pread(h.read_fd, buf->data(), size, offset) : -1;
   const int err = n < 0 ? (buf->data() ? errno : ENOMEM) : 0;
   fs.conditioner.reply(
@@ -180,13 +180,13 @@ ssize_t pwrite_all(int fd, const char* data, size_t size, off_t offset) {
 // Writes `in` at `offset` to the backing file. Returns bytes written or -errno. Data already in
 // memory goes straight to a buffered descriptor; O_DIRECT (and data in a pipe) goes through an
 // aligned copy.
-ssize_t backing_write(const FileHandle& h, fuse_bufvec* in, off_t offset) {
+ssize_t backing_write(BufferPool& buffers, const FileHandle& h, fuse_bufvec* in, off_t offset) {
   const size_t size = fuse_buf_size(in);
   if (!h.direct && in->count == 1 && in->idx == 0 && in->off == 0 &&
       (in->buf[0].flags & FUSE_BUF_IS_FD) == 0) {
     return pwrite_all(h.fd, static_cast<const char*>(in->buf[0].mem), size, offset);
   }
-  AlignedBuffer buf(size);
+  BufferPool::Buffer buf = buffers.get(size);
   if (buf.data() == nullptr) return -ENOMEM;
   fuse_bufvec mem = FUSE_BUFVEC_INIT(size);
   mem.buf[0].mem = buf.data();
@@ -207,7 +207,7 @@ void op_write_buf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t offset,
   ssize_t n;
   {
     CapabilityDrop drop(fuse_req_ctx(req)->uid);  // a write by a user clears setuid bits
-    n = backing_write(handle_of(fi), in, offset);
+    n = backing_write(fs.buffers, handle_of(fi), in, offset);
   }
   fs.conditioner.reply(
       arrival, completion, Op::kWrite, size, true,

@@ -1,0 +1,83 @@
+#include "dmc/mount/buffer_pool.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+namespace diskcond::mount {
+namespace {
+
+TEST(BufferPool, BuffersAreAlignedAndAtLeastTheSizeAsked) {
+  BufferPool pool(8 << 20);
+  for (size_t size : {size_t{0}, size_t{1}, size_t{4096}, size_t{4097}, size_t{1} << 20}) {
+    auto b = pool.get(size);
+    ASSERT_NE(b.data(), nullptr);
+    EXPECT_EQ(b.size(), size);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(b.data()) % 4096, 0u);
+    std::memset(b.data(), 0xab, size);  // ASan: the whole size is usable
+  }
+}
+
+TEST(BufferPool, SteadyTrafficReusesBuffers) {
+  BufferPool pool(8 << 20);
+  for (int i = 0; i < 100; ++i) {
+    auto a = pool.get(1 << 20);
+    auto b = pool.get(4096);
+    auto c = pool.get(3000);  // same class as 4096
+  }
+  EXPECT_EQ(pool.allocations(), 3u);
+  EXPECT_EQ(pool.cached_bytes(), (1u << 20) + 2 * 4096);
+}
+
+TEST(BufferPool, CachedMemoryStaysUnderTheCap) {
+  BufferPool pool(2 << 20);
+  {
+    std::vector<BufferPool::Buffer> held;
+    for (int i = 0; i < 8; ++i) held.push_back(pool.get(1 << 20));
+  }
+  EXPECT_EQ(pool.cached_bytes(), 2u << 20);  // two kept, six freed
+  EXPECT_EQ(pool.allocations(), 8u);
+}
+
+TEST(BufferPool, HugeBuffersAreNotKept) {
+  BufferPool pool(64 << 20);
+  { auto b = pool.get(BufferPool::kMaxPooledBytes + 1); ASSERT_NE(b.data(), nullptr); }
+  EXPECT_EQ(pool.cached_bytes(), 0u);
+}
+
+TEST(BufferPool, MovedBufferIsReturnedOnce) {
+  BufferPool pool(8 << 20);
+  {
+    auto a = pool.get(8192);
+    BufferPool::Buffer b = std::move(a);
+    EXPECT_EQ(a.data(), nullptr);
+    BufferPool::Buffer c;
+    c = std::move(b);
+    EXPECT_NE(c.data(), nullptr);
+  }
+  EXPECT_EQ(pool.cached_bytes(), 8192u);
+}
+
+TEST(BufferPool, TakenAndGivenBackFromManyThreads) {
+  BufferPool pool(16 << 20);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&pool, t] {
+      std::vector<BufferPool::Buffer> held;
+      for (int i = 0; i < 2000; ++i) {
+        held.push_back(pool.get(size_t{4096} << (i % 5)));
+        held.back().data()[0] = static_cast<char>(t);
+        if (held.size() > 8) held.erase(held.begin());
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_LE(pool.cached_bytes(), 16u << 20);
+  EXPECT_LT(pool.allocations(), 4u * 2000 / 10);  // nearly everything was reused
+}
+
+}  // namespace
+}  // namespace diskcond::mount
