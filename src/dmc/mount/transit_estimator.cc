@@ -23,10 +23,13 @@ int64_t TransitEstimator::arrived(pid_t caller, Op op, int64_t arrival_ns) {
     w.gaps[w.next] = gap;
     w.next = (w.next + 1) % kWindow;
     w.count = std::min(w.count + 1, kWindow);
-    w.min = *std::min_element(w.gaps.begin(), w.gaps.begin() + static_cast<long>(w.count));
+    std::array<int64_t, kWindow> sorted = w.gaps;
+    auto median = sorted.begin() + static_cast<long>((w.count - 1) / 2);
+    std::nth_element(sorted.begin(), median, sorted.begin() + static_cast<long>(w.count));
+    w.lead = *median;
   }
-  last_lead_[direction] = w.min;
-  return w.min;
+  last_lead_[direction] = w.lead;
+  return w.lead;
 }
 
 int64_t TransitEstimator::last_lead_ns(Op op) const {
