@@ -71,6 +71,14 @@ struct Daemon {
         s.diagnostics.max_lateness_ns = scheduler.max_lateness_ns();
         s.diagnostics.transit_lead_read_ns = conditioner.transit_lead_ns(Op::kRead);
         s.diagnostics.transit_lead_write_ns = conditioner.transit_lead_ns(Op::kWrite);
+        const LatenessSummary late = scheduler.lateness();
+        s.diagnostics.lateness_replies = late.replies;
+        s.diagnostics.lateness_early_replies = late.early;
+        s.diagnostics.lateness_p50_ns = late.p50_ns;
+        s.diagnostics.lateness_p90_ns = late.p90_ns;
+        s.diagnostics.lateness_p99_ns = late.p99_ns;
+        s.diagnostics.lateness_p999_ns = late.p999_ns;
+        s.diagnostics.lateness_max_ns = late.max_ns;
         return encode_status(s);
       }
       case ControlOp::kUpdate:
