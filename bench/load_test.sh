@@ -58,6 +58,9 @@ for p in $profiles; do
   per_op+=$'\n\n'
 done
 
+# A hand-written "## Notes" section at the end of an existing report is kept.
+notes=""
+[[ -f $report ]] && notes=$(sed -n '/^## Notes/,$p' "$report")
 cat >"$report" <<MD
 # Load test
 
@@ -85,6 +88,7 @@ $rows
 ### Per operation (client side)
 
 $per_op
+$notes
 MD
 echo "load_test: wrote $report"
 exit $failed

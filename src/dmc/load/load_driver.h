@@ -7,8 +7,9 @@
 // create+write+stat+unlink of a small file. Odd clients do their data I/O with O_DIRECT (falling
 // back to buffered if the mount refuses it), even clients buffered. Every 4 KiB block written
 // carries (client, block, version) and every read is checked against what the client last wrote
-// there, so a lost or torn write shows up as a data error. The driver, not the clients, keeps
-// the statistics: each client fills its own histograms, merged after all have stopped.
+// there, so a lost or torn write shows up as a data error. A client's sequence of operations
+// depends only on the seed (how far it gets depends on timing). Each client fills its own
+// histograms (no shared lock on the hot path); the driver merges them after all have stopped.
 // Clients never throw; failures come back counted, with the first few messages.
 #pragma once
 
