@@ -1,13 +1,15 @@
 // Integration: the daemon killed (SIGKILL) while a writer in another process is in the middle of
 // write + fsync through the mount. Contract: the writer gets an error, not a hang; status reports
-// the daemon dead; stop clears the stale mount and leaves a plain directory; every block whose
+// the daemon dead (and `dmc status` says STALE); stop clears the stale mount and leaves a plain directory; every block whose
 // fsync succeeded is on the backing file intact; start works again.
 #include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <vector>
@@ -51,6 +53,23 @@ char block_byte(size_t i) { return static_cast<char>('A' + i % 26); }
 std::string read_file(const std::string& file) {
   std::ifstream in(file, std::ios::binary);
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// What `dmc status <dir> -json` prints, then "exit=<code>" (an empty settings store).
+std::string dmc_status(const std::string& dir) {
+  char store[] = "/tmp/diskcond-store-XXXXXX";
+  if (mkdtemp(store) == nullptr) return "mkdtemp failed";
+  const std::string command = std::string("DISKCOND_STATE_DIR=") + store + " " DMC_BINARY
+                              " status '" + dir + "' -json 2>&1; echo exit=$?";
+  std::string out;
+  if (FILE* p = popen(command.c_str(), "r")) {
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), p)) > 0) out.append(buf, n);
+    pclose(p);
+  }
+  std::filesystem::remove_all(store);
+  return out;
 }
 
 // Reads one value from `fd` within `timeout_ms`; false on timeout or EOF.
@@ -116,6 +135,9 @@ TEST_P(MountCrash, DaemonKilledMidWriteLosesNoAcknowledgedBlock) {
   ASSERT_TRUE(st.ok()) << st.error();
   EXPECT_TRUE(st->mounted);
   EXPECT_FALSE(st->daemon_alive);
+  const std::string cli = dmc_status(dir_);
+  EXPECT_NE(cli.find("\"state\": \"stale\""), std::string::npos) << cli;
+  EXPECT_NE(cli.find("exit=5"), std::string::npos) << cli;  // 5: the daemon died
 
   ASSERT_TRUE(control_->stop(dir_, false).ok());
   EXPECT_FALSE(is_conditioned_mount(dir_));
