@@ -34,6 +34,22 @@ struct MountCounters {
   double floor_write_ns = 0;
 };
 
+// Figures that explain a measurement (why a mount was slower than its profile), from a live
+// daemon. Lateness is reply sent minus the time the model and scheduler wanted it sent
+// (max(model completion - transit lead, backing I/O done)); early replies count as 0.
+struct MountDiagnostics {
+  uint64_t backing_bound_replies = 0;       // replies timed by the backing I/O, not the model
+  double backing_bound_mean_excess_ns = 0;  // ... by how much they were later than the model
+  int64_t wake_ahead_ns = 0;                // the reply scheduler's timer compensation
+  int64_t max_lateness_ns = 0;              // the scheduler thread's worst lateness
+  int64_t transit_lead_read_ns = 0;         // FUSE round trip subtracted from reads' model times
+  int64_t transit_lead_write_ns = 0;        // ... and from writes'
+  uint64_t lateness_replies = 0;            // replies in the lateness histogram
+  uint64_t lateness_early_replies = 0;      // ... that left before their time (wake-ahead)
+  int64_t lateness_p50_ns = 0, lateness_p90_ns = 0, lateness_p99_ns = 0, lateness_p999_ns = 0;
+  int64_t lateness_max_ns = 0;              // every reply's worst lateness
+};
+
 struct MountStatus {
   std::string mount_point;   // canonical absolute path
   bool mounted = false;      // a conditioned FUSE mount is on mount_point
@@ -41,6 +57,7 @@ struct MountStatus {
   pid_t daemon_pid = 0;
   MountSettings settings;    // valid when mounted && daemon_alive
   MountCounters counters;
+  MountDiagnostics diagnostics;  // valid when mounted && daemon_alive
 };
 
 class MountControl {

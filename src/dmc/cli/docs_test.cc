@@ -45,6 +45,7 @@ TEST(DmcDocs, EveryStatusJsonKeyIsDocumented) {
   view.state = ConditionerState::kOn;
   view.settings = MountSettings{builtin_profiles()[0], CacheMode::kPageCache};
   view.counters = MountCounters{};
+  view.diagnostics = MountDiagnostics{};
   expect_keys_documented(status_json(view), doc);
   expect_keys_documented(show_json(0, true, builtin_profiles()[0]), doc);
   auto list = list_json(builtin_profiles(), 8, {});

@@ -110,10 +110,15 @@ TEST(DmcJson, StatusOnHasEveryKeyAndCounters) {
   view.counters->commands[1] = 5;
   view.counters->bytes[1] = 20480;
   view.counters->floor_write_ns = 1e6;
+  view.diagnostics = MountDiagnostics{};
+  view.diagnostics->lateness_replies = 12;
+  view.diagnostics->lateness_p99_ns = 250000;
   json j = json::parse(render_json(status_json(view)));
   EXPECT_EQ(keys_of(j), (std::vector<std::string>{"schema_version", "mount", "state", "conditioned", "daemon_alive",
                                                    "daemon_pid", "settings_source", "profile", "cache_mode", "boot",
-                                                   "counters"}));
+                                                   "counters", "diagnostics"}));
+  EXPECT_EQ(j["diagnostics"]["lateness_replies"], 12);
+  EXPECT_EQ(j["diagnostics"]["lateness_p99_ns"], 250000);
   EXPECT_EQ(j["state"], "on");
   EXPECT_EQ(j["conditioned"], true);
   EXPECT_EQ(j["daemon_alive"], true);
@@ -141,6 +146,7 @@ TEST(DmcJson, StatusOffAndStale) {
   EXPECT_EQ(j["profile"]["read_throughput_bytes_per_sec"], 0);
   EXPECT_TRUE(j["cache_mode"].is_null());
   EXPECT_TRUE(j["counters"].is_null());
+  EXPECT_TRUE(j["diagnostics"].is_null());
 
   StatusView stale = off;
   stale.state = ConditionerState::kStale;

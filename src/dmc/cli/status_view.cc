@@ -17,6 +17,7 @@ StatusView make_status_view(const MountStatus& status, const std::optional<Store
     view.state = ConditionerState::kOn;
     view.settings = status.settings;
     view.counters = status.counters;
+    view.diagnostics = status.diagnostics;
     view.daemon_pid = status.daemon_pid;
   } else if (status.mounted) {
     view.state = ConditionerState::kStale;

@@ -28,6 +28,7 @@ struct StatusView {
   bool boot = false;        // re-applied at boot (stored `-boot`)
   pid_t daemon_pid = 0;     // when on or stale (0 if unknown)
   std::optional<MountCounters> counters;  // when on
+  std::optional<MountDiagnostics> diagnostics;  // when on
 };
 
 // REQUIRES: status.mount_point == the mount `stored` (if any) belongs to.

@@ -206,7 +206,14 @@ std::string encode_status(const StatusReply& s) {
                 {"wake_ahead_ns", s.diagnostics.wake_ahead_ns},
                 {"max_lateness_ns", s.diagnostics.max_lateness_ns},
                 {"transit_lead_read_ns", s.diagnostics.transit_lead_read_ns},
-                {"transit_lead_write_ns", s.diagnostics.transit_lead_write_ns}}}}
+                {"transit_lead_write_ns", s.diagnostics.transit_lead_write_ns},
+                {"lateness_replies", s.diagnostics.lateness_replies},
+                {"lateness_early_replies", s.diagnostics.lateness_early_replies},
+                {"lateness_p50_ns", s.diagnostics.lateness_p50_ns},
+                {"lateness_p90_ns", s.diagnostics.lateness_p90_ns},
+                {"lateness_p99_ns", s.diagnostics.lateness_p99_ns},
+                {"lateness_p999_ns", s.diagnostics.lateness_p999_ns},
+                {"lateness_max_ns", s.diagnostics.lateness_max_ns}}}}
              .dump() +
          "\n";
 }
@@ -243,6 +250,14 @@ Result<StatusReply> decode_status(const std::string& line) {
     static_cast<void>(read_int(*d, "transit_lead_read_ns", s.diagnostics.transit_lead_read_ns));
     static_cast<void>(read_int(*d, "transit_lead_write_ns", s.diagnostics.transit_lead_write_ns));
     static_cast<void>(read_int(*d, "max_lateness_ns", s.diagnostics.max_lateness_ns));
+    Diagnostics& g = s.diagnostics;
+    static_cast<void>(read_int(*d, "lateness_replies", g.lateness_replies));
+    static_cast<void>(read_int(*d, "lateness_early_replies", g.lateness_early_replies));
+    static_cast<void>(read_int(*d, "lateness_p50_ns", g.lateness_p50_ns));
+    static_cast<void>(read_int(*d, "lateness_p90_ns", g.lateness_p90_ns));
+    static_cast<void>(read_int(*d, "lateness_p99_ns", g.lateness_p99_ns));
+    static_cast<void>(read_int(*d, "lateness_p999_ns", g.lateness_p999_ns));
+    static_cast<void>(read_int(*d, "lateness_max_ns", g.lateness_max_ns));
     auto excess = d->find("backing_bound_mean_excess_ns");
     if (excess != d->end() && excess->is_number()) {
       s.diagnostics.backing_bound_mean_excess_ns = excess->get<double>();

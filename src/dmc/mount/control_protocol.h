@@ -33,15 +33,7 @@ struct ControlRequest {
   bool force = false;      // kStop
 };
 
-// Figures that explain a measurement but are not part of MountStatus.
-struct Diagnostics {
-  uint64_t backing_bound_replies = 0;       // replies timed by the backing I/O, not the model
-  double backing_bound_mean_excess_ns = 0;  // ... by how much they were later than the model
-  int64_t wake_ahead_ns = 0;                // the reply scheduler's timer compensation
-  int64_t max_lateness_ns = 0;              // the reply scheduler's worst lateness
-  int64_t transit_lead_read_ns = 0;         // FUSE round trip subtracted from reads' model times
-  int64_t transit_lead_write_ns = 0;        // ... and from writes'
-};
+using Diagnostics = MountDiagnostics;
 
 struct StatusReply {
   pid_t pid = 0;

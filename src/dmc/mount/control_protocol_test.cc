@@ -47,6 +47,13 @@ TEST(MountControlProtocol, StatusRoundTrip) {
   st.counters.floor_read_ns = 40000;
   st.diagnostics.backing_bound_replies = 9;
   st.diagnostics.wake_ahead_ns = 30000;
+  st.diagnostics.lateness_replies = 100;
+  st.diagnostics.lateness_early_replies = 40;
+  st.diagnostics.lateness_p50_ns = 1;
+  st.diagnostics.lateness_p90_ns = 2;
+  st.diagnostics.lateness_p99_ns = 3;
+  st.diagnostics.lateness_p999_ns = 4;
+  st.diagnostics.lateness_max_ns = 5;
   auto back = decode_status(encode_status(st));
   ASSERT_TRUE(back.ok()) << back.error();
   EXPECT_EQ(back->pid, 1234);
@@ -59,6 +66,12 @@ TEST(MountControlProtocol, StatusRoundTrip) {
   EXPECT_DOUBLE_EQ(back->counters.floor_read_ns, 40000);
   EXPECT_EQ(back->diagnostics.backing_bound_replies, 9u);
   EXPECT_EQ(back->diagnostics.wake_ahead_ns, 30000);
+  const MountDiagnostics& d = back->diagnostics;
+  EXPECT_EQ(d.lateness_replies, 100u);
+  EXPECT_EQ(d.lateness_early_replies, 40u);
+  EXPECT_EQ(d.lateness_p50_ns + d.lateness_p90_ns + d.lateness_p99_ns + d.lateness_p999_ns, 10);
+  EXPECT_EQ(d.lateness_p999_ns, 4);
+  EXPECT_EQ(d.lateness_max_ns, 5);
 }
 
 TEST(MountControlProtocol, MalformedRequestsAreErrors) {

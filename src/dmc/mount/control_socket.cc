@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -16,8 +17,6 @@
 
 namespace diskcond::mount {
 namespace {
-
-constexpr int kRequestTimeoutMs = 2000;
 
 int64_t now_ms() {
   timespec ts;
@@ -103,29 +102,82 @@ void ControlServer::stop() {
 }
 
 void ControlServer::run() {
+  std::vector<pollfd> fds;
   while (!closing_.load()) {
-    pollfd p[2] = {{listen_fd_, POLLIN, 0}, {wake_pipe_[0], POLLIN, 0}};
-    if (poll(p, 2, -1) < 0) {
-      if (errno == EINTR) continue;
-      return;
+    fds.clear();
+    fds.push_back({listen_fd_, POLLIN, 0});
+    fds.push_back({wake_pipe_[0], POLLIN, 0});
+    int64_t next_deadline = -1;
+    for (const Connection& c : connections_) {
+      fds.push_back({c.fd, POLLIN, 0});
+      if (next_deadline < 0 || c.deadline_ms < next_deadline) next_deadline = c.deadline_ms;
     }
-    if (closing_.load()) return;
-    if (!(p[0].revents & POLLIN)) continue;
-    int conn = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-    if (conn < 0) continue;
-    serve(conn);
-    close(conn);
+    const int timeout =
+        next_deadline < 0 ? -1 : static_cast<int>(std::max<int64_t>(next_deadline - now_ms(), 0));
+    if (poll(fds.data(), fds.size(), timeout) < 0 && errno != EINTR) return;
+    if (closing_.load()) break;
+    // Connections first (their pollfds follow the two fixed ones, in order), then new ones.
+    const int64_t now = now_ms();
+    size_t kept = 0;
+    for (size_t i = 0; i < connections_.size(); ++i) {
+      Connection& c = connections_[i];
+      bool done = false;
+      if (fds[i + 2].revents != 0) done = serve(c);
+      if (!done && now >= c.deadline_ms) done = true;  // silent or too slow: dropped
+      if (done) {
+        close(c.fd);
+      } else {
+        if (kept != i) connections_[kept] = std::move(c);
+        ++kept;
+      }
+    }
+    connections_.resize(kept);
+    if (!closing_.load() && (fds[0].revents & POLLIN)) accept_one();
   }
+  for (Connection& c : connections_) close(c.fd);
+  connections_.clear();
 }
 
-void ControlServer::serve(int conn) {
+void ControlServer::accept_one() {
+  int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+  if (fd < 0) return;
   ucred peer{};
   socklen_t len = sizeof(peer);
-  if (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &peer, &len) < 0) return;
-  auto line = read_line(conn, kRequestTimeoutMs);
-  std::string reply = line.ok() ? handler_(*line, peer.uid) : encode_error(line.error());
-  // A peer that went away must not kill the daemon.
-  send(conn, reply.data(), reply.size(), MSG_NOSIGNAL);
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &len) < 0) {
+    close(fd);
+    return;
+  }
+  if (connections_.size() >= kMaxControlConnections) {  // the oldest makes room
+    close(connections_.front().fd);
+    connections_.erase(connections_.begin());
+  }
+  connections_.push_back(Connection{fd, peer.uid, now_ms() + kControlRequestTimeoutMs, {}});
+}
+
+bool ControlServer::serve(Connection& conn) {
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = read(conn.fd, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return false;
+    if (n <= 0) {  // closed (or failed) before a full line: answer what came, if anything
+      if (n < 0 || conn.received.empty()) return true;
+      break;
+    }
+    conn.received.append(buf, static_cast<size_t>(n));
+    if (conn.received.find('\n') != std::string::npos) break;
+    if (conn.received.size() > kMaxControlLine) {
+      conn.received.clear();
+      const std::string reply = encode_error("message too long");
+      send(conn.fd, reply.data(), reply.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+      return true;
+    }
+  }
+  const std::string line = conn.received.substr(0, conn.received.find('\n'));
+  const std::string reply = handler_(line, conn.peer_uid);
+  // Replies are far smaller than a socket buffer; a peer that went away must not kill the daemon.
+  send(conn.fd, reply.data(), reply.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+  return true;
 }
 
 Result<std::string> control_call(const std::string& path, const std::string& request,

@@ -7,14 +7,21 @@
 #include <functional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "core/result.h"
 
 namespace diskcond::mount {
 
-// Daemon side: accepts connections on its own thread; each connection carries one request line
-// (read with a timeout, at most kMaxControlLine bytes) and gets one reply line. A client that
-// sends garbage or nothing gets an error reply or is dropped; serving goes on either way.
+constexpr size_t kMaxControlConnections = 32;
+constexpr int kControlRequestTimeoutMs = 2000;
+
+// Daemon side: one thread multiplexes (poll) up to kMaxControlConnections connections at once.
+// Each connection carries one request line (at most kMaxControlLine bytes, complete within
+// kControlRequestTimeoutMs of connecting) and gets one reply line. A client that sends garbage
+// gets an error reply; one that sends nothing or too slowly is dropped at its deadline, and never
+// delays other clients. With every slot taken, the oldest connection is dropped to make room for
+// a new one, so idle connections cannot lock others out. Serving goes on in every case.
 class ControlServer {
  public:
   // Handles one request line from a peer with uid `peer_uid`; returns the reply line.
@@ -35,14 +42,23 @@ class ControlServer {
   void close_listener();
 
  private:
+  struct Connection {
+    int fd = -1;
+    uid_t peer_uid = 0;
+    int64_t deadline_ms = 0;  // CLOCK_MONOTONIC
+    std::string received;
+  };
   void run();
-  void serve(int conn);
+  void accept_one();
+  // Reads what is there; returns true when the connection is finished (answered or dropped).
+  bool serve(Connection& conn);
 
   std::string path_;
   Handler handler_;
   int listen_fd_ = -1;
   int wake_pipe_[2] = {-1, -1};
   std::atomic<bool> closing_{false};
+  std::vector<Connection> connections_;  // the serving thread's only
   std::thread thread_;
 };
 

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <fuse_lowlevel.h>
+#include <malloc.h>
 #include <poll.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
@@ -36,6 +37,14 @@ namespace {
 constexpr unsigned kMaxWorkerThreads = 64;
 constexpr unsigned kIdleWorkerThreads = kMaxWorkerThreads;
 constexpr int kReadyTimeoutMs = 15000;
+// Malloc tuning for a daemon whose workers pass 1 MiB read and write buffers around. By default
+// glibc raises its mmap threshold once such a buffer is freed, so later ones come from per-thread
+// arenas (up to 8 per CPU) that keep what is freed: 64 clients for 20 s held 275-320 MiB of RSS
+// (docs/load.md). A fixed threshold maps and unmaps each large buffer, and a few arenas bound the
+// small ones: 109 MiB peak, 84 MiB after, in the same run, with no change in throughput beyond
+// the machine's noise.
+constexpr int kMallocArenas = 4;
+constexpr int kMallocMmapThresholdBytes = 256 * 1024;
 
 // Mount options: allow_other with the caller's credentials, default_permissions so that cached
 // path walks are checked too, and the backing mount's suid/dev/exec/ro.
@@ -75,6 +84,14 @@ struct Daemon {
         s.diagnostics.max_lateness_ns = scheduler.max_lateness_ns();
         s.diagnostics.transit_lead_read_ns = conditioner.transit_lead_ns(Op::kRead);
         s.diagnostics.transit_lead_write_ns = conditioner.transit_lead_ns(Op::kWrite);
+        const LatenessSummary late = scheduler.lateness();
+        s.diagnostics.lateness_replies = late.replies;
+        s.diagnostics.lateness_early_replies = late.early;
+        s.diagnostics.lateness_p50_ns = late.p50_ns;
+        s.diagnostics.lateness_p90_ns = late.p90_ns;
+        s.diagnostics.lateness_p99_ns = late.p99_ns;
+        s.diagnostics.lateness_p999_ns = late.p999_ns;
+        s.diagnostics.lateness_max_ns = late.max_ns;
         return encode_status(s);
       }
       case ControlOp::kUpdate:
@@ -189,6 +206,8 @@ void raise_file_limit() {
 
 int run_daemon(const DaemonConfig& config, int ready_fd) {
   raise_file_limit();
+  mallopt(M_ARENA_MAX, kMallocArenas);
+  mallopt(M_MMAP_THRESHOLD, kMallocMmapThresholdBytes);
   if (int r = reset_process_credentials(); r < 0) {
     report(ready_fd, std::string("cannot reset credentials: ") + std::strerror(-r));
     return 1;

@@ -153,6 +153,7 @@ class FuseMountControl final : public MountControl {
     st.daemon_pid = decoded->pid;
     st.settings = decoded->settings;
     st.counters = decoded->counters;
+    st.diagnostics = decoded->diagnostics;
     return st;
   }
 

@@ -1,12 +1,15 @@
 // Integration: start, status, update and stop of a real mount, including the error cases
 // (start twice, stop while busy, stop of a plain directory, a dead daemon, bad control input).
 #include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <iterator>
 #include <thread>
+#include <vector>
 
 #include "dmc/mount/control_protocol.h"
 #include "dmc/mount/control_socket.h"
@@ -131,6 +134,29 @@ TEST_F(MountLifecycle, DeadDaemonIsReportedAndStopClearsIt) {
   ASSERT_TRUE(control_->stop(dir_, false).ok());
   EXPECT_FALSE(is_conditioned_mount(dir_));
   EXPECT_EQ(stat(dir_.c_str(), &sb), 0);
+}
+
+// Clients that connect to the daemon's socket and say nothing must not delay status for others
+// (the server used to serve one connection at a time, each with a 2 s read timeout).
+TEST_F(MountLifecycle, SilentControlClientsDoNotStallStatus) {
+  start(ssd_profile(0));
+  const std::string socket = run_paths_for(dir_).socket;
+  std::vector<int> silent;
+  for (int i = 0; i < 8; ++i) {
+    int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::strncpy(addr.sun_path, socket.c_str(), sizeof(addr.sun_path) - 1);
+    ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+    silent.push_back(fd);
+  }
+  const int64_t t0 = monotonic_ns();
+  auto st = control_->status(dir_);
+  const int64_t took_ms = (monotonic_ns() - t0) / 1'000'000;
+  for (int fd : silent) close(fd);
+  ASSERT_TRUE(st.ok()) << st.error();
+  EXPECT_TRUE(st->daemon_alive);
+  EXPECT_LT(took_ms, 1500);  // generous; before the fix: 8 x 2 s
 }
 
 TEST_F(MountLifecycle, ControlSocketRejectsBadInputAndNonRootChanges) {

@@ -18,13 +18,16 @@ ReplyScheduler::~ReplyScheduler() {
 }
 
 void ReplyScheduler::at(int64_t due_ns, Reply reply) {
-  if (due_ns <= clock_.now_ns()) {
+  const int64_t now = clock_.now_ns();
+  if (due_ns <= now) {
+    lateness_.record(now - due_ns);
     reply();
     return;
   }
   std::unique_lock lock(mu_);
   if (stopping_) {
     lock.unlock();
+    lateness_.record(clock_.now_ns() - due_ns);
     reply();
     return;
   }
@@ -95,7 +98,10 @@ void ReplyScheduler::run() {
       heap_.pop_back();
     }
     lock.unlock();
-    for (Entry& e : ready) e.reply();
+    for (Entry& e : ready) {
+      lateness_.record(clock_.now_ns() - e.due_ns);
+      e.reply();
+    }
     ready.clear();
     lock.lock();
   }

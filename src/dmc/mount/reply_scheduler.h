@@ -10,6 +10,9 @@
 // and asks to wake that much before the due time, so replies go out at their due time on
 // average instead of always late; a reply may thus leave up to wake_ahead_ns() early.
 //
+// Every reply's lateness (the time it started to be sent minus its due time) goes into a
+// LatenessHistogram, for status.
+//
 // Locking: mu_ is a leaf lock; replies run with no lock held.
 #pragma once
 
@@ -21,6 +24,7 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "dmc/mount/lateness_histogram.h"
 
 namespace diskcond::mount {
 
@@ -42,6 +46,8 @@ class ReplyScheduler {
   size_t queued() const;
   // Worst lateness seen (actual send - due), for the tests and status.
   int64_t max_lateness_ns() const;
+  // Percentiles of every reply's lateness so far (those sent at once by at() included).
+  LatenessSummary lateness() const { return lateness_.summary(); }
   // Current wake-up compensation.
   int64_t wake_ahead_ns() const;
 
@@ -68,6 +74,7 @@ class ReplyScheduler {
   bool stopping_ = false;        // guarded by mu_
   int64_t max_lateness_ns_ = 0;  // guarded by mu_
   int64_t wake_ahead_ns_ = 0;    // guarded by mu_
+  LatenessHistogram lateness_;   // lock-free
   std::thread thread_;
 };
 

@@ -47,6 +47,19 @@ TEST(MountReplyScheduler, RepliesAtTheirTimeInOrder) {
   }
 }
 
+TEST(MountReplyScheduler, RecordsEveryRepliesLateness) {
+  FakeClock clock(1000 * kMs);
+  ReplyScheduler s(clock);
+  s.at(990 * kMs, [] {});  // due 10 ms ago: sent at once, 10 ms late
+  s.at(1000 * kMs, [] {});  // due now
+  const LatenessSummary l = s.lateness();
+  EXPECT_EQ(l.replies, 2u);
+  EXPECT_EQ(l.early, 0u);
+  EXPECT_EQ(l.max_ns, 10 * kMs);
+  EXPECT_EQ(l.p50_ns, 0);
+  EXPECT_EQ(l.p99_ns, 10 * kMs);
+}
+
 TEST(MountReplyScheduler, DrainSendsEverythingNow) {
   MonotonicClock clock;
   ReplyScheduler s(clock);
@@ -57,6 +70,7 @@ TEST(MountReplyScheduler, DrainSendsEverythingNow) {
   EXPECT_EQ(count.load(), 100);
   s.at(clock.now_ns() + 3600 * 1000 * kMs, [&] { ++count; });  // after drain: at once
   EXPECT_EQ(count.load(), 101);
+  EXPECT_EQ(s.lateness().early, 101u);  // all sent long before their time
 }
 
 }  // namespace
