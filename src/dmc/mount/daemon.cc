@@ -37,12 +37,12 @@ namespace {
 constexpr unsigned kMaxWorkerThreads = 64;
 constexpr unsigned kIdleWorkerThreads = kMaxWorkerThreads;
 constexpr int kReadyTimeoutMs = 15000;
-// Malloc tuning for a daemon whose workers pass 1 MiB read and write buffers around. By default
-// glibc raises its mmap threshold once such a buffer is freed, so later ones come from per-thread
-// arenas (up to 8 per CPU) that keep what is freed: 64 clients for 20 s held 275-320 MiB of RSS
-// (docs/load.md). A fixed threshold maps and unmaps each large buffer, and a few arenas bound the
-// small ones: 109 MiB peak, 84 MiB after, in the same run, with no change in throughput beyond
-// the machine's noise.
+// Malloc tuning. Read and direct-write data buffers come from the Filesystem's BufferPool (64 MiB
+// kept); only those beyond it, and everything else, come from malloc. By default glibc raises its
+// mmap threshold once a large buffer is freed, so later ones came from per-thread arenas (up to 8
+// per CPU) that keep what is freed: 64 clients for 20 s held 275-320 MiB of RSS (docs/load.md). A
+// fixed threshold maps and unmaps each large buffer, and a few arenas bound the small ones: 109
+// MiB peak, 84 MiB after, in the same run.
 constexpr int kMallocArenas = 4;
 constexpr int kMallocMmapThresholdBytes = 256 * 1024;
 
