@@ -88,6 +88,9 @@ Result<uint64_t> plan_area(const Target& t, const Invocation& inv, std::FILE* er
         "{}-byte transfers); use a larger -n or fewer -p workers",
         t.name, area, needed, needed / inv.transfer_bytes, inv.transfer_bytes));
   }
+  if (t.create) {
+    if (Status room = check_room_for_test_file(t, area); !room) return make_error(room.error());
+  }
   return area;
 }
 
