@@ -5,6 +5,8 @@
 
 #include <string_view>
 
+#include "rawio/cli_rules.h"
+
 namespace diskcond::rawio::report {
 namespace {
 
@@ -19,6 +21,7 @@ bool ends_with(const std::string& text, std::string_view suffix) {
 
 std::unique_ptr<CLI::App> build_app(ReportInvocation& inv, size_t& last) {
   auto app = std::make_unique<CLI::App>(kDescription, "rawio report");
+  refuse_flag_values(*app);
   app->add_option("--db", inv.db_path,
                   "History database (default ${XDG_DATA_HOME:-~/.local/share}/diskcond/rawio.db)")
       ->type_name("PATH");
@@ -40,6 +43,26 @@ std::unique_ptr<CLI::App> build_app(ReportInvocation& inv, size_t& last) {
   return app;
 }
 
+// What CLI11 cannot check: "" or the one-line error.
+std::string check_combination(const CLI::App& app, const ReportInvocation& inv) {
+  if (std::string error = repeated_flag_error(app); !error.empty()) return error;
+  if (app.count("--db") > 0 && inv.db_path.empty()) return "--db: the database path is empty";
+  const std::string& plot = inv.plot_path;
+  if (app.count("--plot") > 0 && !ends_with(plot, ".svg") && !ends_with(plot, ".png")) {
+    return fmt::format("--plot {}: the file name must end in .svg or .png", plot);
+  }
+  if (inv.list) {
+    // --list shows every saved run: a choice of runs, a plot or a table detail would be ignored.
+    for (const char* option : {"runs", "--last", "--id", "--plot", "--verbose"}) {
+      if (app.count(option) > 0) {
+        return fmt::format("--list shows every saved run; it takes no {}",
+                           std::string_view(option) == "runs" ? "RUN numbers" : option);
+      }
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 bool is_report_command(int argc, const char* const* argv) {
@@ -51,6 +74,7 @@ ParsedReportCommandLine parse_report_command_line(int argc, const char* const* a
   size_t last = 0;
   auto app = build_app(parsed.invocation, last);
   try {
+    if (asks_for_help(argc, argv)) throw CLI::CallForHelp();  // before any value is checked
     app->parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
     parsed.action = ParsedReportCommandLine::Action::kPrintAndExit;
@@ -66,10 +90,9 @@ ParsedReportCommandLine parse_report_command_line(int argc, const char* const* a
     return parsed;
   }
   if (last > 0) parsed.invocation.selection.last = last;
-  const std::string& plot = parsed.invocation.plot_path;
-  if (!plot.empty() && !ends_with(plot, ".svg") && !ends_with(plot, ".png")) {
+  if (std::string error = check_combination(*app, parsed.invocation); !error.empty()) {
     parsed.action = ParsedReportCommandLine::Action::kUsageError;
-    parsed.text = fmt::format("report: --plot {}: the file name must end in .svg or .png", plot);
+    parsed.text = "report: " + error;
   }
   return parsed;
 }
