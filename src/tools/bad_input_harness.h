@@ -11,6 +11,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -45,11 +46,13 @@ inline std::string read_whole_file(const std::string& path) {
 
 // Runs `binary` with exactly `args` (no shell: empty and odd words arrive as they are) and
 // exactly `env`, stdout and stderr captured through files in `io_dir`. With `uid` set, the child
-// drops to that user and group first. A run longer than `limit` is killed (code -1), so an input
-// that is wrongly accepted cannot hang the sweep.
+// drops to that user and group first. A run longer than `limit` is killed (code -1) and its
+// address space is capped at `address_space_bytes`, so an input that is wrongly accepted can
+// neither hang the sweep nor eat the (shared) machine's memory.
 inline ProgramRun run_program(const std::string& binary, const std::vector<std::string>& args,
                               const std::vector<std::string>& env, const std::string& io_dir,
                               std::optional<uid_t> uid = std::nullopt,
+                              rlim_t address_space_bytes = rlim_t{4} << 30,
                               std::chrono::seconds limit = std::chrono::seconds(60)) {
   std::vector<std::string> argv_text = {binary};
   argv_text.insert(argv_text.end(), args.begin(), args.end());
@@ -67,6 +70,8 @@ inline ProgramRun run_program(const std::string& binary, const std::vector<std::
     int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (out < 0 || err < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) ::_exit(126);
     if (uid && (::setgid(*uid) != 0 || ::setuid(*uid) != 0)) ::_exit(126);
+    struct rlimit cap = {address_space_bytes, address_space_bytes};
+    if (::setrlimit(RLIMIT_AS, &cap) != 0) ::_exit(126);
     ::execve(binary.c_str(), argv.data(), envp.data());
     ::_exit(127);
   }

@@ -159,6 +159,8 @@ TEST_F(RawioBadInput, BadWordsTargetsAndAbsurdCombinationsAreRefused) {
       {{"-R", "/dev/null"}, 2},                             // neither a device, a file nor a directory
       {{"-R", "-s", "2m", data}, 2},                        // transfer larger than the file
       {{"-S", "-p", "1024", "-n", "1m", "-s", "4k", dir}, 2},  // more workers than transfers
+      {{"-R", "-e", "io_uring", "-p", "1024", "-q", "4096", "-s", "1m", data}, 2},  // 4 TiB of buffers
+      {{"-R", "-e", "null", "-p", "1", "-q", "4096", "-s", "1g", data}, 2},         // 4 TiB in one worker
       {{"-R", "-n", "1000t", dir}, 2},                      // a test file larger than the disk
       {{"-R", "-s", "1000", "-d", "on", dir}, 2},           // O_DIRECT needs 512-byte multiples
       {{"-R", "-i", "a,b", dir}, 2},                        // two ids, one target
