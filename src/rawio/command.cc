@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "core/one_line.h"
 #include "rawio/cleanup.h"
 #include "rawio/engine.h"
 #include "rawio/formatter.h"
@@ -35,7 +36,7 @@ class TestFileGuard {
   const Target& target_;
 };
 
-void say(std::FILE* err, const std::string& line) { fmt::print(err, "rawio: {}\n", line); }
+void say(std::FILE* err, const std::string& line) { fmt::print(err, "rawio: {}\n", one_line(line)); }
 
 std::string row_id(const Invocation& inv, size_t index) {
   if (inv.ids.size() == inv.targets.size()) return inv.ids[index];

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <optional>
 
+#include "core/one_line.h"
 #include "core/units.h"
 #include "rawio/cli_rules.h"
 #include "rawio/engine.h"
@@ -189,8 +190,8 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   } catch (const CLI::ParseError& e) {
     parsed.action = ParsedCommandLine::Action::kUsageError;
     std::string message = e.what();
-    if (auto nl = message.find('\n'); nl != std::string::npos) message.resize(nl);
-    parsed.text = message + " (see rawio --help)";
+    while (!message.empty() && message.back() == '\n') message.pop_back();
+    parsed.text = one_line(message) + " (see rawio --help)";  // a value typed with a newline stays on the line
     return parsed;
   }
   for (int i = 0; i < 4; ++i) {
@@ -205,7 +206,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   if (error.empty()) error = finish(inv, raw);
   if (!error.empty()) {
     parsed.action = ParsedCommandLine::Action::kUsageError;
-    parsed.text = error;
+    parsed.text = one_line(error);
   }
   return parsed;
 }

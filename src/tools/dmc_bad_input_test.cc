@@ -98,11 +98,12 @@ class DmcBadInput : public ::testing::Test {
     switch (slot) {
       case Slot::kMount:
         return {world_.path("missing"), world_.path("file"), "", world_.path("dangling"), world_.path("link-to-file"),
-                world_.path("file/sub"), world_.path("missing/sub"), "/" + std::string(5000, 'a')};
+                world_.path("file/sub"), world_.path("missing/sub"), "/" + std::string(5000, 'a'),
+                world_.path("new\nline"), world_.path("tab\there")};
       case Slot::kProfile:
         return {"9", "99", "-1", "1.5", "", " ", "0x1", "+1", "1e3", "18446744073709551616", "No Such Disk",
-                "0 ", "Slow  SSD", "Lab"};
-      case Slot::kType: return {"", "ssd2", "NVMe", "0", "S SD"};
+                "0 ", "Slow  SSD", "Lab", "a\nb", "\x1b[2J"};
+      case Slot::kType: return {"", "ssd2", "NVMe", "0", "S SD", "SSD\n"};
       case Slot::kTime:
         return {"-1", "", "61s", "1y", "1.5.2", "abc", "99999999999999999999", "1e3", "0.0001ns", "ms", "-0"};
       case Slot::kRate:

@@ -33,8 +33,8 @@ const std::vector<OptionValues>& run_options() {
       {"-c", "--count", {"0", "-1", "1.5", "x", "", "99999999999999999999", "00"}, "10", "20"},
       {"-t", "--time", {"0", "-1s", "0.5ns", "25h", "90000s", "x", "", "1y", "0ms"}, "100ms", "200ms"},
       {"", "--seed", {"-1", "x", "1.5", "", "99999999999999999999"}, "1", "2"},
-      {"-e", "--engine", {"nope", "", "PSYNC", "psync,null"}, "null", "psync"},
-      {"-d", "--direct", {"yes", "", "ON", "1"}, "auto", "off"},
+      {"-e", "--engine", {"nope", "", "PSYNC", "psync,null", "x\ny"}, "null", "psync"},
+      {"-d", "--direct", {"yes", "", "ON", "1", "on\n"}, "auto", "off"},
   };
   return options;
 }
@@ -155,6 +155,8 @@ TEST_F(RawioBadInput, BadWordsTargetsAndAbsurdCombinationsAreRefused) {
       {{"---all", dir}, 2},
       {{"-R", ""}, 2},                                      // empty target
       {{"-R", "/no/such/dir/x"}, 2},
+      {{"-R", "/no/such\ndir"}, 2},                       // a newline in the echoed path
+      {{"-R", "-i", "a\nb", "/no/such/x"}, 2},
       {{"-R", world_.path("data/sub")}, 2},                 // a file's child
       {{"-R", "/dev/null"}, 2},                             // neither a device, a file nor a directory
       {{"-R", "-s", "2m", data}, 2},                        // transfer larger than the file
@@ -198,6 +200,7 @@ TEST_F(RawioBadInput, ReportRefusesBadOptionsRunsAndConflicts) {
       {{"report", "1.5"}, 2},
       {{"report", ""}, 2},
       {{"report", "2"}, 2},  // no such run
+      {{"report", "--id", "a\nb"}, 2},
       {{"report", "99999999999999999999"}, 2},
       {{"report", "1", "report"}, 2},
       {{"report", "--bogus"}, 2},

@@ -5,6 +5,7 @@
 
 #include <string_view>
 
+#include "core/one_line.h"
 #include "rawio/cli_rules.h"
 
 namespace diskcond::rawio::report {
@@ -85,14 +86,14 @@ ParsedReportCommandLine parse_report_command_line(int argc, const char* const* a
   } catch (const CLI::ParseError& e) {
     parsed.action = ParsedReportCommandLine::Action::kUsageError;
     std::string message = e.what();
-    if (auto nl = message.find('\n'); nl != std::string::npos) message.resize(nl);
-    parsed.text = "report: " + message + " (see rawio report --help)";
+    while (!message.empty() && message.back() == '\n') message.pop_back();
+    parsed.text = "report: " + one_line(message) + " (see rawio report --help)";
     return parsed;
   }
   if (last > 0) parsed.invocation.selection.last = last;
   if (std::string error = check_combination(*app, parsed.invocation); !error.empty()) {
     parsed.action = ParsedReportCommandLine::Action::kUsageError;
-    parsed.text = "report: " + error;
+    parsed.text = "report: " + one_line(error);
   }
   return parsed;
 }
