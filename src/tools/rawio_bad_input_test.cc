@@ -35,6 +35,7 @@ const std::vector<OptionValues>& run_options() {
       {"", "--seed", {"-1", "x", "1.5", "", "99999999999999999999"}, "1", "2"},
       {"-e", "--engine", {"nope", "", "PSYNC", "psync,null", "x\ny"}, "null", "psync"},
       {"-d", "--direct", {"yes", "", "ON", "1", "on\n"}, "auto", "off"},
+      {"", "--db", {""}, "a.db", "b.db"},  // the base words have --save
   };
   return options;
 }
@@ -89,13 +90,14 @@ class RawioBadInput : public ::testing::Test {
   }
 
   // A run that would succeed quickly, on the directory (so a wrongly accepted case shows up as a
-  // test file made), with `option_words` in place of base options of the same name.
+  // test file made and a run saved in the history), with `option_words` in place of base options
+  // of the same name.
   std::vector<std::string> run_words(const std::vector<std::string>& option_words, const std::string& skip_long = "",
                                      const std::string& skip_short = "") const {
     const std::vector<std::pair<std::string, std::string>> base = {
         {"--engine", "null"}, {"--size", "1m"}, {"--transfer-size", "4k"}, {"--workers", "1"}, {"--time", "200ms"}};
     const std::vector<std::string> shorts = {"-e", "-n", "-s", "-p", "-t"};
-    std::vector<std::string> words = {"-a", "--no-progress"};
+    std::vector<std::string> words = {"-a", "--no-progress", "--save"};
     for (size_t i = 0; i < base.size(); ++i) {
       if (base[i].first == skip_long || shorts[i] == skip_short) continue;
       words.push_back(base[i].first);
