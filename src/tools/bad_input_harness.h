@@ -17,10 +17,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -94,25 +97,32 @@ inline ProgramRun run_program(const std::string& binary, const std::vector<std::
 // Everything about the tree under `root` a command could change, one entry per path: type,
 // mode, size, modification time and, for files, the contents. A directory's modification time
 // also changes when an entry is made and removed again, so a test file made and cleaned up shows.
+// A path that cannot be read (a stale mount point) is an entry saying so; the walk goes on.
 inline std::map<std::string, std::string> tree_fingerprint(const std::string& root) {
   namespace fs = std::filesystem;
   std::map<std::string, std::string> entries;
   auto add = [&](const fs::path& path) {
     struct stat st {};
-    if (::lstat(path.c_str(), &st) != 0) return;
+    if (::lstat(path.c_str(), &st) != 0) {
+      entries[fs::relative(path, root).string()] = std::string("cannot lstat: ") + std::strerror(errno);
+      return false;
+    }
     std::ostringstream line;
     line << "mode " << std::oct << st.st_mode << std::dec << " size " << st.st_size << " mtime "
          << st.st_mtim.tv_sec << "." << st.st_mtim.tv_nsec;
     if (S_ISREG(st.st_mode)) line << " contents " << std::hash<std::string>{}(read_whole_file(path));
     if (S_ISLNK(st.st_mode)) line << " -> " << fs::read_symlink(path).string();
     entries[fs::relative(path, root).string()] = line.str();
+    return S_ISDIR(st.st_mode);
   };
-  add(root);
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator();
-       it.increment(ec)) {
-    add(it->path());
-  }
+  std::function<void(const fs::path&)> walk = [&](const fs::path& dir) {
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      if (add(it->path())) walk(it->path());
+    }
+    if (ec) entries[fs::relative(dir, root).string()] += " unreadable: " + ec.message();
+  };
+  if (add(root)) walk(root);
   return entries;
 }
 

@@ -3,12 +3,14 @@
 // must exit with its class's code, say one line on stderr, print nothing on stdout (also with
 // -json) and change nothing: not the settings store, not the directories, not the mounts.
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tools/bad_input_harness.h"
@@ -270,6 +272,36 @@ TEST_F(DmcBadInput, AConditionedMountKeepsItsSettings) {
     expect_rejected_case(args, code);
     EXPECT_EQ(live_settings(), before) << "dmc " << shown_words(args) << " changed the live settings";
   }
+}
+
+// A mount whose daemon died: commands that would change it exit 5 and point at 'dmc stop', bad
+// values are still usage errors, and nothing changes until 'dmc stop' clears it.
+TEST_F(DmcBadInput, AStaleMountIsExitFiveAndChangesNothing) {
+  const std::string dir = world_.path("dir");
+  ProgramRun started = dmc({"start", dir, "7"});
+  ASSERT_EQ(started.code, 0) << started.err;
+  std::shared_ptr<void> stop_at_end(nullptr, [&](void*) { dmc({"stop", dir, "-force"}); });  // however the test ends
+  ProgramRun status = dmc({"status", dir, "-json"});
+  auto doc = nlohmann::json::parse(status.out, nullptr, /*allow_exceptions=*/false);
+  ASSERT_TRUE(doc.contains("daemon_pid") && doc["daemon_pid"].is_number_integer()) << status.out;
+  ASSERT_EQ(::kill(doc["daemon_pid"].get<pid_t>(), SIGKILL), 0);  // the daemon this test started
+  for (int i = 0; i < 200 && dmc({"status", dir}).code != 5; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  world_.freeze();
+  const std::vector<std::pair<std::vector<std::string>, int>> cases = {
+      {{"start", dir, "1"}, 5},
+      {{"start", dir}, 5},
+      {{"select", dir, "1"}, 5},
+      {{"configure", dir, "SSD", "1", "2", "3"}, 5},
+      {{"verify", dir, "-json"}, 5},
+      {{"select", dir, "99"}, 2},
+      {{"configure", dir, "SSD", "-1", "2", "3"}, 2},
+      {{"stop", dir, "-force", "extra"}, 2},
+  };
+  for (const auto& [args, code] : cases) expect_rejected_case(args, code);
+  ProgramRun stopped = dmc({"stop", dir});
+  EXPECT_EQ(stopped.code, 0) << stopped.err;
 }
 
 }  // namespace
