@@ -70,6 +70,7 @@ class DmcBadInput : public ::testing::Test {
     ASSERT_TRUE(fs::exists(world_.path("state/mounts/.lock")));
     world_.freeze();
   }
+  void TearDown() override { RecordProperty("cases", cases_); }  // in --gtest_output=xml
 
   ProgramRun dmc(const std::vector<std::string>& args, std::optional<uid_t> uid = std::nullopt) {
     return run_program(DMC_BINARY, args,

@@ -72,6 +72,7 @@ class RawioBadInput : public ::testing::Test {
     ASSERT_TRUE(fs::exists(db_path()));
     world_.freeze();
   }
+  void TearDown() override { RecordProperty("cases", cases_); }  // in --gtest_output=xml
 
   std::string db_path() const { return world_.path("xdg/diskcond/rawio.db"); }
 
