@@ -159,6 +159,7 @@ TEST_F(RawioBadInput, BadWordsTargetsAndAbsurdCombinationsAreRefused) {
       {{"-R", ""}, 2},                                      // empty target
       {{"-R", "/no/such/dir/x"}, 2},
       {{"-R", "/no/such\ndir"}, 2},                       // a newline in the echoed path
+      {{"-R", "/" + std::string(5000, 'a')}, 2},           // longer than PATH_MAX
       {{"-R", "-i", "a\nb", "/no/such/x"}, 2},
       {{"-R", world_.path("data/sub")}, 2},                 // a file's child
       {{"-R", "/dev/null"}, 2},                             // neither a device, a file nor a directory
