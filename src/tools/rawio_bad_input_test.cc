@@ -93,19 +93,22 @@ class RawioBadInput : public ::testing::Test {
   // A run that would succeed quickly, on the directory (so a wrongly accepted case shows up as a
   // test file made and a run saved in the history), with `option_words` in place of base options
   // of the same name.
+  // With `quick_read`: a random read of the existing file instead, nothing made or saved (for
+  // checking that good values are good without waiting for file systems to sync).
   std::vector<std::string> run_words(const std::vector<std::string>& option_words, const std::string& skip_long = "",
-                                     const std::string& skip_short = "") const {
+                                     const std::string& skip_short = "", bool quick_read = false) const {
     const std::vector<std::pair<std::string, std::string>> base = {
         {"--engine", "null"}, {"--size", "1m"}, {"--transfer-size", "4k"}, {"--workers", "1"}, {"--time", "200ms"}};
     const std::vector<std::string> shorts = {"-e", "-n", "-s", "-p", "-t"};
     std::vector<std::string> words = {"-a", "--no-progress", "--save"};
+    if (quick_read) words = {"-R", "--no-progress"};
     for (size_t i = 0; i < base.size(); ++i) {
       if (base[i].first == skip_long || shorts[i] == skip_short) continue;
       words.push_back(base[i].first);
       words.push_back(base[i].second);
     }
     words.insert(words.end(), option_words.begin(), option_words.end());
-    words.push_back(world_.path("dir"));
+    words.push_back(world_.path(quick_read ? "data" : "dir"));
     return words;
   }
 
@@ -116,6 +119,21 @@ class RawioBadInput : public ::testing::Test {
 std::vector<std::string> concat(std::vector<std::string> a, const std::vector<std::string>& b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;
+}
+
+// The cases below change one option of a good command line; this checks that it is good (and
+// that each option's two good values are), so a case is refused for its bad value.
+TEST_F(RawioBadInput, TheGoodWordsTheCasesStartFromAreAccepted) {
+  ProgramRun run = rawio(run_words({}));
+  EXPECT_EQ(run.code, 0) << run.err;
+  for (const OptionValues& option : run_options()) {
+    if (option.long_name == "--db") continue;  // any path will do; it needs --save
+    for (const std::string& value : {option.good, option.other_good}) {
+      auto args = run_words({option.long_name, value}, option.long_name, option.short_name, /*quick_read=*/true);
+      run = rawio(args);
+      EXPECT_EQ(run.code, 0) << "rawio " << shown_words(args) << ": " << run.err;
+    }
+  }
 }
 
 TEST_F(RawioBadInput, EveryOptionRefusesBadValuesWithTextAndJson) {
