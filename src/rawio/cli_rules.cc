@@ -7,7 +7,21 @@
 
 namespace diskcond::rawio {
 
-void refuse_flag_values(CLI::App& app) { app.option_defaults()->disable_flag_override(); }
+std::string flag_value_error(const CLI::App& app, int argc, const char* const* argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string_view word = argv[i];
+    if (word == "--") break;
+    size_t equals = word.find('=');
+    if (!word.starts_with("--") || equals == std::string_view::npos) continue;
+    std::string name(word.substr(2, equals - 2));
+    for (const CLI::Option* option : app.get_options()) {
+      if (option->get_expected_max() == 0 && option->check_lname(name)) {
+        return fmt::format("--{} takes no value (given '{}')", name, word);
+      }
+    }
+  }
+  return "";
+}
 
 bool asks_for_help(int argc, const char* const* argv) {
   for (int i = 1; i < argc; ++i) {

@@ -1,5 +1,5 @@
 // Rules both rawio command lines (runs and `rawio report`) add to CLI11's: help wins over
-// everything else; a flag takes no value ("--json=1") and is given at most once ("-R -R"), as
+// everything else; a flag takes no value ("--json=1", "--all=") and is given at most once ("-R -R"), as
 // CLI11 already insists for single-value options ("-n 1m -n 2m"). Options meant to repeat (-i,
 // --force-write, targets) take several values.
 #pragma once
@@ -12,8 +12,9 @@ class App;
 
 namespace diskcond::rawio {
 
-// Call before adding the options: makes "--flag=value" an error for every flag added after it.
-void refuse_flag_values(CLI::App& app);
+// Call before parsing: "" or the one-line error for a flag given a value ("--json=1",
+// "--all="; CLI11 would take "--json=false" as "not --json"). Words after "--" are not looked at.
+std::string flag_value_error(const CLI::App& app, int argc, const char* const* argv);
 
 // True when a word after argv[0] and before any "--" is -h or --help: help is printed whatever
 // else the line holds, as dmc does, even when another value is bad.

@@ -45,7 +45,6 @@ const char* kDescription =
 
 std::unique_ptr<CLI::App> build_app(Invocation& inv, RawText& raw, bool tests[4]) {
   auto app = std::make_unique<CLI::App>(kDescription, "rawio");
-  refuse_flag_values(*app);
   app->set_version_flag("--version", std::string("rawio (diskcond) ") + DISKCOND_VERSION);
   app->add_flag("-a,--all", raw.all, "Run all four tests: RR, SR, RW, SW");
   app->add_flag("-R,--random-read", tests[0], "Random read test (RR)");
@@ -171,8 +170,14 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   RawText raw;
   bool tests[4] = {false, false, false, false};
   auto app = build_app(inv, raw, tests);
+  const bool help = asks_for_help(argc, argv);  // help wins: nothing else is checked
+  if (std::string error = help ? "" : flag_value_error(*app, argc, argv); !error.empty()) {
+    parsed.action = ParsedCommandLine::Action::kUsageError;
+    parsed.text = one_line(error);
+    return parsed;
+  }
   try {
-    if (asks_for_help(argc, argv)) throw CLI::CallForHelp();  // before any value is checked
+    if (help) throw CLI::CallForHelp();
     app->parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
     parsed.action = ParsedCommandLine::Action::kPrintAndExit;

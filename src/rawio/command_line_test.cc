@@ -109,7 +109,7 @@ TEST(RawioCommandLine, BadValuesGiveOneLineNamingTheProblem) {
       {{"-a", "--seed", "", "f"}, "--seed"},
       {{"-R", "-R", "f"}, "given 2 times"},
       {{"-a", "--json", "--json", "f"}, "--json: given 2 times"},
-      {{"-a", "--json=1", "f"}, "json was given a disallowed flag override"},
+      {{"-a", "--json=1", "f"}, "--json takes no value (given '--json=1')"},
       {{"-a", "-i", "", "f"}, "must not be empty"},
       {{"-a", "--save", "--db", "", "f"}, "--db: the database path is empty"},
   };

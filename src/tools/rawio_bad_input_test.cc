@@ -157,8 +157,17 @@ TEST_F(RawioBadInput, EveryOptionGivenTwiceOrWithoutItsValueIsRefused) {
     missing_value.push_back(name);
     expect_rejected_case(missing_value, 2);
   }
-  for (const char* flag : {"--json", "--no-progress", "--save", "-a", "-R"}) {
-    expect_rejected_case(run_words({flag, flag}), 2);
+  // Every flag: twice (each spelling, and both), and with a value.
+  const std::vector<std::pair<std::string, std::string>> flags = {
+      {"-a", "--all"}, {"-R", "--random-read"}, {"-S", "--sequential-read"}, {"-W", "--random-write"},
+      {"-w", "--sequential-write"}, {"", "--json"}, {"", "--no-progress"}, {"", "--save"}};
+  for (const auto& [short_name, long_name] : flags) {
+    expect_rejected_case(run_words({long_name, long_name}), 2);
+    if (!short_name.empty()) {
+      expect_rejected_case(run_words({short_name, short_name}), 2);
+      expect_rejected_case(run_words({short_name, long_name}), 2);
+    }
+    for (const char* value : {"=1", "=yes", "=false", "="}) expect_rejected_case(run_words({long_name + value}), 2);
   }
 }
 
@@ -213,6 +222,10 @@ TEST_F(RawioBadInput, ReportRefusesBadOptionsRunsAndConflicts) {
     if (option.good.empty()) continue;
     expect_rejected_case({"report", option.long_name, option.good, option.long_name, option.other_good}, 2);
     expect_rejected_case({"report", option.long_name}, 2);
+  }
+  for (const std::string flag : {"--json", "--list"}) {
+    expect_rejected_case({"report", flag, flag}, 2);
+    for (const char* value : {"=1", "=yes", "=false"}) expect_rejected_case({"report", flag + value}, 2);
   }
   const std::string db = db_path();
   const std::vector<std::pair<std::vector<std::string>, int>> cases = {

@@ -22,7 +22,6 @@ bool ends_with(const std::string& text, std::string_view suffix) {
 
 std::unique_ptr<CLI::App> build_app(ReportInvocation& inv, size_t& last) {
   auto app = std::make_unique<CLI::App>(kDescription, "rawio report");
-  refuse_flag_values(*app);
   app->add_option("--db", inv.db_path,
                   "History database (default ${XDG_DATA_HOME:-~/.local/share}/diskcond/rawio.db)")
       ->type_name("PATH");
@@ -74,8 +73,14 @@ ParsedReportCommandLine parse_report_command_line(int argc, const char* const* a
   ParsedReportCommandLine parsed;
   size_t last = 0;
   auto app = build_app(parsed.invocation, last);
+  const bool help = asks_for_help(argc, argv);  // help wins: nothing else is checked
+  if (std::string error = help ? "" : flag_value_error(*app, argc, argv); !error.empty()) {
+    parsed.action = ParsedReportCommandLine::Action::kUsageError;
+    parsed.text = "report: " + one_line(error);
+    return parsed;
+  }
   try {
-    if (asks_for_help(argc, argv)) throw CLI::CallForHelp();  // before any value is checked
+    if (help) throw CLI::CallForHelp();
     app->parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
     parsed.action = ParsedReportCommandLine::Action::kPrintAndExit;
