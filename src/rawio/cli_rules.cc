@@ -7,7 +7,7 @@
 
 namespace diskcond::rawio {
 
-std::string flag_value_error(const CLI::App& app, int argc, const char* const* argv) {
+std::string equals_form_error(const CLI::App& app, int argc, const char* const* argv) {
   for (int i = 1; i < argc; ++i) {
     std::string_view word = argv[i];
     if (word == "--") break;
@@ -15,9 +15,9 @@ std::string flag_value_error(const CLI::App& app, int argc, const char* const* a
     if (!word.starts_with("--") || equals == std::string_view::npos) continue;
     std::string name(word.substr(2, equals - 2));
     for (const CLI::Option* option : app.get_options()) {
-      if (option->get_expected_max() == 0 && option->check_lname(name)) {
-        return fmt::format("--{} takes no value (given '{}')", name, word);
-      }
+      if (!option->check_lname(name)) continue;
+      if (option->get_expected_max() == 0) return fmt::format("--{} takes no value (given '{}')", name, word);
+      if (equals + 1 == word.size()) return fmt::format("--{}: no value after '='", name);
     }
   }
   return "";

@@ -12,9 +12,11 @@ class App;
 
 namespace diskcond::rawio {
 
-// Call before parsing: "" or the one-line error for a flag given a value ("--json=1",
-// "--all="; CLI11 would take "--json=false" as "not --json"). Words after "--" are not looked at.
-std::string flag_value_error(const CLI::App& app, int argc, const char* const* argv);
+// Call before parsing: "" or the one-line error for a "--name=value" word that is wrong: a flag
+// given a value ("--json=1", "--all="; CLI11 would take "--json=false" as "not --json"), or an
+// option given an empty one ("--size=", which CLI11 would fill with the next word, the target).
+// Words after "--" are not looked at.
+std::string equals_form_error(const CLI::App& app, int argc, const char* const* argv);
 
 // True when a word after argv[0] and before any "--" is -h or --help: help is printed whatever
 // else the line holds, as dmc does, even when another value is bad.

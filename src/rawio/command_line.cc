@@ -171,7 +171,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   bool tests[4] = {false, false, false, false};
   auto app = build_app(inv, raw, tests);
   const bool help = asks_for_help(argc, argv);  // help wins: nothing else is checked
-  if (std::string error = help ? "" : flag_value_error(*app, argc, argv); !error.empty()) {
+  if (std::string error = help ? "" : equals_form_error(*app, argc, argv); !error.empty()) {
     parsed.action = ParsedCommandLine::Action::kUsageError;
     parsed.text = one_line(error);
     return parsed;

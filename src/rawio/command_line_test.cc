@@ -111,6 +111,7 @@ TEST(RawioCommandLine, BadValuesGiveOneLineNamingTheProblem) {
       {{"-a", "--json", "--json", "f"}, "--json: given 2 times"},
       {{"-a", "--json=1", "f"}, "--json takes no value (given '--json=1')"},
       {{"-a", "-i", "", "f"}, "must not be empty"},
+      {{"-a", "--size=", "f"}, "--size: no value after '='"},
       {{"-a", "--save", "--db", "", "f"}, "--db: the database path is empty"},
   };
   for (const auto& c : cases) {

@@ -74,7 +74,7 @@ ParsedReportCommandLine parse_report_command_line(int argc, const char* const* a
   size_t last = 0;
   auto app = build_app(parsed.invocation, last);
   const bool help = asks_for_help(argc, argv);  // help wins: nothing else is checked
-  if (std::string error = help ? "" : flag_value_error(*app, argc, argv); !error.empty()) {
+  if (std::string error = help ? "" : equals_form_error(*app, argc, argv); !error.empty()) {
     parsed.action = ParsedReportCommandLine::Action::kUsageError;
     parsed.text = "report: " + one_line(error);
     return parsed;
