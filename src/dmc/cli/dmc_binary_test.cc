@@ -1,21 +1,37 @@
 // Runs the built dmc binary (DMC_BINARY): help, list, show and bad input as a user sees them.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "core/profile.h"
 #include "dmc/cli/test_temp_dir.h"
 #include "dmc/cli/text_format.h"
-#include "tools/bad_input_harness.h"
+
+extern char** environ;
 
 namespace diskcond::dmc {
 namespace {
 
-using DmcRun = testing::ProgramRun;
+struct DmcRun {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
 
 class DmcBinary : public ::testing::Test {
  protected:
@@ -23,10 +39,32 @@ class DmcBinary : public ::testing::Test {
 
   // Runs DMC_BINARY with `args`, its state and profile directories inside the test's directory.
   DmcRun dmc(std::vector<std::string> args) {
-    return testing::run_program(DMC_BINARY, args,
-                                {"DISKCOND_STATE_DIR=" + root_ + "/state",
-                                 "DISKCOND_PROFILE_DIR=" + root_ + "/profiles", "PATH=/usr/bin:/bin", "LC_ALL=C"},
-                                root_);
+    std::vector<std::string> env_text = {"DISKCOND_STATE_DIR=" + root_ + "/state",
+                                         "DISKCOND_PROFILE_DIR=" + root_ + "/profiles", "PATH=/usr/bin:/bin",
+                                         "LC_ALL=C"};
+    std::vector<char*> env, argv;
+    for (auto& e : env_text) env.push_back(e.data());
+    env.push_back(nullptr);
+    std::string binary = DMC_BINARY;
+    argv.push_back(binary.data());
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    std::string out_path = root_ + "/stdout", err_path = root_ + "/stderr";
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid = 0;
+    DmcRun r;
+    int rc = posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv.data(), env.data());
+    posix_spawn_file_actions_destroy(&actions);
+    if (rc != 0) return r;
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = slurp(out_path);
+    r.err = slurp(err_path);
+    return r;
   }
 
   TestTempDir temp_{"dmc_binary_test"};
