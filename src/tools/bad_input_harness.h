@@ -48,13 +48,14 @@ inline std::string read_whole_file(const std::string& path) {
 }
 
 // Runs `binary` with exactly `args` (no shell: empty and odd words arrive as they are) and
-// exactly `env`, stdout and stderr captured through files in `io_dir`. With `uid` set, the child
+// exactly `env`, in `cwd` (so relative paths land where the test can see them), stdout and
+// stderr captured through files in `io_dir`. With `uid` set, the child
 // drops to that user and group first. A run longer than `limit` is killed (code -1) and its
 // address space is capped at `address_space_bytes`, so an input that is wrongly accepted can
 // neither hang the sweep nor eat the (shared) machine's memory.
 inline ProgramRun run_program(const std::string& binary, const std::vector<std::string>& args,
-                              const std::vector<std::string>& env, const std::string& io_dir,
-                              std::optional<uid_t> uid = std::nullopt,
+                              const std::vector<std::string>& env, const std::string& cwd,
+                              const std::string& io_dir, std::optional<uid_t> uid = std::nullopt,
                               rlim_t address_space_bytes = rlim_t{4} << 30,
                               std::chrono::seconds limit = std::chrono::seconds(60)) {
   std::vector<std::string> argv_text = {binary};
@@ -71,7 +72,7 @@ inline ProgramRun run_program(const std::string& binary, const std::vector<std::
   if (pid == 0) {
     int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (out < 0 || err < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) ::_exit(126);
+    if (out < 0 || err < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0 || ::chdir(cwd.c_str()) != 0) ::_exit(126);
     if (uid && (::setgid(*uid) != 0 || ::setuid(*uid) != 0)) ::_exit(126);
     struct rlimit cap = {address_space_bytes, address_space_bytes};
     if (::setrlimit(RLIMIT_AS, &cap) != 0) ::_exit(126);

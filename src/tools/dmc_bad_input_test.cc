@@ -76,7 +76,7 @@ class DmcBadInput : public ::testing::Test {
     return run_program(DMC_BINARY, args,
                        {"DISKCOND_STATE_DIR=" + world_.path("state"), "DISKCOND_PROFILE_DIR=" + world_.path("profiles"),
                         "PATH=/usr/bin:/bin", "LC_ALL=C", "HOME=" + world_.path("home")},
-                       world_.io_dir(), uid);
+                       world_.path(""), world_.io_dir(), uid);
   }
 
   // Runs `dmc <args>` and checks it is rejected with `code`, one line and no change.

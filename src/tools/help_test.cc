@@ -20,7 +20,7 @@ class HelpTest : public ::testing::Test {
                        {"DISKCOND_STATE_DIR=" + world_.path("state"), "DISKCOND_PROFILE_DIR=" + world_.path("profiles"),
                         "PATH=/usr/bin:/bin", "LC_ALL=C", "HOME=" + world_.path("home"),
                         "XDG_DATA_HOME=" + world_.path("xdg")},
-                       world_.io_dir());
+                       world_.path(""), world_.io_dir());
   }
 
   // Checks that `args` prints help containing `expected` and nothing else happens.

@@ -35,7 +35,7 @@ const std::vector<OptionValues>& run_options() {
       {"", "--seed", {"-1", "x", "1.5", "", "99999999999999999999"}, "1", "2"},
       {"-e", "--engine", {"nope", "", "PSYNC", "psync,null", "x\ny"}, "null", "psync"},
       {"-d", "--direct", {"yes", "", "ON", "1", "on\n"}, "auto", "off"},
-      {"", "--db", {""}, "a.db", "b.db"},  // the base words have --save
+      {"", "--db", {""}, "a.db", "b.db"},  // the base words have --save; relative to the world
   };
   return options;
 }
@@ -80,7 +80,7 @@ class RawioBadInput : public ::testing::Test {
     return run_program(RAWIO_BINARY, args,
                        {"PATH=/usr/bin:/bin", "LC_ALL=C", "HOME=" + world_.path("home"),
                         "XDG_DATA_HOME=" + world_.path("xdg")},
-                       world_.io_dir());
+                       world_.path(""), world_.io_dir());
   }
 
   void expect_rejected_case(const std::vector<std::string>& args, int code) {
