@@ -22,6 +22,12 @@ Status validate(const Profile& p) {
   constexpr int64_t kMaxTime = 60 * kNsPerSec;
   constexpr uint64_t kMaxCommand = 1024 * kGiB;
   if (p.name.empty()) return make_error("profile name is empty");
+  // `dmc list` prints one name per line; a newline or an escape sequence in a name would break it.
+  for (char c : p.name) {
+    if (static_cast<unsigned char>(c) < 32 || c == 127) {
+      return make_error("profile name has a control character (a newline, a tab or the like)");
+    }
+  }
   if (p.access_time_ns < 0 || p.access_time_ns > kMaxTime) {
     return make_error(fmt::format("access time {} ns is out of range (0 to 60 s)", p.access_time_ns));
   }

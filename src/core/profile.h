@@ -34,7 +34,8 @@ struct Profile {
   bool operator==(const Profile&) const = default;
 };
 
-// Checks ranges (queue depth >= 1, access time < 1 min, ...). Errors name the field.
+// Checks ranges (queue depth >= 1, access time < 1 min, ...) and that the name is non-empty
+// and free of control characters. Errors name the field.
 Status validate(const Profile& p);
 
 // The eight built-in profiles, in macOS order (index 0 = "Faulty 5400 HDD").

@@ -57,6 +57,8 @@ TEST(Profile, ValidateNamesTheBadField) {
   p = builtin_profiles()[3];
   p.name.clear();
   EXPECT_FALSE(validate(p).ok());
+  p.name = "Lab\nDisk";
+  EXPECT_NE(validate(p).error().find("control character"), std::string::npos);
 }
 
 TEST(Profile, DiskTypeParsing) {

@@ -2,9 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <filesystem>
 #include <vector>
 
+#include "core/one_line.h"
 #include "rawio/cleanup.h"
 #include "rawio/engine.h"
 #include "rawio/formatter.h"
@@ -32,7 +36,7 @@ class TestFileGuard {
   const Target& target_;
 };
 
-void say(std::FILE* err, const std::string& line) { fmt::print(err, "rawio: {}\n", line); }
+void say(std::FILE* err, const std::string& line) { fmt::print(err, "rawio: {}\n", one_line(line)); }
 
 std::string row_id(const Invocation& inv, size_t index) {
   if (inv.ids.size() == inv.targets.size()) return inv.ids[index];
@@ -88,6 +92,9 @@ Result<uint64_t> plan_area(const Target& t, const Invocation& inv, std::FILE* er
         "{}-byte transfers); use a larger -n or fewer -p workers",
         t.name, area, needed, needed / inv.transfer_bytes, inv.transfer_bytes));
   }
+  if (t.create) {
+    if (Status room = check_room_for_test_file(t, area); !room) return make_error(room.error());
+  }
   return area;
 }
 
@@ -98,8 +105,27 @@ Status validate_all(const PlannedTarget& p, const Invocation& inv) {
   return ok_status();
 }
 
+// Every worker fills depth x transfer bytes of buffers before the test starts: refuses, before
+// anything is touched, a combination that would take more than half of the machine's memory
+// (-p 1024 -q 4096 -s 1g would be 4 PiB).
+Status check_buffer_memory(const Invocation& inv) {
+  const EngineInfo* engine = find_engine(inv.engine);
+  const unsigned depth = engine->caps.synchronous ? 1 : inv.iodepth;
+  const unsigned __int128 bytes = static_cast<unsigned __int128>(inv.workers) * depth * inv.transfer_bytes;
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page_bytes = ::sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page_bytes <= 0) return ok_status();
+  const uint64_t half_memory = static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_bytes) / 2;
+  if (bytes <= half_memory) return ok_status();
+  return make_error(fmt::format(
+      "{} worker(s) x depth {} x {}-byte transfers need {} bytes of buffers, more than half of this "
+      "machine's memory ({} bytes); use fewer -p workers, a lower -q or a smaller -s",
+      inv.workers, depth, inv.transfer_bytes, static_cast<uint64_t>(std::min<unsigned __int128>(bytes, UINT64_MAX)),
+      half_memory * 2));
+}
+
 // Everything that can be decided without touching data. Returns an exit code, or kExitOk.
 int plan_targets(const Invocation& inv, std::vector<PlannedTarget>& plan, std::FILE* err) {
+  if (Status s = check_buffer_memory(inv); !s) return say(err, s.error()), kExitUsage;
   for (size_t i = 0; i < inv.targets.size(); ++i) {
     auto target = inspect_target(inv.targets[i]);
     if (!target) return say(err, target.error()), kExitUsage;

@@ -3,7 +3,12 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <charconv>
+#include <optional>
+
+#include "core/one_line.h"
 #include "core/units.h"
+#include "rawio/cli_rules.h"
 #include "rawio/engine.h"
 
 namespace diskcond::rawio {
@@ -14,13 +19,25 @@ constexpr unsigned kMaxIodepth = 4096;
 constexpr uint64_t kMaxTransferBytes = 1ull << 30;
 constexpr int64_t kMaxTimeLimitNs = 86'400'000'000'000;  // a day
 
-// Text of the options that take sizes, times and names, checked after CLI11 is done.
+// Text of the options that take sizes, times, counts and names, checked after CLI11 is done
+// (CLI11 would saturate "99999999999999999999" and wrap "-1" into a uint64_t).
 struct RawText {
-  std::string area, transfer, time_limit = "10s", direct = "auto";
-  uint64_t count = 0;
+  std::string area, transfer, time_limit = "10s", direct = "auto", count, seed;
   bool all = false;
   bool no_progress = false;
+  // Which options were on the command line at all: an empty value ("-n ''") is an error, not
+  // the default.
+  bool area_given = false, transfer_given = false, count_given = false, seed_given = false, db_given = false;
 };
+
+// A whole number typed as digits only (no sign, no spaces, no unit) of at least `min`.
+std::optional<uint64_t> parse_whole_number(const std::string& text, uint64_t min) {
+  uint64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  bool digits_only = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+  if (!digits_only || ec != std::errc() || end != text.data() + text.size() || value < min) return std::nullopt;
+  return value;
+}
 
 const char* kDescription =
     "rawio: measure a storage device, file or directory with concurrent random and sequential\n"
@@ -53,16 +70,10 @@ std::unique_ptr<CLI::App> build_app(Invocation& inv, RawText& raw, bool tests[4]
                   "Transfers queued per submission to the kernel (default 1, as fio)")
       ->check(CLI::Range(1u, kMaxIodepth));
   app->add_option("-c,--count", raw.count,
-                  "Transfers per test, shared by the workers (default: one pass over the area)")
-      ->check([](const std::string& text) {
-        return text.find_first_not_of("0123456789") == std::string::npos &&
-                       text.find_first_not_of('0') != std::string::npos
-                   ? std::string()
-                   : fmt::format("'{}' is not a whole number of at least 1", text);
-      });
+                  "Transfers per test, shared by the workers (default: one pass over the area)");
   app->add_option("-t,--time", raw.time_limit,
                   "Time limit per test (default 10s; units ns, us, ms, s)");
-  app->add_option("--seed", inv.seed, "Seed of the random offsets (default 1)");
+  app->add_option("--seed", raw.seed, "Seed of the random offsets (default 1)");
   app->add_option("-e,--engine", inv.engine, "I/O engine: " + engine_names() + " (default psync)")
       ->check([](const std::string& name) {
         return find_engine(name) ? std::string() : fmt::format("unknown engine '{}' (known: {})", name, engine_names());
@@ -85,13 +96,13 @@ std::unique_ptr<CLI::App> build_app(Invocation& inv, RawText& raw, bool tests[4]
 
 // Fills in the values CLI11 left as text. Returns an error message or "".
 std::string finish(Invocation& inv, const RawText& raw) {
-  if (!raw.area.empty()) {
+  if (raw.area_given) {
     auto area = parse_size(raw.area);
     if (!area) return "-n/--size: " + area.error();
     if (*area == 0) return "-n/--size: the area must not be empty";
     inv.area_bytes = *area;
   }
-  if (!raw.transfer.empty()) {
+  if (raw.transfer_given) {
     auto transfer = parse_size(raw.transfer);
     if (!transfer) return "-s/--transfer-size: " + transfer.error();
     if (*transfer == 0 || *transfer > kMaxTransferBytes) {
@@ -99,7 +110,15 @@ std::string finish(Invocation& inv, const RawText& raw) {
     }
     inv.transfer_bytes = static_cast<uint32_t>(*transfer);
   }
-  if (raw.count > 0) inv.transfer_count = raw.count;
+  if (raw.count_given) {
+    inv.transfer_count = parse_whole_number(raw.count, 1);
+    if (!inv.transfer_count) return fmt::format("-c/--count: '{}' is not a whole number from 1 to 2^64-1", raw.count);
+  }
+  if (raw.seed_given) {
+    auto seed = parse_whole_number(raw.seed, 0);
+    if (!seed) return fmt::format("--seed: '{}' is not a whole number from 0 to 2^64-1", raw.seed);
+    inv.seed = *seed;
+  }
   inv.progress = !raw.no_progress;
   auto limit = parse_time_ns(raw.time_limit, TimeUnit::kSeconds);
   if (!limit) return "-t/--time: " + limit.error();
@@ -119,6 +138,10 @@ std::string finish(Invocation& inv, const RawText& raw) {
   if (inv.tests.empty()) {
     return "no test selected: use -a (all), -R, -S, -W or -w (see --help)";
   }
+  for (const std::string& id : inv.ids) {
+    if (id.empty()) return "-i/--id: an ID must not be empty";
+  }
+  if (raw.db_given && inv.db_path.empty()) return "--db: the database path is empty";
   if (inv.ids.size() > 1 && inv.ids.size() != inv.targets.size()) {
     return fmt::format("-i/--id: {} ids for {} targets (give one id, or one per target)",
                        inv.ids.size(), inv.targets.size());
@@ -147,7 +170,14 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   RawText raw;
   bool tests[4] = {false, false, false, false};
   auto app = build_app(inv, raw, tests);
+  const bool help = asks_for_help(argc, argv);  // help wins: nothing else is checked
+  if (std::string error = help ? "" : equals_form_error(*app, argc, argv); !error.empty()) {
+    parsed.action = ParsedCommandLine::Action::kUsageError;
+    parsed.text = one_line(error);
+    return parsed;
+  }
   try {
+    if (help) throw CLI::CallForHelp();
     app->parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
     parsed.action = ParsedCommandLine::Action::kPrintAndExit;
@@ -165,16 +195,23 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   } catch (const CLI::ParseError& e) {
     parsed.action = ParsedCommandLine::Action::kUsageError;
     std::string message = e.what();
-    if (auto nl = message.find('\n'); nl != std::string::npos) message.resize(nl);
-    parsed.text = message + " (see rawio --help)";
+    while (!message.empty() && message.back() == '\n') message.pop_back();
+    parsed.text = one_line(message) + " (see rawio --help)";  // a value typed with a newline stays on the line
     return parsed;
   }
   for (int i = 0; i < 4; ++i) {
     if (raw.all || tests[i]) inv.tests.push_back(kAllTests[i]);
   }
-  if (std::string error = finish(inv, raw); !error.empty()) {
+  raw.area_given = app->count("--size") > 0;
+  raw.transfer_given = app->count("--transfer-size") > 0;
+  raw.count_given = app->count("--count") > 0;
+  raw.seed_given = app->count("--seed") > 0;
+  raw.db_given = app->count("--db") > 0;
+  std::string error = repeated_flag_error(*app);
+  if (error.empty()) error = finish(inv, raw);
+  if (!error.empty()) {
     parsed.action = ParsedCommandLine::Action::kUsageError;
-    parsed.text = error;
+    parsed.text = one_line(error);
   }
   return parsed;
 }

@@ -100,13 +100,33 @@ TEST(RawioCommandLine, BadValuesGiveOneLineNamingTheProblem) {
       {{"f"}, "no test selected"},
       {{"-a", "-i", "a", "x", "y"}, "one id for 2 targets"},
       {{"-a", "-i", "a,b,c", "x", "y"}, "3 ids for 2 targets"},
+      // Found by the bad-input sweep (src/tools/rawio_bad_input_test.cc).
+      {{"-a", "-n", "", "f"}, "-n/--size"},
+      {{"-a", "-s", "", "f"}, "-s/--transfer-size"},
+      {{"-a", "-c", "99999999999999999999", "f"}, "-c/--count"},
+      {{"-a", "--seed", "-1", "f"}, "--seed"},
+      {{"-a", "--seed", "99999999999999999999", "f"}, "--seed"},
+      {{"-a", "--seed", "", "f"}, "--seed"},
+      {{"-R", "-R", "f"}, "given 2 times"},
+      {{"-a", "--json", "--json", "f"}, "--json: given 2 times"},
+      {{"-a", "--json=1", "f"}, "--json takes no value (given '--json=1')"},
+      {{"-a", "-i", "", "f"}, "must not be empty"},
+      {{"-a", "--size=", "f"}, "--size: no value after '='"},
+      {{"-a", "--save", "--db", "", "f"}, "--db: the database path is empty"},
   };
   for (const auto& c : cases) {
     auto p = parse(c.args);
     EXPECT_EQ(p.action, ParsedCommandLine::Action::kUsageError) << c.expect;
-    EXPECT_NE(p.text.find(c.expect), std::string::npos) << p.text;
+    EXPECT_NE(p.text.find(c.expect), std::string::npos) << c.expect << " not in: " << p.text;
     EXPECT_EQ(p.text.find('\n'), std::string::npos) << p.text;
   }
+}
+
+TEST(RawioCommandLine, HelpWinsOverBadValues) {
+  auto p = parse({"-p", "0", "-n", "x", "--help"});
+  EXPECT_EQ(p.action, ParsedCommandLine::Action::kPrintAndExit) << p.text;
+  p = parse({"-a", "--", "-h"});  // after "--" it is a target's name
+  EXPECT_EQ(p.action, ParsedCommandLine::Action::kRun) << p.text;
 }
 
 TEST(RawioCommandLine, HelpAndVersionPrintAndExit) {

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -66,6 +67,7 @@ std::string_view target_kind_key(TargetKind kind) {
 }
 
 Result<Target> inspect_target(const std::string& path) {
+  if (path.empty()) return make_error("the target path is empty");
   Target t;
   t.name = path;
   t.io_path = path;
@@ -134,6 +136,17 @@ Status choose_direct_io(Target& target, DirectMode mode, std::string* warning) {
         target.name);
   }
   return ok_status();
+}
+
+Status check_room_for_test_file(const Target& target, uint64_t bytes) {
+  std::filesystem::path dir = std::filesystem::path(target.io_path).parent_path();
+  if (dir.empty()) dir = ".";
+  struct statvfs fs {};
+  if (::statvfs(dir.c_str(), &fs) != 0 || fs.f_blocks == 0) return ok_status();
+  const uint64_t free_bytes = static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize;
+  if (bytes <= free_bytes) return ok_status();
+  return make_error(fmt::format("a {}-byte test file does not fit in {} ({} bytes free); use a smaller -n",
+                                bytes, dir.string(), free_bytes));
 }
 
 Status create_test_file(Target& target, uint64_t bytes) {

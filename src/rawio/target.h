@@ -43,6 +43,11 @@ Result<Target> inspect_target(const std::string& path);
 // still to be created, call after create_test_file().
 Status choose_direct_io(Target& target, DirectMode mode, std::string* warning);
 
+// For a target still to be made: an error, before anything is touched, when the file system
+// that would hold target.io_path has fewer than `bytes` free (as statvfs reports to unprivileged
+// users). File systems that report no size at all (ramfs) pass. REQUIRES: target.create.
+Status check_room_for_test_file(const Target& target, uint64_t bytes);
+
 // Makes target.io_path (O_EXCL: never an existing file), `bytes` long, filled with non-zero data
 // so reads hit allocated blocks, and fsyncs it. Registers it for removal on SIGINT/SIGTERM.
 // REQUIRES: target.create.

@@ -2,6 +2,7 @@
 // "rawio report ..." prints saved runs; anything else is a run ("rawio [options] target...").
 #include <cstdio>
 
+#include "core/one_line.h"
 #include "rawio/command.h"
 #include "rawio/command_line.h"
 #include "rawio/report/report_command.h"
@@ -18,7 +19,7 @@ int dispatch(const Parsed& parsed, Run run) {
       std::fputs(parsed.text.c_str(), stdout);
       return diskcond::rawio::kExitOk;
     case Parsed::Action::kUsageError:
-      std::fprintf(stderr, "rawio: %s\n", parsed.text.c_str());
+      std::fprintf(stderr, "rawio: %s\n", diskcond::one_line(parsed.text).c_str());
       return diskcond::rawio::kExitUsage;
     case Parsed::Action::kRun:
       break;

@@ -47,7 +47,11 @@ Result<CommandArgs> split_command_args(const ArgGrammar& grammar, std::span<cons
       return make_error(fmt::format("unknown option '{}' for 'dmc {}' (see 'dmc {} --help')", word,
                                     grammar.command, grammar.command));
     }
-    if (!args.has(*known)) args.options.emplace_back(*known);
+    if (args.has(*known)) {
+      return make_error(fmt::format("option '{}' given twice for 'dmc {}' (see 'dmc {} --help')", word,
+                                    grammar.command, grammar.command));
+    }
+    args.options.emplace_back(*known);
   }
   if (args.positional.size() < grammar.min_positional) {
     size_t missing = args.positional.size();

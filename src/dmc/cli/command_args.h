@@ -1,7 +1,8 @@
 // Splits one command's words into positional arguments and options, macOS style: options are
 // single-dash words (-json, -boot); "--json" is accepted too. "-h", "-help" and "--help" ask for the
 // command's help. A word like "-5" or "-.5" is a (bad) value, not an option, so the value's own
-// parser names it. "--" ends the options (for a mount path that starts with '-').
+// parser names it. "--" ends the options (for a mount path that starts with '-'). An option given
+// twice ("-json --json") is an error, like any other word dmc cannot make sense of.
 #pragma once
 
 #include <span>

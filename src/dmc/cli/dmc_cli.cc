@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/one_line.h"
 #include "dmc/cli/command_table.h"
 #include "dmc/cli/help_text.h"
 
@@ -62,7 +63,7 @@ int run_dmc(std::span<const std::string> args, Context& ctx) {
     outcome = failure(ExitCode::kFailed, fmt::format("internal error: {}", e.what()));
   }
   ctx.out.flush();
-  if (!outcome.ok()) ctx.err << "dmc: " << outcome.message << "\n";
+  if (!outcome.ok()) ctx.err << "dmc: " << one_line(outcome.message) << "\n";
   return static_cast<int>(outcome.code);
 }
 

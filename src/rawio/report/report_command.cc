@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/one_line.h"
 #include "rawio/command_line.h"
 #include "rawio/formatter.h"
 #include "rawio/history/history_store.h"
@@ -12,7 +13,7 @@
 namespace diskcond::rawio::report {
 namespace {
 
-void say(std::FILE* err, const std::string& line) { fmt::print(err, "rawio: report: {}\n", line); }
+void say(std::FILE* err, const std::string& line) { fmt::print(err, "rawio: report: {}\n", one_line(line)); }
 
 void print(std::FILE* out, const std::string& text) {
   std::fwrite(text.data(), 1, text.size(), out);

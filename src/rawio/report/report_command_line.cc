@@ -5,6 +5,9 @@
 
 #include <string_view>
 
+#include "core/one_line.h"
+#include "rawio/cli_rules.h"
+
 namespace diskcond::rawio::report {
 namespace {
 
@@ -40,6 +43,26 @@ std::unique_ptr<CLI::App> build_app(ReportInvocation& inv, size_t& last) {
   return app;
 }
 
+// What CLI11 cannot check: "" or the one-line error.
+std::string check_combination(const CLI::App& app, const ReportInvocation& inv) {
+  if (std::string error = repeated_flag_error(app); !error.empty()) return error;
+  if (app.count("--db") > 0 && inv.db_path.empty()) return "--db: the database path is empty";
+  const std::string& plot = inv.plot_path;
+  if (app.count("--plot") > 0 && !ends_with(plot, ".svg") && !ends_with(plot, ".png")) {
+    return fmt::format("--plot {}: the file name must end in .svg or .png", plot);
+  }
+  if (inv.list) {
+    // --list shows every saved run: a choice of runs, a plot or a table detail would be ignored.
+    for (const char* option : {"runs", "--last", "--id", "--plot", "--verbose"}) {
+      if (app.count(option) > 0) {
+        return fmt::format("--list shows every saved run; it takes no {}",
+                           std::string_view(option) == "runs" ? "RUN numbers" : option);
+      }
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 bool is_report_command(int argc, const char* const* argv) {
@@ -50,7 +73,14 @@ ParsedReportCommandLine parse_report_command_line(int argc, const char* const* a
   ParsedReportCommandLine parsed;
   size_t last = 0;
   auto app = build_app(parsed.invocation, last);
+  const bool help = asks_for_help(argc, argv);  // help wins: nothing else is checked
+  if (std::string error = help ? "" : equals_form_error(*app, argc, argv); !error.empty()) {
+    parsed.action = ParsedReportCommandLine::Action::kUsageError;
+    parsed.text = "report: " + one_line(error);
+    return parsed;
+  }
   try {
+    if (help) throw CLI::CallForHelp();
     app->parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
     parsed.action = ParsedReportCommandLine::Action::kPrintAndExit;
@@ -61,15 +91,14 @@ ParsedReportCommandLine parse_report_command_line(int argc, const char* const* a
   } catch (const CLI::ParseError& e) {
     parsed.action = ParsedReportCommandLine::Action::kUsageError;
     std::string message = e.what();
-    if (auto nl = message.find('\n'); nl != std::string::npos) message.resize(nl);
-    parsed.text = "report: " + message + " (see rawio report --help)";
+    while (!message.empty() && message.back() == '\n') message.pop_back();
+    parsed.text = "report: " + one_line(message) + " (see rawio report --help)";
     return parsed;
   }
   if (last > 0) parsed.invocation.selection.last = last;
-  const std::string& plot = parsed.invocation.plot_path;
-  if (!plot.empty() && !ends_with(plot, ".svg") && !ends_with(plot, ".png")) {
+  if (std::string error = check_combination(*app, parsed.invocation); !error.empty()) {
     parsed.action = ParsedReportCommandLine::Action::kUsageError;
-    parsed.text = fmt::format("report: --plot {}: the file name must end in .svg or .png", plot);
+    parsed.text = "report: " + one_line(error);
   }
   return parsed;
 }

@@ -51,11 +51,22 @@ TEST(ReportCommandLine, BadValuesGiveOneLine) {
                         {{"abc"}, "runs"},
                         {{"0"}, "runs"},
                         {{"-v", "3"}, "verbose"},
-                        {{"--frobnicate"}, "frobnicate"}};
+                        {{"--frobnicate"}, "frobnicate"},
+                        // Found by the bad-input sweep (src/tools/rawio_bad_input_test.cc).
+                        {{"--db", ""}, "--db: the database path is empty"},
+                        {{"--plot", ""}, "must end in .svg or .png"},
+                        {{"--json", "--json"}, "--json: given 2 times"},
+                        {{"--list=yes"}, "--list takes no value"},
+                        {{"--list="}, "--list takes no value"},
+                        {{"--list", "3"}, "--list shows every saved run; it takes no RUN numbers"},
+                        {{"--list", "--last", "2"}, "it takes no --last"},
+                        {{"--list", "--id", "a"}, "it takes no --id"},
+                        {{"--list", "--plot", "a.svg"}, "it takes no --plot"},
+                        {{"--list", "-v", "1"}, "it takes no --verbose"}};
   for (const Case& c : cases) {
     auto p = parse(c.args);
     EXPECT_EQ(p.action, ParsedReportCommandLine::Action::kUsageError) << c.expect;
-    EXPECT_NE(p.text.find(c.expect), std::string::npos) << p.text;
+    EXPECT_NE(p.text.find(c.expect), std::string::npos) << c.expect << " not in: " << p.text;
     EXPECT_EQ(p.text.find('\n'), std::string::npos) << p.text;
   }
 }
