@@ -4,6 +4,7 @@
 // operation changes nothing, and errors reach the caller as the backing filesystem gave them.
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
 #include <atomic>
 #include <cerrno>
@@ -68,7 +69,8 @@ void stop_during_writes(const std::string& dir, MountControl& control,
   std::atomic<size_t> acked{0};
   int writer_errno = -1;
   std::thread writer([&] { writer_errno = write_blocks(fd, stop_writing, acked); });
-  usleep(150 * 1000);
+  // Stop once a few blocks are acknowledged (a busy machine's fsync can take a while).
+  for (int i = 0; i < 2000 && acked < 3; ++i) usleep(5 * 1000);
   auto refused = control.stop(dir, false);  // the writer keeps the file open
   EXPECT_FALSE(refused.ok());
   EXPECT_TRUE(is_conditioned_mount(dir));
@@ -204,9 +206,20 @@ void fill_until_enospc(MountControl& control, const std::string& dir, CacheMode 
   EXPECT_GT(acked.load(), 16u);  // about 4 MiB / 64 KiB blocks fit
   close(fd);
   EXPECT_GE(intact_blocks(read_all(file)), acked.load());
-  // The mount still works once space is freed.
+  // The mount still works once space is freed. The backing inode goes when the kernel forgets
+  // it (the daemon holds an O_PATH descriptor until then), a moment after the unlink.
   ASSERT_EQ(unlink((dir + "/ballast").c_str()), 0);
-  std::ofstream(dir + "/after") << "still fine";
+  for (int i = 0; i < 1000; ++i) {
+    struct statvfs now;
+    if (statvfs(dir.c_str(), &now) == 0 && now.f_bavail * now.f_frsize >= 64 * 1024) break;
+    usleep(10 * 1000);
+  }
+  {
+    std::ofstream after(dir + "/after");
+    after << "still fine";
+    after.close();
+    EXPECT_TRUE(after.good()) << "writing after the ballast was freed failed";
+  }
   ASSERT_TRUE(control.stop(dir, false).ok());
   EXPECT_GE(intact_blocks(read_all(file)), acked.load());
   EXPECT_EQ(read_all(dir + "/after"), "still fine");
