@@ -74,9 +74,12 @@ for s in "${SECTION_LIST[@]}"; do
   : >"$CMD_LOG"
   log "section $s (rounds: $ROUNDS$( ((QUICK)) && echo ", quick"))"
   t0=$(date +%s)
-  # In a subshell: a section that fails leaves a note in the report and the others still run
-  # (what it mounted or started is registered in files, so the clean-up still finds it).
-  if ! (set -E; trap 'log "$s: failed at ${BASH_SOURCE[0]}:$LINENO: $BASH_COMMAND"' ERR; "section_$s") >"$SCRATCH/section.$s.md"; then
+  # In a background subshell that this shell waits for: a section that fails leaves a note in the
+  # report and the others still run (what it mounted or started is registered in files, so the
+  # clean-up still finds it), and a signal interrupts the wait at once rather than after the
+  # section's current command.
+  (set -E; trap 'log "$s: failed at ${BASH_SOURCE[0]}:$LINENO: $BASH_COMMAND"' ERR; "section_$s") >"$SCRATCH/section.$s.md" &
+  if ! wait $!; then
     log "section $s FAILED"
     failed+=("$s")
     printf '\n**Section %s failed** (see the suite'"'"'s stderr); what it wrote before is above.\n' "$s" >>"$SCRATCH/section.$s.md"

@@ -124,10 +124,17 @@ dmc_start() {  # dmc_start DIR [PROFILE]
 }
 dmc_stop() { cmd "$DMC" stop "$1" >/dev/null; }
 
+descendants() {  # descendants PID: every process below PID, by parent id
+  local c
+  for c in $(pgrep -P "$1" 2>/dev/null); do echo "$c"; descendants "$c"; done
+}
+
 suite_cleanup() {
   local m pid
-  # Our own children first (fio, rawio, passthrough_ll still running after an interrupt).
-  for pid in $(pgrep -P $$ 2>/dev/null); do kill "$pid" 2>/dev/null || true; done
+  # What this run started and is still running after an interrupt (the section's subshell, fio,
+  # rawio, passthrough_ll): listed before any is killed, so none escapes by being re-parented.
+  # The dmc daemons are not among them; dmc stop ends those.
+  for pid in $(descendants $$); do kill "$pid" 2>/dev/null || true; done
   if [[ -f $SCRATCH/cleanup.dmc ]]; then
     while read -r m; do
       "$DMC" stop "$m" -force >/dev/null 2>&1 || true
