@@ -19,7 +19,7 @@ ov_build_passthrough() {
 
 ov_start_passthrough() {  # ov_start_passthrough MOUNTPOINT BACKING
   local i
-  record "$SCRATCH/passthrough_ll" -f -o "source=$2" "$1" "&"
+  record "$SCRATCH/passthrough_ll" -f -o "source=$2" "$1"  # (in the background)
   "$SCRATCH/passthrough_ll" -f -o "source=$2" "$1" 2>>"$SCRATCH/out/passthrough_ll.log" &
   echo "$! $1" >>"$SCRATCH/cleanup.pt"
   for i in $(seq 1 50); do
