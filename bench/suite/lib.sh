@@ -34,7 +34,7 @@ cmd() { record "$@"; "$@"; }
 # Markdown list of the distinct commands a section ran, in first-run order.
 commands_block() {
   echo
-  echo "<details><summary>Commands run ($(awk '!seen[$0]++' "$CMD_LOG" | wc -l) distinct, each once per round)</summary>"
+  echo "<details><summary>Commands run ($(awk '!seen[$0]++' "$CMD_LOG" | wc -l) distinct; the measuring ones run once per round)</summary>"
   echo
   echo '```sh'
   awk '!seen[$0]++' "$CMD_LOG"
