@@ -33,7 +33,7 @@ while (($#)); do
     --sections=*) SECTIONS=${1#*=} ;;
     --out) OUT=${2:?--out needs a file}; shift ;;
     --out=*) OUT=${1#*=} ;;
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "suite: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
