@@ -1,0 +1,167 @@
+# shellcheck shell=bash
+# Section 1, accuracy: every built-in profile, the seven standard workloads, predicted vs what fio
+# and rawio (through `dmc verify`) achieve on a conditioned mount, all O_DIRECT.
+#
+# Predictions come from `dmc verify -json` (the model's predict() for the workload as run,
+# including the test file's share of the device for HDD random seeks). fio runs the same workload
+# on a file of the same size as verify's test file (verify_file_bytes() in src/dmc/verify.cc:
+# 64 MiB, or for HDD profiles rate x seconds x 1.1 so that a sequential pass does not wrap; at
+# most 1 GiB), so verify's prediction holds for it, and is measured as verify measures: the whole
+# seconds after the first (fio's per-second IOPS log). fio's own average would count the time its
+# queue drains after the time limit (32 x 1 MiB at 50 MiB/s is 0.64 s), so it runs one second
+# longer and that tail is left out.
+# The mount's floor (what it delivers unconditioned, `configure SSD 0 0 0`) is measured the same
+# way in every round; a row whose prediction is above the floor is reported against the floor.
+#
+# ACCURACY_PROFILES (environment) picks profiles, e.g. "0 3" (default all eight).
+
+ACC_TOLERANCE=0.02
+
+# acc_file_mib TYPE READ_BPS WRITE_BPS SECONDS: verify_file_bytes() in MiB
+acc_file_mib() {
+  awk -v type="$1" -v r="$2" -v w="$3" -v s="$4" 'BEGIN {
+    mib = 1048576; b = 64 * mib; max = 1024 * mib
+    if (type == "HDD") { rate = (r > w) ? r : w; if (rate == 0) b = max; else if (rate * s * 1.1 > b) b = rate * s * 1.1 }
+    if (b > max) b = max
+    printf "%d\n", int(b / mib) }'
+}
+
+# The seven workloads, in `dmc verify`'s order: label pattern direction block depth ("P" = the
+# profile's queue depth).
+ACC_WORKLOADS=("SEQ1M Q1 read|read|read|1m|1" "SEQ1M Q32 read|read|read|1m|32"
+               "SEQ1M Q1 write|write|write|1m|1" "SEQ1M Q32 write|write|write|1m|32"
+               "RND4K Q1 read|randread|read|4k|1" "RND4K QD read|randread|read|4k|P"
+               "RND4K Q1 write|randwrite|write|4k|1")
+
+# acc_fio PROFILE-KEY DIR FILE-MIB DEPTH SECONDS: runs the seven workloads with fio
+acc_fio() {
+  local key=$1 dir=$2 mib=$3 pdepth=$4 secs=$5 i=0 w label rw d bs qd engine
+  for w in "${ACC_WORKLOADS[@]}"; do
+    IFS='|' read -r label rw d bs qd <<<"$w"
+    [[ $qd == P ]] && qd=$pdepth
+    engine=psync; ((qd > 1)) && engine=io_uring
+    rm -f "$SCRATCH/out/acc_iops.1.log"
+    run_fio "$SCRATCH/out/acc.json" --name=acc --filename="$dir/fio.dat" --size="${mib}m" \
+      --rw="$rw" --bs="$bs" --direct=1 --ioengine="$engine" --iodepth="$qd" --numjobs=1 \
+      --norandommap --randrepeat=0 --time_based --runtime=$((secs + 1)) \
+      --write_iops_log="$SCRATCH/out/acc" --log_avg_msec=1000 || true
+    if [[ $(fio_iops "$SCRATCH/out/acc.json" "$d") == nan ]]; then
+      put "acc.$key.$i.fio" nan
+    else
+      put "acc.$key.$i.fio" "$(fio_steady_iops "$SCRATCH/out/acc_iops.1.log" "$secs")"
+    fi
+    i=$((i + 1))
+  done
+}
+
+# acc_verify PROFILE-KEY DIR: dmc verify; keeps predicted and measured IOPS per workload
+acc_verify() {
+  local key=$1 dir=$2 i json flags=()
+  ((QUICK)) && flags=(-quick)
+  record "$DMC" verify "$dir" -json "${flags[@]}"
+  # Exit 6 only says a workload missed its prediction; the figures are what we want.
+  json=$("$DMC" verify "$dir" -json "${flags[@]}" 2>/dev/null) || true
+  [[ -n $json ]] || { log "accuracy: dmc verify failed for $key"; json='{"checks":[]}'; }
+  for i in 0 1 2 3 4 5 6; do
+    put "acc.$key.$i.rawio" "$(jq -r ".checks[$i].measured_iops // \"nan\"" <<<"$json")"
+    put "acc.$key.$i.pred" "$(jq -r ".checks[$i].predicted_iops // \"nan\"" <<<"$json")"
+  done
+}
+
+section_accuracy() {
+  local secs=4 dir=$SCRATCH/acc round p key mib max_mib=64 json depth name type rbps wbps
+  ((QUICK)) && secs=2
+  local profiles
+  read -r -a profiles <<<"${ACCURACY_PROFILES:-0 1 2 3 4 5 6 7}"
+  mkdir -p "$dir"
+  declare -A acc_mib acc_depth acc_name
+  for p in "${profiles[@]}"; do
+    json=$("$DMC" show "$p" -json)
+    read -r name type rbps wbps depth < <(jq -r '.profile | [(.name | gsub(" "; "_")), .type,
+      .read_throughput_bytes_per_sec, .write_throughput_bytes_per_sec, .io_queue_depth] | @tsv' <<<"$json")
+    acc_name[$p]=${name//_/ }
+    acc_depth[$p]=$depth
+    acc_mib[$p]=$(acc_file_mib "$type" "$rbps" "$wbps" "$secs")
+    if ((acc_mib[$p] > max_mib)); then max_mib=${acc_mib[$p]}; fi
+  done
+  acc_name[floor]="mount floor (SSD 0 0 0)"; acc_depth[floor]=32; acc_mib[floor]=64
+  # fio's file is made before any mount covers the directory (so unconditioned) and reused by
+  # every profile (fio uses its first --size bytes).
+  make_file "$dir/fio.dat" "$max_mib"
+
+  for round in $(seq 1 "$ROUNDS"); do
+    for key in floor "${profiles[@]}"; do
+      log "accuracy: round $round, profile $key"
+      if [[ $key == floor ]]; then
+        cmd "$DMC" configure "$dir" SSD 0 0 0 >/dev/null
+        dmc_start "$dir"
+      else
+        dmc_start "$dir" "$key"
+      fi
+      # Alternate which tool goes first, so drift of the machine hits both alike.
+      if ((round % 2)); then
+        acc_verify "$key" "$dir"; acc_fio "$key" "$dir" "${acc_mib[$key]}" "${acc_depth[$key]}" "$secs"
+      else
+        acc_fio "$key" "$dir" "${acc_mib[$key]}" "${acc_depth[$key]}" "$secs"; acc_verify "$key" "$dir"
+      fi
+      dmc_stop "$dir"
+    done
+  done
+  acc_report "${profiles[@]}"
+}
+
+# figure IOPS BLOCK-LABEL -> "N MiB/s" for 1 MiB workloads, "N IOPS" for 4 KiB
+acc_figure() {
+  is_num "$1" || { echo "-"; return; }
+  if [[ $2 == 1m ]]; then echo "$(fmt "$1" 1) MiB/s"; else echo "$(fmt "$1") IOPS"; fi
+}
+
+acc_report() {
+  local p i w label rw d bs qd pred fio raw floor ferr rerr goal n_goal=0 n_met=0 n_floor=0
+  echo "## 1. Accuracy: predicted vs achieved, every profile"
+  echo
+  echo "For each profile: \`dmc start <dir> <profile>\`, then the seven standard workloads with"
+  echo "\`dmc verify -json\` (rawio's engine) and with fio (same file size; psync at QD1, io_uring"
+  echo "above; O_DIRECT), then \`dmc stop\`; which tool goes first alternates between rounds. Both"
+  echo "are measured over the same whole seconds: $( ((QUICK)) && echo "the second" || echo "seconds 1 to 3") after a warm-up second (verify's"
+  echo "intervals; fio's per-second IOPS log, fio running one second longer so that its queue"
+  echo "draining after the limit is not counted). Predicted: the model's figure (verify's JSON)."
+  echo "Error: median achieved / predicted - 1."
+  echo "The mount's floor is the same measurement with conditioning off (\`configure <dir> SSD 0 0 0\`),"
+  echo "the larger of the two tools' medians. Goal: within $(calc "$ACC_TOLERANCE * 100")% (both tools) where the"
+  echo "prediction is below the floor; where the profile asks for more than the floor, the row is"
+  echo "marked *floor* and shows the achieved fraction of the floor instead."
+  echo
+  echo "| Profile: workload | Predicted | fio | fio error | rawio | rawio error | Floor | Goal |"
+  echo "|---|---|---|---|---|---|---|---|"
+  for p in floor "$@"; do
+    i=0
+    for w in "${ACC_WORKLOADS[@]}"; do
+      IFS='|' read -r label rw d bs qd <<<"$w"
+      [[ $label == "RND4K QD read" ]] && label="RND4K Q${acc_depth[$p]} read"
+      fio=$(med "acc.$p.$i.fio"); raw=$(med "acc.$p.$i.rawio"); pred=$(med "acc.$p.$i.pred")
+      if [[ $p == floor ]]; then
+        echo "| ${acc_name[$p]}: $label | unlimited | $(acc_figure "$fio" "$bs") | - | $(acc_figure "$raw" "$bs") | - | - | - |"
+        i=$((i + 1)); continue
+      fi
+      floor=$(printf '%s\n%s\n' "$(med "acc.floor.$i.fio")" "$(med "acc.floor.$i.rawio")" | { grep -v nan || true; } | sort -g | tail -1)
+      ferr=nan; rerr=nan
+      is_num "$pred" && is_num "$fio" && ferr=$(calc "$fio / $pred - 1")
+      is_num "$pred" && is_num "$raw" && rerr=$(calc "$raw / $pred - 1")
+      if ! is_num "$pred"; then
+        goal="**not measured** (dmc verify failed; see the suite's stderr)"
+      elif is_num "$floor" && le "$pred" "$floor"; then
+        n_goal=$((n_goal + 1))
+        if abs_le "$ferr" "$ACC_TOLERANCE" && abs_le "$rerr" "$ACC_TOLERANCE"; then goal=met; n_met=$((n_met + 1)); else goal="**not met**"; fi
+      else
+        n_floor=$((n_floor + 1))
+        goal="*floor*: fio $(fmt "$(calc "${fio/nan/0} / $floor * 100")")%, rawio $(fmt "$(calc "${raw/nan/0} / $floor * 100")")% of it"
+      fi
+      echo "| $p ${acc_name[$p]}: $label | $(acc_figure "$pred" "$bs") | $(acc_figure "$fio" "$bs") | $(pct "$ferr") | $(acc_figure "$raw" "$bs") | $(pct "$rerr") | $(acc_figure "$floor" "$bs") | $goal |"
+      i=$((i + 1))
+    done
+  done
+  echo
+  echo "**Summary:** goal met on $n_met of $n_goal rows the mount can deliver; $n_floor rows ask for more"
+  echo "than the mount's floor on this machine."
+}
