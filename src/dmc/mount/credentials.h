@@ -27,6 +27,7 @@ class CallerCredentials {
 
  private:
   int error_ = 0;
+  bool switched_ = false;  // false for a root caller (uid 0, gid 0): nothing to switch
   bool caps_dropped_ = false;
 };
 
