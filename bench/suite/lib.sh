@@ -9,7 +9,8 @@
 # Set by bench/suite.sh: REPO, SCRATCH, QUICK (0/1), ROUNDS.
 # shellcheck disable=SC2034  # the paths are used by the sections
 
-DMC=$REPO/build/dmc
+# SUITE_DMC: another dmc binary to measure (e.g. an older build, for before/after figures).
+DMC=${SUITE_DMC:-$REPO/build/dmc}
 RAWIO=$REPO/build/rawio
 BENCH_BIN=$REPO/build/diskcond_bench
 METADATA_RATE=$REPO/build/metadata_rate
