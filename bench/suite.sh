@@ -9,7 +9,7 @@
 #   --rounds N  rounds of every comparison (default 3; the compared things alternate in each
 #               round and the report gives medians over rounds and ratios)
 #   --out FILE  the report (default docs/benchmarks.md)
-  SUITE_DMC=PATH in the environment measures another dmc binary (before/after figures)
+#   SUITE_DMC=PATH (environment) measures another dmc binary, for before/after figures
 #
 # Needs root, /dev/fuse, fio, jq, gcc and pkg-config (fuse3), and a built tree (build/dmc,
 # build/rawio, build/metadata_rate, build/diskcond_bench). Everything it makes lives in one
