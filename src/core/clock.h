@@ -8,6 +8,13 @@
 
 namespace diskcond {
 
+// CLOCK_MONOTONIC now, in nanoseconds: the one reading the project's timestamps use.
+inline int64_t monotonic_now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
 class Clock {
  public:
   virtual ~Clock() = default;
@@ -18,11 +25,7 @@ class Clock {
 // CLOCK_MONOTONIC: the clock FUSE replies and rawio timestamps use.
 class MonotonicClock final : public Clock {
  public:
-  int64_t now_ns() const override {
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-  }
+  int64_t now_ns() const override { return monotonic_now_ns(); }
 };
 
 // A clock tests move by hand.

@@ -11,17 +11,14 @@
 #include <thread>
 #include <vector>
 
+#include "core/clock.h"
 #include "rawio/engine.h"
 #include "rawio/worker.h"
 
 namespace diskcond::rawio {
 namespace {
 
-int64_t monotonic_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
+int64_t monotonic_ns() { return monotonic_now_ns(); }
 
 // Closes the descriptor when the test ends, however it ends.
 struct FileDescriptor {

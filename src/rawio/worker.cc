@@ -6,14 +6,12 @@
 
 #include <cstdlib>
 
+#include "core/clock.h"
+
 namespace diskcond::rawio {
 namespace {
 
-inline int64_t now_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
+inline int64_t now_ns() { return monotonic_now_ns(); }
 
 }  // namespace
 

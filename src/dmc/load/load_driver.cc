@@ -13,6 +13,7 @@
 #include <random>
 #include <thread>
 
+#include "core/clock.h"
 #include "dmc/load/block_pattern.h"
 #include "dmc/mount/aligned_buffer.h"
 
@@ -22,11 +23,7 @@ namespace {
 constexpr size_t kMaxMessages = 10;
 constexpr size_t kMaxIoBytes = 1 << 20;
 
-int64_t now_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
+int64_t now_ns() { return monotonic_now_ns(); }
 
 std::string data_path(const std::string& dir, size_t client) {
   return dir + "/load-" + std::to_string(client);

@@ -12,17 +12,14 @@
 #include <cerrno>
 #include <cstring>
 
+#include "core/clock.h"
 #include "dmc/mount/control_protocol.h"
 #include "dmc/mount/syscall.h"
 
 namespace diskcond::mount {
 namespace {
 
-int64_t now_ms() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
+int64_t now_ms() { return monotonic_now_ns() / 1'000'000; }
 
 Result<sockaddr_un> socket_address(const std::string& path) {
   sockaddr_un addr{};

@@ -13,16 +13,13 @@
 #include <filesystem>
 #include <vector>
 
+#include "core/clock.h"
 #include "dmc/mount/control_protocol.h"
 
 namespace diskcond::mount {
 namespace {
 
-int64_t now_ms() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
+int64_t now_ms() { return monotonic_now_ns() / 1'000'000; }
 
 // A connected client socket, or -1.
 int connect_to(const std::string& path) {

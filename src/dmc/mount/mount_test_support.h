@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "core/clock.h"
 #include "core/profile.h"
 #include "dmc/mount/mount_table.h"
 #include "dmc/mount_control.h"
@@ -27,11 +28,7 @@ inline constexpr uint64_t kMiB = 1 << 20;
 inline constexpr uid_t kNobody = 65534;
 inline constexpr gid_t kNogroup = 65534;
 
-inline int64_t monotonic_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
+inline int64_t monotonic_ns() { return monotonic_now_ns(); }
 
 // An SSD profile: `rate_mib` MiB/s both ways (0 = unlimited), `access_us`, queue depth `qd`.
 inline Profile ssd_profile(double rate_mib, double access_us = 0, uint32_t qd = 32) {
