@@ -51,12 +51,9 @@ LatencyHistogram LatencyHistogram::restore(const std::vector<std::pair<uint32_t,
 }
 
 uint64_t LatencyHistogram::bucket_value(size_t index) {
-  if (index < 2 * kSubBuckets) return index;
-  int error_bits = static_cast<int>(index >> kSubBucketBits) - 1;
-  uint64_t base = uint64_t{1} << (error_bits + kSubBucketBits);
-  uint64_t k = index % kSubBuckets;
-  // Midpoint of [base + k * 2^e, base + (k + 1) * 2^e).
-  return base + (k << error_bits) + ((uint64_t{1} << error_bits) >> 1);
+  // Midpoint of the bucket (a one-value bucket is its value).
+  return log_linear_bucket_lower(index, kSubBucketBits) +
+         log_linear_bucket_width(index, kSubBucketBits) / 2;
 }
 
 uint64_t LatencyHistogram::percentile_ns(double p) const {

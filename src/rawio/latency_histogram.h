@@ -12,13 +12,15 @@
 #include <utility>
 #include <vector>
 
+#include "core/log_linear_buckets.h"
+
 namespace diskcond::rawio {
 
 class LatencyHistogram {
  public:
   static constexpr int kSubBucketBits = 6;                       // 64 sub-buckets
   static constexpr uint64_t kSubBuckets = 1u << kSubBucketBits;
-  static constexpr size_t kBucketCount = (64 - kSubBucketBits + 1) * kSubBuckets;
+  static constexpr size_t kBucketCount = log_linear_bucket_count(kSubBucketBits);
 
   LatencyHistogram();
   LatencyHistogram(const LatencyHistogram& other);
@@ -55,13 +57,7 @@ class LatencyHistogram {
   static LatencyHistogram restore(const std::vector<std::pair<uint32_t, uint64_t>>& buckets,
                                   uint64_t sum_ns, uint64_t min_ns, uint64_t max_ns);
 
-  static size_t bucket_index(uint64_t ns) {
-    if (ns < 2 * kSubBuckets) return static_cast<size_t>(ns);
-    int msb = 63 - __builtin_clzll(ns);
-    int error_bits = msb - kSubBucketBits;
-    uint64_t base = static_cast<uint64_t>(error_bits + 1) << kSubBucketBits;
-    return static_cast<size_t>(base + ((ns >> error_bits) & (kSubBuckets - 1)));
-  }
+  static size_t bucket_index(uint64_t ns) { return log_linear_bucket(ns, kSubBucketBits); }
   // The representative (midpoint) value of bucket `index`.
   static uint64_t bucket_value(size_t index);
 

@@ -3,22 +3,15 @@
 #include <algorithm>
 #include <vector>
 
+#include "core/log_linear_buckets.h"
+
 namespace diskcond::mount {
 
-size_t LatenessHistogram::bucket_index(uint64_t ns) {
-  if (ns < 2 * kSubBuckets) return static_cast<size_t>(ns);
-  const int msb = 63 - __builtin_clzll(ns);
-  const int error_bits = msb - kSubBucketBits;
-  const uint64_t base = static_cast<uint64_t>(error_bits + 1) << kSubBucketBits;
-  return static_cast<size_t>(base + ((ns >> error_bits) & (kSubBuckets - 1)));
-}
+size_t LatenessHistogram::bucket_index(uint64_t ns) { return log_linear_bucket(ns, kSubBucketBits); }
 
 uint64_t LatenessHistogram::bucket_upper(size_t index) {
-  if (index < 2 * kSubBuckets) return index;
-  const uint64_t error_bits = index / kSubBuckets - 1;
-  const uint64_t sub = index % kSubBuckets;
-  const uint64_t lower = (kSubBuckets + sub) << error_bits;
-  return lower + ((uint64_t{1} << error_bits) - 1);
+  return log_linear_bucket_lower(index, kSubBucketBits) +
+         log_linear_bucket_width(index, kSubBucketBits) - 1;
 }
 
 void LatenessHistogram::record(int64_t late_ns) {

@@ -12,6 +12,8 @@
 #include <atomic>
 #include <cstdint>
 
+#include "core/log_linear_buckets.h"
+
 namespace diskcond::mount {
 
 struct LatenessSummary {
@@ -25,7 +27,7 @@ class LatenessHistogram {
  public:
   static constexpr int kSubBucketBits = 4;
   static constexpr uint64_t kSubBuckets = 1u << kSubBucketBits;
-  static constexpr size_t kBucketCount = (64 - kSubBucketBits + 1) * kSubBuckets;
+  static constexpr size_t kBucketCount = log_linear_bucket_count(kSubBucketBits);
 
   // Counts one reply that left `late_ns` after its due time (negative: early). Thread-safe,
   // lock-free, allocates nothing.
