@@ -9,7 +9,7 @@
 
 #include "core/profile_catalog.h"
 #include "dmc/cli/settings_store.h"
-#include "dmc/mount_control.h"
+#include "dmc/mount/mount_control.h"
 
 namespace diskcond::dmc {
 

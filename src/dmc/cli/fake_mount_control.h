@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "dmc/mount_control.h"
+#include "dmc/mount/mount_control.h"
 
 namespace diskcond::dmc {
 

@@ -15,7 +15,7 @@
 
 #include "core/profile.h"
 #include "core/result.h"
-#include "dmc/mount_control.h"
+#include "dmc/mount/mount_control.h"
 
 namespace diskcond::dmc {
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "core/result.h"
-#include "dmc/mount_control.h"
+#include "dmc/mount/mount_control.h"
 
 namespace diskcond::dmc {
 

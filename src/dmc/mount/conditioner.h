@@ -19,7 +19,7 @@
 #include "core/disk_model.h"
 #include "dmc/mount/reply_scheduler.h"
 #include "dmc/mount/transit_estimator.h"
-#include "dmc/mount_control.h"
+#include "dmc/mount/mount_control.h"
 
 namespace diskcond::mount {
 

@@ -18,7 +18,7 @@
 #include <string>
 
 #include "core/result.h"
-#include "dmc/mount_control.h"
+#include "dmc/mount/mount_control.h"
 
 namespace diskcond::mount {
 

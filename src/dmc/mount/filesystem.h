@@ -15,7 +15,7 @@
 #include "dmc/mount/buffer_pool.h"
 #include "dmc/mount/conditioner.h"
 #include "dmc/mount/inode_table.h"
-#include "dmc/mount_control.h"
+#include "dmc/mount/mount_control.h"
 
 namespace diskcond::mount {
 

@@ -15,7 +15,7 @@
 #include "dmc/mount/daemon.h"
 #include "dmc/mount/mount_table.h"
 #include "dmc/mount/run_paths.h"
-#include "dmc/mount_control.h"
+#include "dmc/mount/mount_control.h"
 
 namespace diskcond {
 namespace {

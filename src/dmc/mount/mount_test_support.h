@@ -20,7 +20,7 @@
 #include "core/clock.h"
 #include "core/profile.h"
 #include "dmc/mount/mount_table.h"
-#include "dmc/mount_control.h"
+#include "dmc/mount/mount_control.h"
 
 namespace diskcond::mount::testing {
 

@@ -1,6 +1,7 @@
 // The boundary between the dmc command line (src/dmc/cli) and the machinery that runs a
 // conditioned mount (src/dmc/mount): the CLI decides *what* a mount should be; a MountControl
 // makes it so. Tests give the CLI a fake MountControl; dmc itself uses make_fuse_mount_control().
+// It lives in the mount layer, which implements it, so that includes point down only.
 #pragma once
 
 #include <sys/types.h>
