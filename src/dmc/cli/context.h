@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/profile_catalog.h"
+#include "dmc/cli/profile_catalog.h"
 #include "dmc/cli/settings_store.h"
 #include "dmc/mount/mount_control.h"
 

@@ -1,7 +1,8 @@
 // All profiles a user can name: the eight built-ins, then user-defined ones from TOML files.
 //
 // Profile files: every *.toml file in the profile directories, read in name order, one profile
-// per file (docs/profiles.md shows the format). Directories, in order:
+// per file (docs/profiles.md shows the format; core/profile_toml.h parses one). Directories, in
+// order:
 //   $DISKCOND_PROFILE_DIR if set (tests use it), else /etc/diskcond/profiles and
 //   ${XDG_CONFIG_HOME:-~/.config}/diskcond/profiles.
 // A malformed file is skipped and reported in problems() as "<file>:<line>: <what>".
@@ -14,7 +15,7 @@
 #include "core/profile.h"
 #include "core/result.h"
 
-namespace diskcond {
+namespace diskcond::dmc {
 
 class ProfileCatalog {
  public:
@@ -37,7 +38,4 @@ class ProfileCatalog {
   std::vector<std::string> problems_;
 };
 
-// Parses one profile from TOML text; `origin` names the file in errors ("<origin>:<line>: ...").
-Result<Profile> parse_profile_toml(std::string_view text, const std::string& origin);
-
-}  // namespace diskcond
+}  // namespace diskcond::dmc
