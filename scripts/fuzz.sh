@@ -9,15 +9,14 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 [[ $seconds =~ ^[1-9][0-9]*$ ]] || { echo "fuzz: seconds must be a positive whole number" >&2; exit 2; }
 command -v clang++ >/dev/null || { echo "fuzz: clang++ is missing (apt-get install clang)" >&2; exit 1; }
+scripts/setup.sh
 out=build-fuzz
-mkdir -p "$out"
-core_sources=$(ls src/core/*.cc | grep -v '_test\.cc$')
-declare -A extra_sources=([control]="src/dmc/mount/control_protocol.cc")
-flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -Isrc)
-libs=(-lfmt)
-for harness in units profile_toml control; do
-  clang++ "${flags[@]}" "fuzz/${harness}_fuzz.cc" $core_sources ${extra_sources[$harness]:-} "${libs[@]}" \
-    -o "$out/${harness}_fuzz"
+# CMake builds each harness against the layer it fuzzes (DISKCOND_FUZZ in CMakeLists.txt).
+cmake -S . -B "$out" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
+  -DDISKCOND_SANITIZE=address,undefined -DDISKCOND_FUZZ=ON >/dev/null
+harnesses=(units profile_toml control)
+cmake --build "$out" -j"$(nproc)" --target "${harnesses[@]/%/_fuzz}"
+for harness in "${harnesses[@]}"; do
   mkdir -p "$out/corpus/$harness"
   cp -n fuzz/corpus/"$harness"/* "$out/corpus/$harness/" 2>/dev/null || true
   # Inputs that once crashed must stay fixed.
