@@ -81,6 +81,7 @@ Result<uint64_t> plan_area(const Target& t, const Invocation& inv, std::FILE* er
       area = t.size_bytes;
     }
   }
+  const uint64_t given = area;  // the size errors name: before rounding down to whole transfers
   area -= area % inv.transfer_bytes;
   uint64_t needed = static_cast<uint64_t>(inv.transfer_bytes);
   for (TestKind kind : inv.tests) {
@@ -89,8 +90,8 @@ Result<uint64_t> plan_area(const Target& t, const Invocation& inv, std::FILE* er
   if (area < needed) {
     return make_error(fmt::format(
         "area on {} ({} bytes) is too small: these tests need at least {} bytes ({} worker(s) x "
-        "{}-byte transfers); use a larger -n or fewer -p workers",
-        t.name, area, needed, needed / inv.transfer_bytes, inv.transfer_bytes));
+        "{}-byte transfers); use a larger -n, a smaller -s or fewer -p workers",
+        t.name, given, needed, needed / inv.transfer_bytes, inv.transfer_bytes));
   }
   if (t.create) {
     if (Status room = check_room_for_test_file(t, area); !room) return make_error(room.error());
