@@ -31,7 +31,7 @@ CLI::Validator run_number() {
         const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), run);
         const bool digits = !word.empty() && word.find_first_not_of("0123456789") == std::string::npos;
         if (digits && ec == std::errc() && end == word.data() + word.size() && run >= 1) return "";
-        return fmt::format("RUN '{}' is not a run number (a whole number from 1; see rawio report --list)", word);
+        return fmt::format("'{}' is not a run number (a whole number from 1)", word);
       },
       "RUN");
 }
