@@ -114,9 +114,8 @@ struct Daemon {
       const int err = errno;
       probe.resume();
       if (err == EBUSY) {
-        return encode_error(config.mount_point +
-                            " is busy: files or directories under it are in use (close them, or "
-                            "stop with force to detach it lazily)");
+        // The caller says how to go on (dmc: "'dmc stop <mount> -force' detaches it lazily").
+        return encode_error(config.mount_point + " is busy: files or directories under it are in use");
       }
       return encode_error("cannot unmount " + config.mount_point + ": " + std::strerror(err));
     }
