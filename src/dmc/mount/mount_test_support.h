@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
@@ -57,6 +58,37 @@ inline int run_as(uid_t uid, gid_t gid, const std::function<int()>& body,
   waitpid(pid, &status, 0);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 255;
 }
+
+// CPU pressure (Linux PSI, /proc/pressure/cpu): the share of a stretch of time during which some
+// runnable task waited for a CPU. A timing test measures its workload inside one; when the
+// machine was that busy, a reply's caller waited for a CPU too and "slower than the profile"
+// says nothing about the mount. Timing tests then check only that it was never faster.
+class CpuPressure {
+ public:
+  CpuPressure() : start_us_(stalled_us()), start_ns_(monotonic_now_ns()) {}
+  // Share of the time since construction (0..1); 0 when the kernel has no PSI.
+  double share() const {
+    const long long now_us = stalled_us();
+    const int64_t elapsed_ns = monotonic_now_ns() - start_ns_;
+    if (start_us_ < 0 || now_us < 0 || elapsed_ns <= 0) return 0;
+    return static_cast<double>(now_us - start_us_) * 1000.0 / static_cast<double>(elapsed_ns);
+  }
+  // Above this share the lower bounds of timing tests are not checked.
+  static constexpr double kBusy = 0.25;
+
+ private:
+  // "some ... total=<us>" of /proc/pressure/cpu, or -1.
+  static long long stalled_us() {
+    FILE* f = fopen("/proc/pressure/cpu", "r");
+    if (f == nullptr) return -1;
+    long long total = -1;
+    if (fscanf(f, "some avg10=%*f avg60=%*f avg300=%*f total=%lld", &total) != 1) total = -1;
+    fclose(f);
+    return total;
+  }
+  long long start_us_;
+  int64_t start_ns_;
+};
 
 class MountTest : public ::testing::Test {
  protected:
