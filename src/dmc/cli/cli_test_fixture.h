@@ -14,7 +14,7 @@
 
 #include "dmc/cli/dmc_cli.h"
 #include "dmc/cli/fake_mount_control.h"
-#include "dmc/cli/test_temp_dir.h"
+#include "dmc/mount/test_temp_dir.h"
 
 namespace diskcond::dmc {
 

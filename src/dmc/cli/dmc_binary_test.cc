@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/profile.h"
-#include "dmc/cli/test_temp_dir.h"
+#include "dmc/mount/test_temp_dir.h"
 #include "dmc/cli/text_format.h"
 
 extern char** environ;

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "dmc/cli/test_temp_dir.h"
+#include "dmc/mount/test_temp_dir.h"
 
 namespace diskcond::dmc {
 namespace {

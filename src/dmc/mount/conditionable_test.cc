@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <string>
 
-#include "dmc/cli/test_temp_dir.h"
+#include "dmc/mount/test_temp_dir.h"
 
 namespace diskcond::mount {
 namespace {

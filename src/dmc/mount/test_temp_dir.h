@@ -1,5 +1,5 @@
 // TEST ONLY: a fresh directory under /tmp (symlinks resolved), removed with its contents when the
-// object goes away.
+// object goes away. In the mount layer, the lowest whose tests use it (dmc/cli's tests do too).
 #pragma once
 
 #include <gtest/gtest.h>
