@@ -9,6 +9,7 @@
 
 #include "core/profile_catalog.h"
 #include "dmc/cli/settings_store.h"
+#include "dmc/disk_control.h"
 #include "dmc/mount_control.h"
 
 namespace diskcond::dmc {
@@ -16,6 +17,8 @@ namespace diskcond::dmc {
 struct Context {
   // The mount machinery; called only by commands that need it (list/show/help never do).
   std::function<MountControl&()> mounts;
+  // Image files, loop devices, mkfs and mount(2); called only by `dmc disk`.
+  std::function<DiskControl&()> disks;
   SettingsStore store;
   // Where user-defined profiles live (ProfileCatalog::default_dirs() in dmc itself).
   std::vector<std::string> profile_dirs;
