@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dmc/cli/cli_test_fixture.h"
+#include "dmc/cli/disk_format.h"
 
 namespace diskcond::dmc {
 namespace {
@@ -301,6 +302,23 @@ TEST_F(DmcDisk, ListPrintsNothingWithoutDisks) {
   EXPECT_EQ(out(), "");
   ASSERT_EQ(run({"disk", "list", "-json"}), 0) << err();
   EXPECT_EQ(out(), "{\n  \"schema_version\": 1,\n  \"disks\": []\n}\n");
+}
+
+TEST(DmcDiskDocs, EveryDiskJsonKeyIsDocumented) {
+  std::ifstream in(std::string(DISKCOND_SOURCE_DIR) + "/docs/dmc.md");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string doc = text.str();
+  DiskView view;
+  view.disk.mounts.push_back({"/mnt", "ext4"});
+  std::function<void(const nlohmann::ordered_json&)> check = [&](const nlohmann::ordered_json& j) {
+    for (const auto& [key, value] : j.items()) {
+      EXPECT_NE(doc.find("`" + key + "`"), std::string::npos) << "docs/dmc.md does not document key " << key;
+      if (value.is_object()) check(value);
+    }
+  };
+  check(disk_create_json(view, "ext4", true));
+  check(disk_list_json({view}));
 }
 
 }  // namespace
