@@ -21,7 +21,7 @@
 # fio, git, sqlite3, python3, tar, mkfs.ext4, losetup. Everything lives in one scratch directory
 # under /var/tmp; mounts, loop devices and conditioning are undone on any exit, Ctrl-C included.
 # It drops the page cache (echo 3 > /proc/sys/vm/drop_caches) before the cold workloads: on a
-# shared machine that slows the others for a moment. A full run (3 rounds) takes hours, most of
+# shared machine that slows the others for a moment. A full run (3 rounds) takes 2 to 3 hours, most of
 # it on the HDD profiles; --quick about 10 minutes.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
