@@ -7,6 +7,8 @@
 #include <sys/sysmacros.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <map>
 
@@ -36,7 +38,7 @@ const std::vector<DiskSubcommand>& subcommands() {
   return table;
 }
 
-// `dir` and its parent's name, for the image path the kernel reports ("/m/img (deleted)").
+// The directory of a path the kernel reports ("/m/img (deleted)" -> "/m").
 std::string parent_of(const std::string& path) {
   std::string parent = std::filesystem::path(path).parent_path().string();
   return parent.empty() ? "/" : parent;
@@ -176,7 +178,10 @@ Outcome run_disk_remove(Context& ctx, const CommandArgs& args) {
     if (Status s = ctx.disks().detach(v.disk.device); !s.ok()) {
       return failure(ExitCode::kFailed, fmt::format("cannot remove {}: {}", v.disk.device, s.error()));
     }
-    if (args.has("delete")) {
+    const std::string deleted_mark = " (deleted)";
+    const bool gone = v.disk.image.size() > deleted_mark.size() &&
+                      v.disk.image.compare(v.disk.image.size() - deleted_mark.size(), deleted_mark.size(), deleted_mark) == 0;
+    if (args.has("delete") && !gone) {
       const std::string image = S_ISREG(st.st_mode) ? canonical : v.disk.image;
       if (Status s = ctx.disks().delete_image(image); !s.ok()) {
         return failure(ExitCode::kFailed, fmt::format("{} is detached, but {}", v.disk.device, s.error()));

@@ -59,6 +59,9 @@ Outcome check_values(Context& ctx, const CommandArgs& args, CreatePlan& plan, st
   if (plan.existing && plan.file_system) {
     return usage_error("-existing attaches the image as it is and -mkfs would erase it; give one of them");
   }
+  if (plan.mount_dir && (plan.image.path.rfind(*plan.mount_dir + "/", 0) == 0 || *plan.mount_dir == "/")) {
+    return usage_error(fmt::format("-mount {} would hide the image {} (it is inside)", *plan.mount_dir, plan.image.path));
+  }
   if (plan.mount_dir && !plan.file_system && !plan.existing) {
     return usage_error("-mount needs a file system on the new image: add -mkfs ext4");
   }

@@ -140,7 +140,9 @@ TEST_F(DmcDisk, BadValuesAndWrongStatesChangeNothing) {
       {{"disk", "create", plain + "/x.img", "64m"}, 4},                 // not conditioned
       {{"disk", "create", plain + "/x.img", "64m", "-start"}, 4},       // nothing stored, no profile
       {{"disk", "create", image_, "64m", "1"}, 4},                      // conditioned as 0
-      {{"disk", "create", image_, "64m", "-mkfs", "ext4", "-mount", "/"}, 4},  // a mount point
+      {{"disk", "create", image_, "64m", "-mkfs", "ext4", "-mount", "/"}, 2},  // would hide the image
+      {{"disk", "create", image_, "64m", "-mkfs", "ext4", "-mount", root_}, 2},
+      {{"disk", "create", image_, "64m", "-mkfs", "ext4", "-mount", "/proc"}, 4},  // a mount point
       {{"disk", "remove", mount_ + "/exists.img"}, 4},                  // not attached
       {{"disk", "remove", target_}, 4},                                 // nothing mounted there
   };
