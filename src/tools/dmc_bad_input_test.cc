@@ -125,7 +125,7 @@ class DmcBadInput : public ::testing::Test {
         return {"", world_.path("missing/x.img"), world_.path("file/x.img"), world_.path("dir"), world_.path("dir/"),
                 world_.path("dangling"), "/" + std::string(5000, 'a'), world_.path("new\nline/x.img")};
       case Slot::kDiskSize:
-        return {"0", "-1", "", "x", "1.5", "4095", "1000k", "512k", "17t", "99999999999999999999", "1e3", "64 m"};
+        return {"0", "-1", "", "x", "1.5", "4095", "1000k", "512k", "17t", "99999999999999999999", "1e3", "64x"};
       case Slot::kDiskTarget:
         return {"", world_.path("missing"), world_.path("file/sub"), "/" + std::string(5000, 'a'), world_.path("tab\there")};
     }

@@ -140,8 +140,10 @@ std::vector<CommandSpec> make_table() {
       {"verify", "verify <mount> [-json] [-quick]", {"verify", 1, 1, {"json", "quick"}, {"<mount>"}}, false,
        run_verify, kVerifyHelp},
       {"disk",
-       "disk create <image> <size> [profile] [-start] [-existing] [-mkfs ext4] [-mount <dir>] [-json] | "
-       "remove <image|device|dir> [-delete] | list [-json]",
+       // Three lines: `dmc help` indents each like a command of its own.
+       "disk create <image> <size> [profile] [-start] [-existing] [-mkfs ext4] [-mount <dir>] [-json]\n"
+       "  disk remove <image|device|dir> [-delete]\n"
+       "  disk list [-json]",
        {"disk", 1, 4, {"json", "start", "existing", "delete"}, {"create|remove|list", "argument"}, {"mkfs", "mount"}},
        false, run_disk, kDiskHelp},
   };
