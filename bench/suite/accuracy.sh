@@ -68,18 +68,52 @@ acc_verify() {
   done
 }
 
+# Think time (issue 11): fio at QD1 with --thinktime, its completion latency against the model's
+# service time for the workload (1 / verify's predicted IOPS at QD1). A caller's own time between
+# requests must never make the mount faster than the profile. Rows per profile class: every
+# profile reads 4 KiB at random with think time (HDD 1.5 ms, SSD 100 us), Slow SSD also with 0,
+# 30 and 500 us, every SSD reads 1 MiB sequentially with 200 us.
+# acc_think_rows PROFILE-KEY TYPE -> lines "label|rw|bs|think_us|verify index"
+acc_think_rows() {
+  if [[ $2 == HDD ]]; then echo "RND4K Q1 read, think 1.5 ms|randread|4k|1500|4"; return; fi
+  if [[ $1 == 3 ]]; then
+    local t
+    for t in 0 30 100 500; do echo "RND4K Q1 read, think $t us|randread|4k|$t|4"; done
+  else
+    echo "RND4K Q1 read, think 100 us|randread|4k|100|4"
+  fi
+  echo "SEQ1M Q1 read, think 200 us|read|1m|200|0"
+}
+
+# acc_think PROFILE-KEY TYPE DIR FILE-MIB SECONDS: the think-time rows with fio
+acc_think() {
+  local key=$1 type=$2 dir=$3 mib=$4 secs=$5 row label rw bs think idx n=0
+  while IFS='|' read -r label rw bs think idx; do
+    run_fio "$SCRATCH/out/think.json" --name=think --filename="$dir/fio.dat" --size="${mib}m" \
+      --rw="$rw" --bs="$bs" --direct=1 --ioengine=psync --iodepth=1 --numjobs=1 \
+      --norandommap --randrepeat=0 --thinktime="$think" --time_based --ramp_time=1 \
+      --runtime="$secs" || true
+    for f in mean min; do
+      put "think.$key.$n.$f" "$(jq -r '.jobs[0].read.clat_ns.'$f' // "nan"' "$SCRATCH/out/think.json" 2>/dev/null || echo nan)"
+    done
+    put "think.$key.$n.p50" "$(jq -r '.jobs[0].read.clat_ns.percentile["50.000000"] // "nan"' "$SCRATCH/out/think.json" 2>/dev/null || echo nan)"
+    n=$((n + 1))
+  done < <(acc_think_rows "$key" "$type")
+}
+
 section_accuracy() {
   local secs=4 dir=$SCRATCH/acc round p key mib max_mib=64 json depth name type rbps wbps
   ((QUICK)) && secs=2
   local profiles
   read -r -a profiles <<<"${ACCURACY_PROFILES:-0 1 2 3 4 5 6 7}"
   mkdir -p "$dir"
-  declare -A acc_mib acc_depth acc_name
+  declare -A acc_mib acc_depth acc_name acc_type
   for p in "${profiles[@]}"; do
     json=$("$DMC" show "$p" -json)
     read -r name type rbps wbps depth < <(jq -r '.profile | [(.name | gsub(" "; "_")), .type,
       .read_throughput_bytes_per_sec, .write_throughput_bytes_per_sec, .io_queue_depth] | @tsv' <<<"$json")
     acc_name[$p]=${name//_/ }
+    acc_type[$p]=$type
     acc_depth[$p]=$depth
     acc_mib[$p]=$(acc_file_mib "$type" "$rbps" "$wbps" "$secs")
     if ((acc_mib[$p] > max_mib)); then max_mib=${acc_mib[$p]}; fi
@@ -104,6 +138,7 @@ section_accuracy() {
       else
         acc_fio "$key" "$dir" "${acc_mib[$key]}" "${acc_depth[$key]}" "$secs"; acc_verify "$key" "$dir"
       fi
+      [[ $key == floor ]] || acc_think "$key" "${acc_type[$key]}" "$dir" "${acc_mib[$key]}" "$secs"
       dmc_stop "$dir"
     done
   done
@@ -164,4 +199,42 @@ acc_report() {
   echo
   echo "**Summary:** goal met on $n_met of $n_goal rows the mount can deliver; $n_floor rows ask for more"
   echo "than the mount's floor on this machine."
+  acc_think_report "$@"
+}
+
+# The think-time table. The model's service time is 1 / verify's predicted IOPS for the same
+# workload at QD1 (an HDD's random reads vary with the seek, so there only the mean compares; an
+# SSD's service time is the same for every request, so its fastest request must not beat it).
+ACC_THINK_TOLERANCE_NS=10000
+acc_think_report() {
+  local p n label rw bs think idx pred service mean min p50 verdict n_rows=0 n_ok=0
+  echo
+  echo "### Think time: never faster than the profile"
+  echo
+  echo "fio, psync, QD1, O_DIRECT, \`--thinktime\` between requests, 1 s ramp, the same file; its"
+  echo "completion latency (median over rounds of each run's mean, median and minimum) against the"
+  echo "model's service time. Goal: never below it by more than $((ACC_THINK_TOLERANCE_NS / 1000)) us (the mean for HDD"
+  echo "profiles, whose seeks vary; the fastest request for SSD profiles)."
+  echo
+  echo "| Profile: workload | Model's service time | fio mean | fio p50 | fio min | Goal |"
+  echo "|---|---|---|---|---|---|"
+  for p in "$@"; do
+    n=0
+    while IFS='|' read -r label rw bs think idx; do
+      pred=$(med "acc.$p.$idx.pred")
+      service=nan; is_num "$pred" && service=$(calc "1e9 / $pred")
+      mean=$(med "think.$p.$n.mean"); min=$(med "think.$p.$n.min"); p50=$(med "think.$p.$n.p50")
+      local check=$min; [[ ${acc_type[$p]} == HDD ]] && check=$mean
+      if ! is_num "$service" || ! is_num "$check"; then
+        verdict="**not measured**"
+      else
+        n_rows=$((n_rows + 1))
+        if ge "$check" "$(calc "$service - $ACC_THINK_TOLERANCE_NS")"; then verdict=met; n_ok=$((n_ok + 1)); else verdict="**too fast**"; fi
+      fi
+      echo "| $p ${acc_name[$p]}: $label | $(fig "$(calc "${service/nan/0} / 1000")" 1 " us") | $(fig "$(calc "${mean/nan/0} / 1000")" 1 " us") | $(fig "$(calc "${p50/nan/0} / 1000")" 1 " us") | $(fig "$(calc "${min/nan/0} / 1000")" 1 " us") | $verdict |"
+      n=$((n + 1))
+    done < <(acc_think_rows "$p" "${acc_type[$p]}")
+  done
+  echo
+  echo "**Summary:** $n_ok of $n_rows think-time rows at or above the model's service time."
 }

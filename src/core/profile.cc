@@ -47,6 +47,15 @@ Status validate(const Profile& p) {
   return ok_status();
 }
 
+Profile profile_defaults(DiskType type) {
+  Profile p;
+  p.type = type;
+  p.queue_depth = 32;
+  p.max_read_bytes = p.max_write_bytes = (type == DiskType::kHDD ? 16 : 32) * kMiB;
+  p.max_read_segments = p.max_write_segments = 128;
+  return p;
+}
+
 namespace {
 
 constexpr int64_t us(int64_t v) { return v * kNsPerUs; }

@@ -38,6 +38,12 @@ struct Profile {
 // and free of control characters. Errors name the field.
 Status validate(const Profile& p);
 
+// The values a profile takes for the fields it leaves out, one set for `dmc configure` and
+// profile files alike (docs/profiles.md): queue depth 32, largest command 16 MiB (HDD) or 32 MiB
+// (SSD), 128 segments, as the built-in 5400/7200 HDDs and SATA SSDs; no spin-up. The name is
+// empty; access time and throughputs are 0 (unlimited).
+Profile profile_defaults(DiskType type);
+
 // The eight built-in profiles, in macOS order (index 0 = "Faulty 5400 HDD").
 std::span<const Profile> builtin_profiles();
 

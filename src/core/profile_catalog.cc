@@ -64,9 +64,13 @@ Result<Profile> parse_profile_toml(std::string_view text, const std::string& ori
       return make_error(fmt::format("{}:{}: unknown key '{}'", origin, e.line, e.key));
     }
   }
-  Profile p;
   auto as_string = [](std::string_view s) -> Result<std::string> { return std::string(s); };
   auto type = [](std::string_view s) { return parse_disk_type(s); };
+  // Left-out keys take the defaults `dmc configure` uses for the same type. A bad or missing type
+  // is reported below, in key order.
+  DiskType disk_type = DiskType::kSSD;
+  (void)read_field(t, "type", origin, true, type, disk_type);
+  Profile p = profile_defaults(disk_type);
   auto micros = [](std::string_view s) { return parse_time_ns(s, TimeUnit::kMicroseconds); };
   auto seconds = [](std::string_view s) { return parse_time_ns(s, TimeUnit::kSeconds); };
   auto size = [](std::string_view s) { return parse_size(s); };

@@ -73,6 +73,30 @@ spinup_time = "3s"
   EXPECT_EQ(old.spinup_ns, 3 * kNsPerSec);
 }
 
+// Issue 13, item 8: left-out keys take the defaults `dmc configure` uses (queue depth 32, 16 MiB
+// HDD / 32 MiB SSD commands, 128 segments), not queue depth 1 and no command limit.
+TEST_F(ProfileCatalogTest, LeftOutKeysTakeTheDefaultsOfConfigure) {
+  write("hdd.toml", "name = \"H\"\ntype = \"HDD\"\naccess_time = 1\nread_throughput = 1\nwrite_throughput = 1\n");
+  write("ssd.toml", "name = \"S\"\ntype = \"ssd\"\naccess_time = 1\nread_throughput = 1\nwrite_throughput = 1\n"
+                    "max_write_segments = 7\n");
+  ProfileCatalog catalog = ProfileCatalog::load({dir_.string()});
+  ASSERT_TRUE(catalog.problems().empty()) << catalog.problems()[0];
+  Profile hdd = *catalog.find("H");
+  Profile expected = profile_defaults(DiskType::kHDD);
+  expected.name = "H";
+  expected.access_time_ns = kNsPerUs;
+  expected.read_bytes_per_sec = expected.write_bytes_per_sec = kMiB;
+  EXPECT_EQ(hdd, expected);
+  EXPECT_EQ(hdd.queue_depth, 32u);
+  EXPECT_EQ(hdd.max_read_bytes, 16 * kMiB);
+  EXPECT_EQ(hdd.max_write_segments, 128u);
+  Profile ssd = *catalog.find("S");
+  EXPECT_EQ(ssd.queue_depth, 32u);
+  EXPECT_EQ(ssd.max_write_bytes, 32 * kMiB);
+  EXPECT_EQ(ssd.max_read_segments, 128u);
+  EXPECT_EQ(ssd.max_write_segments, 7u);
+}
+
 TEST_F(ProfileCatalogTest, MalformedFilesAreSkippedWithFileAndLine) {
   write("a-syntax.toml", "name = \"Broken\"\ntype = \"SSD\"\naccess_time = = 3\n");
   write("b-value.toml",

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/profile.h"
 #include "core/result.h"
@@ -51,7 +52,9 @@ struct MountDiagnostics {
 };
 
 struct MountStatus {
-  std::string mount_point;   // canonical absolute path
+  // The conditioned directory holding the path asked about (the path itself or an ancestor) when
+  // mounted; the path asked about otherwise. Canonical absolute path.
+  std::string mount_point;
   bool mounted = false;      // a conditioned FUSE mount is on mount_point
   bool daemon_alive = false; // false with mounted = true means the daemon died (stale mount)
   pid_t daemon_pid = 0;
@@ -63,14 +66,22 @@ struct MountStatus {
 class MountControl {
  public:
   virtual ~MountControl() = default;
+  // Ok when `dir` may be conditioned; else why not, in one line: "/", a pseudo file system
+  // (proc, sysfs, devtmpfs, ...), or one of `own_dirs` (the caller's own directories, such as its
+  // settings store) or the machinery's own run directory, or a parent of one. Ok for a directory
+  // a conditioned mount holds (start refuses that itself). Changes nothing.
+  virtual Status check_conditionable(const std::string& dir, const std::vector<std::string>& own_dirs) = 0;
   // Mounts a conditioned filesystem over `dir` in place and returns once it serves.
-  // Errors: not a directory, already conditioned, not root, mount failure ... (one line each).
+  // Errors: not a directory, already conditioned, not conditionable (check_conditionable without
+  // `own_dirs`), not root, mount failure ... (one line each).
   virtual Status start(const std::string& dir, const MountSettings& settings) = 0;
   // Unmounts. Without `force`, refuses with a clear message while files under it are open;
   // with `force`, detaches lazily. Acknowledged writes are on the backing filesystem afterwards.
   // Also clears a stale mount left by a dead daemon.
   virtual Status stop(const std::string& dir, bool force) = 0;
-  // Never fails for an existing directory that is not conditioned: mounted = false.
+  // The conditioned mount holding `dir`: on `dir` itself, or on the conditioned directory `dir`
+  // is inside (mount_point says which). Never fails for an existing directory that no
+  // conditioned mount holds: mounted = false, mount_point = `dir`.
   virtual Result<MountStatus> status(const std::string& dir) = 0;
   // Changes a running mount's settings live; commands arriving afterwards use them.
   virtual Status update(const std::string& dir, const MountSettings& settings) = 0;

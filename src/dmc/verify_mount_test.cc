@@ -26,9 +26,10 @@ TEST_F(MountVerify, ConditionedMountMeetsThePredictions) {
   plan.min_file_bytes = 16 * kMiB;
   const auto& all = standard_workloads();
   plan.workloads = {all[1], all[4], all[5]};  // SEQ1M Q32 read, RND4K Q1 read, RND4K QD read
-  // 10% here, not verify's 5%, and one more try: CI machines are shared and these runs are
-  // short. A mount that ignores the model (or doubles it) misses by far more, twice.
-  auto within = [](const VerifyCheck& c) { return std::fabs(c.error) <= 0.10; };
+  // Never faster than predicted (2% for the measurement's own granularity); up to 25% slower,
+  // not verify's 5%, and one more try: CI machines are shared and these runs are short. A mount
+  // that ignores the model, or doubles it, misses by far more, twice.
+  auto within = [](const VerifyCheck& c) { return c.error <= 0.02 && c.error >= -0.25; };
   auto checks = verify_directory(dir_, profile, uint64_t{fs.f_blocks} * fs.f_frsize, plan, nullptr);
   ASSERT_TRUE(checks.ok()) << checks.error();
   if (!std::all_of(checks->begin(), checks->end(), within)) {

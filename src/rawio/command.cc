@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <vector>
 
 #include "core/one_line.h"
@@ -81,6 +82,7 @@ Result<uint64_t> plan_area(const Target& t, const Invocation& inv, std::FILE* er
       area = t.size_bytes;
     }
   }
+  const uint64_t given = area;  // the size errors name: before rounding down to whole transfers
   area -= area % inv.transfer_bytes;
   uint64_t needed = static_cast<uint64_t>(inv.transfer_bytes);
   for (TestKind kind : inv.tests) {
@@ -89,8 +91,8 @@ Result<uint64_t> plan_area(const Target& t, const Invocation& inv, std::FILE* er
   if (area < needed) {
     return make_error(fmt::format(
         "area on {} ({} bytes) is too small: these tests need at least {} bytes ({} worker(s) x "
-        "{}-byte transfers); use a larger -n or fewer -p workers",
-        t.name, area, needed, needed / inv.transfer_bytes, inv.transfer_bytes));
+        "{}-byte transfers); use a larger -n, a smaller -s or fewer -p workers",
+        t.name, given, needed, needed / inv.transfer_bytes, inv.transfer_bytes));
   }
   if (t.create) {
     if (Status room = check_room_for_test_file(t, area); !room) return make_error(room.error());
@@ -172,19 +174,23 @@ int prepare_test_file(PlannedTarget& p, const Invocation& inv, std::FILE* err) {
   return kExitOk;
 }
 
-// Stores the reports (--save) and says which runs they became. Returns an exit code.
-int save_reports(const Invocation& inv, const std::vector<TargetReport>& reports, std::FILE* err) {
+// Opens (or creates) the history database of --save, before any test runs: a database that
+// cannot be written is an error before anything is measured, not after.
+Result<history::HistoryStore> open_history(const Invocation& inv) {
   std::string path = inv.db_path.empty() ? history::default_database_path() : inv.db_path;
-  if (path.empty()) {
-    say(err, "--save: neither XDG_DATA_HOME nor HOME is set; give the database with --db PATH");
-    return kExitIoError;
-  }
+  if (path.empty()) return make_error("--save: neither XDG_DATA_HOME nor HOME is set; give the database with --db PATH");
   auto store = history::HistoryStore::open(path, history::Database::Mode::kCreate);
-  if (!store) return say(err, "--save: " + store.error()), kExitIoError;
+  if (!store) return make_error("--save: " + store.error());
+  return store;
+}
+
+// Stores the reports (--save) and says which runs they became. Returns an exit code.
+int save_reports(const Invocation& inv, history::HistoryStore& store, const std::vector<TargetReport>& reports,
+                 std::FILE* err) {
   history::RunContext context = history::machine_context();
   context.engine = inv.engine;
   context.options_json = options_json(inv).dump();
-  auto ids = store->save(context, reports);
+  auto ids = store.save(context, reports);
   if (!ids) return say(err, "--save: " + ids.error()), kExitIoError;
   std::string list;
   for (int64_t id : *ids) list += (list.empty() ? "" : ", ") + std::to_string(id);
@@ -206,6 +212,12 @@ int run_command(const Invocation& inv, std::FILE* out, std::FILE* err) {
   if (engine->caps.synchronous && inv.iodepth > 1) {
     say(err, fmt::format("the {} engine is synchronous: --iodepth {} acts as 1 (use io_uring or "
                          "libaio for a deeper queue)", inv.engine, inv.iodepth));
+  }
+  std::optional<history::HistoryStore> history;
+  if (inv.save) {
+    auto store = open_history(inv);
+    if (!store) return say(err, store.error()), kExitIoError;
+    history.emplace(std::move(*store));
   }
   install_signal_handlers();
   ProgressLine progress(err, inv.progress);
@@ -236,7 +248,7 @@ int run_command(const Invocation& inv, std::FILE* out, std::FILE* err) {
   std::string text = formatter->render(reports);
   std::fwrite(text.data(), 1, text.size(), out);
   std::fflush(out);
-  return inv.save ? save_reports(inv, reports, err) : kExitOk;
+  return history ? save_reports(inv, *history, reports, err) : kExitOk;
 }
 
 }  // namespace diskcond::rawio

@@ -89,6 +89,34 @@ TEST(RawioTextFormat, WideValuesStillHaveASpace) {
   EXPECT_NE(out.find("a-very-long-id  12345678.9 771605"), std::string::npos) << out;
 }
 
+// Issue 13, item 12: K/sec of a RAM-backed target (>= 1,000,000) widens its column, header and
+// title too, in every table; the other columns keep the seed's widths.
+TEST(RawioTextFormat, WideValuesWidenTheirColumnsSoColumnsStayAligned) {
+  std::vector<TargetReport> reports = {seed_report({874.8, 54}, {2683.1, 164}, {868.0, 54}, {1380.3, 84}),
+                                       seed_report({480.8, 30}, {1234567.8, 1234567}, {478.2, 29}, {1244.2, 76})};
+  reports[1].id = "ram";
+  EXPECT_EQ(format_summary_table(reports),
+            "            Random read     Sequential read    Random write Sequential write\n"
+            "ID          K/sec  /sec     K/sec    /sec     K/sec  /sec     K/sec  /sec\n"
+            "anon        874.8    54    2683.1     164     868.0    54    1380.3    84\n"
+            "ram         480.8    30 1234567.8 1234567     478.2    29    1244.2    76\n");
+  reports[1].tests.resize(2);
+  EXPECT_EQ(format_test_rows(reports),
+            "Test    ID         K/sec    /sec %User  %Sys %Total\n"
+            "RR      anon       874.8      54   0.1   7.2    7.3  16384\n"
+            "SR      anon      2683.1     164   0.9  90.0   90.9  16384\n"
+            "RW      anon       868.0      54   0.2  13.1   13.3  16384\n"
+            "SW      anon      1380.3      84   0.2  27.8   28.0  16384\n"
+            "RR      ram        480.8      30   0.1   7.2    7.3  16384\n"
+            "SR      ram    1234567.8 1234567   0.9  90.0   90.9  16384\n");
+  reports.resize(1);
+  reports[0].tests.resize(1);
+  reports[0].tests[0].latency.record(123'456'789'000'000);  // 123456.789 s (a stuck transfer)
+  EXPECT_EQ(format_latency_rows(reports),
+            "Test    ID             p50 us         p90 us         p99 us       p99.9 us         max us\n"
+            "RR      anon   123456789000.0 123456789000.0 123456789000.0 123456789000.0 123456789000.0\n");
+}
+
 TEST(RawioTextFormat, LongIdsWidenTheIdColumnSoColumnsStayAligned) {
   std::vector<TargetReport> reports = {seed_report({874.8, 54}, {2683.1, 164}, {868.0, 54}, {1380.3, 84}),
                                        seed_report({480.8, 30}, {5001.7, 305}, {478.2, 29}, {1244.2, 76})};

@@ -121,6 +121,30 @@ TEST(RawioBinary, BadOptionsExitTwoWithOneLineAndTouchNothing) {
   EXPECT_EQ(r.exit_code, 2);
 }
 
+// Issue 13, item 13: a mistyped device name is an error, not a test file on devtmpfs.
+TEST(RawioBinary, APathUnderDevThatDoesNotExistIsNoSuchDevice) {
+  const std::string device = "/dev/rawio-test-no-such-device-" + std::to_string(getpid());
+  for (const std::string& args : {"-R -n 16m " + device, "-a --json -n 16m " + device}) {
+    Outcome r = rawio(args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
+    EXPECT_EQ(r.err, "rawio: no such device " + device + "\n");
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_FALSE(fs::exists(device));
+  }
+}
+
+// Issue 13, item 15: the area named in the error is the one given, not what is left of it
+// after rounding down to whole transfers (0 here).
+TEST(RawioBinary, AnAreaSmallerThanOneTransferNamesTheSizeGiven) {
+  testing::ScratchDir dir;
+  Outcome r = rawio("-a --no-progress -s 32m -n 16m " + dir.path());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.err, "rawio: area on " + dir.path() +
+                       " (16777216 bytes) is too small: these tests need at least 268435456 bytes (8 worker(s) x "
+                       "33554432-byte transfers); use a larger -n, a smaller -s or fewer -p workers\n");
+  EXPECT_EQ(entries(dir.path()), 0u);
+}
+
 TEST(RawioBinary, FallsBackToBufferedWhereODirectIsRefused) {
   // ramfs has no O_DIRECT: open(O_DIRECT) fails with EINVAL.
   if (geteuid() != 0) GTEST_SKIP() << "needs root to mount ramfs";

@@ -55,6 +55,13 @@ Result<Target> inspect_block_device(Target t, const struct stat& st) {
   return t;
 }
 
+// True when `dir` (an existing directory) is /dev or below it, symlinks resolved.
+bool is_under_dev(const std::filesystem::path& dir) {
+  std::error_code ec;
+  const std::string real = std::filesystem::canonical(dir, ec).string();
+  return !ec && (real == "/dev" || real.rfind("/dev/", 0) == 0);
+}
+
 }  // namespace
 
 std::string_view target_kind_key(TargetKind kind) {
@@ -78,6 +85,8 @@ Result<Target> inspect_target(const std::string& path) {
     if (parent.empty()) parent = ".";
     struct stat pst {};
     if (err == ENOENT && ::stat(parent.c_str(), &pst) == 0 && S_ISDIR(pst.st_mode)) {
+      // A mistyped device name: a file made there would measure RAM (devtmpfs).
+      if (is_under_dev(parent)) return make_error(fmt::format("no such device {}", path));
       t.kind = TargetKind::kRegularFile;
       t.create = true;
       return t;

@@ -35,7 +35,8 @@ struct Target {
 };
 
 // Looks at `path` without changing anything: kind, size, sector size. A path that does not exist
-// but whose directory does becomes a file for rawio to create. Errors name the path.
+// but whose directory does becomes a file for rawio to create, except under /dev, where it is a
+// device name that does not exist ("no such device <path>"). Errors name the path.
 Result<Target> inspect_target(const std::string& path);
 
 // Decides target.direct under `mode`, by opening io_path (or its directory's test file once it

@@ -1,5 +1,6 @@
 // The original rawio's tables. Column widths reproduce the seed article's output exactly; a
-// value wider than its column still gets one space in front, so columns never run together.
+// column holding a wider value (a long ID, K/sec of a RAM-backed target) widens to fit it with
+// one space to spare, header and every row alike, so the columns stay aligned.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -13,23 +14,37 @@ namespace {
 constexpr int kIdWidth = 8;      // the summary table's ID column, as the seed shows it
 constexpr int kRowIdWidth = 6;   // the verbose rows' ID column
 
-// The ID column's width: the seed's, or wider when an ID would not fit with a space after it
-// (long IDs, or rawio report's "ID#run"), so that the columns after it stay aligned.
-int id_width(std::span<const TargetReport> reports, int minimum) {
-  int width = minimum;
-  for (const auto& r : reports) width = std::max(width, static_cast<int>(r.id.size()) + 1);
-  return width;
+enum class Align { kLeft, kRight };
+
+struct Column {
+  int width;  // the seed's width; widened by widen()
+  Align align;
+};
+
+using Row = std::vector<std::string>;
+
+// Widens each column to its widest cell plus one space (a row may have fewer cells).
+void widen(std::vector<Column>& columns, const std::vector<Row>& rows) {
+  for (const Row& row : rows) {
+    for (size_t c = 0; c < row.size() && c < columns.size(); ++c) {
+      columns[c].width = std::max(columns[c].width, static_cast<int>(row[c].size()) + 1);
+    }
+  }
 }
 
-// Right-aligns text in width, but always leaves at least one space before it.
-std::string right(const std::string& text, int width) {
-  if (static_cast<int>(text.size()) >= width) return " " + text;
-  return std::string(static_cast<size_t>(width) - text.size(), ' ') + text;
+std::string cell(const std::string& text, const Column& column) {
+  const size_t pad = static_cast<size_t>(std::max(0, column.width - static_cast<int>(text.size())));
+  return column.align == Align::kLeft ? text + std::string(pad, ' ') : std::string(pad, ' ') + text;
 }
 
-std::string left(const std::string& text, int width) {
-  if (static_cast<int>(text.size()) >= width) return text + " ";
-  return text + std::string(static_cast<size_t>(width) - text.size(), ' ');
+// The rows, each cell in its column; REQUIRES: widen(columns, rows) was called.
+std::string render_rows(const std::vector<Column>& columns, const std::vector<Row>& rows) {
+  std::string out;
+  for (const Row& row : rows) {
+    for (size_t c = 0; c < row.size() && c < columns.size(); ++c) out += cell(row[c], columns[c]);
+    out += "\n";
+  }
+  return out;
 }
 
 // Widths of a test's title and its K/sec column in the summary table (the /sec column is 6).
@@ -89,62 +104,68 @@ class TextFormatter final : public Formatter {
 }  // namespace
 
 std::string format_summary_table(std::span<const TargetReport> reports) {
-  std::vector<TestKind> kinds = tests_run(reports);
-  const int width = id_width(reports, kIdWidth);
-  std::string titles(static_cast<size_t>(width), ' ');
-  std::string header = left("ID", width);
+  const std::vector<TestKind> kinds = tests_run(reports);
+  std::vector<Column> columns = {{kIdWidth, Align::kLeft}};
+  Row header = {"ID"};
   for (TestKind kind : kinds) {
-    SummaryColumns c = summary_columns(kind);
-    titles += right(std::string(test_title(kind)), c.title);
-    header += right("K/sec", c.kib) + right("/sec", 6);
+    columns.push_back({summary_columns(kind).kib, Align::kRight});
+    columns.push_back({6, Align::kRight});
+    header.insert(header.end(), {"K/sec", "/sec"});
   }
-  std::string out = titles + "\n" + header + "\n";
+  std::vector<Row> rows = {header};
   for (const auto& report : reports) {
-    std::string row = left(report.id, width);
+    Row row = {report.id};
     for (TestKind kind : kinds) {
-      SummaryColumns c = summary_columns(kind);
       const RunResult* t = find_test(report, kind);
-      row += t ? right(fmt::format("{:.1f}", t->kib_per_sec()), c.kib) +
-                     right(fmt::format("{:.0f}", t->transfers_per_sec()), 6)
-               : right("-", c.kib) + right("-", 6);
+      row.push_back(t ? fmt::format("{:.1f}", t->kib_per_sec()) : "-");
+      row.push_back(t ? fmt::format("{:.0f}", t->transfers_per_sec()) : "-");
     }
-    out += row + "\n";
+    rows.push_back(std::move(row));
   }
-  return out;
+  widen(columns, rows);
+  // The titles line: each test's title over its two columns, as much wider than the seed's as
+  // they widened.
+  std::string titles(static_cast<size_t>(columns[0].width), ' ');
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    const SummaryColumns seed = summary_columns(kinds[i]);
+    const int extra = columns[1 + 2 * i].width - seed.kib + columns[2 + 2 * i].width - 6;
+    titles += cell(std::string(test_title(kinds[i])), {seed.title + extra, Align::kRight});
+  }
+  return titles + "\n" + render_rows(columns, rows);
 }
 
 std::string format_test_rows(std::span<const TargetReport> reports) {
-  const int width = id_width(reports, kRowIdWidth);
-  std::string out = left("Test", 8) + left("ID", width) + right("K/sec", 9) + right("/sec", 8) +
-                    right("%User", 6) + right("%Sys", 6) + right("%Total", 7) + "\n";
+  std::vector<Column> columns = {{8, Align::kLeft},  {kRowIdWidth, Align::kLeft}, {9, Align::kRight},
+                                 {8, Align::kRight}, {6, Align::kRight},          {6, Align::kRight},
+                                 {7, Align::kRight}, {7, Align::kRight}};
+  std::vector<Row> rows = {{"Test", "ID", "K/sec", "/sec", "%User", "%Sys", "%Total"}};
   for (const auto& report : reports) {
     for (const auto& t : report.tests) {
-      out += left(std::string(test_code(t.spec.kind)), 8) + left(report.id, width) +
-             right(fmt::format("{:.1f}", t.kib_per_sec()), 9) +
-             right(fmt::format("{:.0f}", t.transfers_per_sec()), 8) +
-             right(fmt::format("{:.1f}", t.user_percent()), 6) +
-             right(fmt::format("{:.1f}", t.sys_percent()), 6) +
-             right(fmt::format("{:.1f}", t.total_percent()), 7) +
-             right(fmt::format("{}", t.spec.transfer_bytes), 7) + "\n";
+      rows.push_back({std::string(test_code(t.spec.kind)), report.id, fmt::format("{:.1f}", t.kib_per_sec()),
+                      fmt::format("{:.0f}", t.transfers_per_sec()), fmt::format("{:.1f}", t.user_percent()),
+                      fmt::format("{:.1f}", t.sys_percent()), fmt::format("{:.1f}", t.total_percent()),
+                      fmt::format("{}", t.spec.transfer_bytes)});
     }
   }
-  return out;
+  widen(columns, rows);
+  return render_rows(columns, rows);
 }
 
 std::string format_latency_rows(std::span<const TargetReport> reports) {
-  const int width = id_width(reports, kRowIdWidth);
-  std::string out = left("Test", 8) + left("ID", width) + right("p50 us", 10) + right("p90 us", 10) +
-                    right("p99 us", 10) + right("p99.9 us", 10) + right("max us", 10) + "\n";
+  std::vector<Column> columns = {{8, Align::kLeft},   {kRowIdWidth, Align::kLeft}, {10, Align::kRight},
+                                 {10, Align::kRight}, {10, Align::kRight},         {10, Align::kRight},
+                                 {10, Align::kRight}};
+  std::vector<Row> rows = {{"Test", "ID", "p50 us", "p90 us", "p99 us", "p99.9 us", "max us"}};
   for (const auto& report : reports) {
     for (const auto& t : report.tests) {
       const LatencyHistogram& h = t.latency;
-      out += left(std::string(test_code(t.spec.kind)), 8) + left(report.id, width) +
-             right(us(h.percentile_ns(50)), 10) + right(us(h.percentile_ns(90)), 10) +
-             right(us(h.percentile_ns(99)), 10) + right(us(h.percentile_ns(99.9)), 10) +
-             right(us(h.max_ns()), 10) + "\n";
+      rows.push_back({std::string(test_code(t.spec.kind)), report.id, us(h.percentile_ns(50)),
+                      us(h.percentile_ns(90)), us(h.percentile_ns(99)), us(h.percentile_ns(99.9)),
+                      us(h.max_ns())});
     }
   }
-  return out;
+  widen(columns, rows);
+  return render_rows(columns, rows);
 }
 
 std::unique_ptr<Formatter> make_text_formatter(int verbosity) {

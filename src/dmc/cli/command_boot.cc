@@ -1,5 +1,7 @@
 // boot: re-applies every mount stored with `start -boot`. packaging/systemd/dmc-boot.service runs
-// it once after local file systems are mounted. One mount failing does not stop the others.
+// it once after local file systems are mounted. One mount failing does not stop the others; a
+// mount whose directory was deleted is skipped with a warning (not a failure: `dmc stop` of that
+// path forgets it).
 #include <fmt/format.h>
 
 #include "dmc/cli/commands.h"
@@ -12,6 +14,7 @@ namespace {
 std::string boot_one(Context& ctx, const StoredMount& record) {
   auto mount = resolve_mount_dir(record.mount);
   if (!mount.ok()) return mount.error();
+  if (Status s = ctx.mounts().check_conditionable(record.mount, {ctx.store.dir()}); !s.ok()) return s.error();
   auto status = ctx.mounts().status(record.mount);
   if (!status.ok()) return fmt::format("cannot query: {}", status.error());
   if (status->mounted && status->daemon_alive) {
@@ -39,6 +42,12 @@ Outcome run_boot(Context& ctx, const CommandArgs&) {
   size_t attempted = 0;
   for (const StoredMount& record : listing.mounts) {
     if (!record.boot) continue;
+    if (path_is_missing(record.mount)) {  // deleted: nothing to condition, and no failure of boot's
+      ctx.err << fmt::format("dmc: warning: boot: {}: skipped: the directory no longer exists ('sudo dmc stop {}' "
+                             "forgets it)\n",
+                             record.mount, record.mount);
+      continue;
+    }
     ++attempted;
     std::string error = boot_one(ctx, record);
     if (error.empty()) continue;

@@ -9,8 +9,13 @@ std::string stale_mount_message(const std::string& mount) {
                      mount, mount);
 }
 
-MountState read_mount_state(Context& ctx, const std::string& mount, Outcome& outcome) {
+std::string inside_line(const std::string& named, const std::string& mount) {
+  return fmt::format("{} is inside the conditioned directory {}\n", named, mount);
+}
+
+MountState read_mount_state(Context& ctx, const std::string& named, Outcome& outcome) {
   MountState state;
+  state.named = named;
   outcome = success();
   auto lock = ctx.store.lock();
   if (!lock.ok()) {
@@ -18,14 +23,14 @@ MountState read_mount_state(Context& ctx, const std::string& mount, Outcome& out
     return state;
   }
   state.lock = std::move(lock).value();
-  auto status = ctx.mounts().status(mount);
+  auto status = ctx.mounts().status(named);
   if (!status.ok()) {
-    outcome = failure(ExitCode::kFailed, fmt::format("cannot query {}: {}", mount, status.error()));
+    outcome = failure(ExitCode::kFailed, fmt::format("cannot query {}: {}", named, status.error()));
     return state;
   }
   state.status = std::move(status).value();
-  if (state.status.mount_point.empty()) state.status.mount_point = mount;
-  auto stored = ctx.store.load(mount);
+  if (state.status.mount_point.empty() || !state.status.mounted) state.status.mount_point = named;
+  auto stored = ctx.store.load(state.mount());
   if (!stored.ok()) {
     outcome = failure(ExitCode::kFailed, fmt::format("settings store: {}", stored.error()));
     return state;

@@ -15,19 +15,28 @@ namespace diskcond::dmc {
 // The one line for a mount whose daemon died, with the fix.
 std::string stale_mount_message(const std::string& mount);
 
-// Where a mount stands before a command changes it.
+// Where a mount stands before a command changes it. A command acts on mount(): the conditioned
+// directory holding the path the user named (like macOS, which reports the volume holding a
+// path), or that path itself when no conditioned mount holds it.
 struct MountState {
   StoreLock lock;                    // held until the command is done
-  MountStatus status;                // from the mount machinery
-  std::optional<StoredMount> stored; // from the settings store
+  std::string named;                 // the canonical path the user named
+  MountStatus status;                // from the mount machinery, for `named`
+  std::optional<StoredMount> stored; // from the settings store, for mount()
 
+  const std::string& mount() const { return status.mount_point; }
+  bool inside() const { return mount() != named; }  // named is below the conditioned mount()
   bool running() const { return status.mounted && status.daemon_alive; }
   bool stale() const { return status.mounted && !status.daemon_alive; }
 };
 
-// Locks the store, then queries both; errors come back as the Outcome to return (kFailed). On success `outcome` is
-// success() and the state is filled in.
-MountState read_mount_state(Context& ctx, const std::string& mount, Outcome& outcome);
+// Locks the store, then queries both for the path `named`; errors come back as the Outcome to return (kFailed). On
+// success `outcome` is success() and the state is filled in.
+MountState read_mount_state(Context& ctx, const std::string& named, Outcome& outcome);
+
+// The line that says which conditioned directory a command acted on for a path inside it:
+// "<named> is inside the conditioned directory <mount>\n".
+std::string inside_line(const std::string& named, const std::string& mount);
 
 // Looks up a profile by index or name in the catalog; unknown ones are a usage error.
 Result<Profile> find_profile(const Context& ctx, const std::string& name_or_index);

@@ -11,7 +11,8 @@ namespace {
 constexpr std::string_view kStartHelp =
     "Turns conditioning on: mounts a conditioned file system over <mount> in place, so every program\n"
     "using the directory sees a disk like the profile. Without a profile, applies the settings stored\n"
-    "by 'dmc configure' or 'dmc select'. Needs root.\n"
+    "by 'dmc configure' or 'dmc select'. Needs root. Refuses /, directories on pseudo file systems\n"
+    "(proc, sysfs, devtmpfs, ...) and dmc's own state and run directories and their parents.\n"
     "\n"
     "  -boot     keep <mount> conditioned across reboots (dmc-boot.service runs 'dmc boot')\n"
     "  -nocache  bypass the page cache: every read and write is conditioned, cache hits included\n"
@@ -21,14 +22,16 @@ constexpr std::string_view kStartHelp =
 
 constexpr std::string_view kStopHelp =
     "Turns conditioning off: unmounts the conditioned file system, leaving the directory as it was,\n"
-    "and drops '-boot' persistence. Refuses while files under <mount> are open. Needs root.\n"
+    "and drops '-boot' persistence. Refuses while files under <mount> are open. For a directory that\n"
+    "no longer exists, forgets its stored settings. Needs root.\n"
     "\n"
     "  -force  detach a busy mount lazily (it goes away when the last file is closed)\n";
 
 constexpr std::string_view kStatusHelp =
     "Shows whether <mount> is conditioned, its settings, and (beyond macOS) its cache mode, boot\n"
     "persistence and live counters. A directory that is not conditioned shows OFF with the settings\n"
-    "'dmc start' would apply, or zeros. Works without root.\n"
+    "'dmc start' would apply, or zeros. A directory inside a conditioned one reports that one and\n"
+    "says so (as do select, configure, stop and verify, which act on it). Works without root.\n"
     "\n"
     "  -json  machine-readable output (schema in docs/dmc.md and dmc(1))\n";
 
@@ -90,7 +93,8 @@ constexpr std::string_view kVerifyHelp =
 
 constexpr std::string_view kBootHelp =
     "Conditions every mount started with '-boot', with its stored settings. Run at boot by\n"
-    "dmc-boot.service; reports each mount on its own line and fails if any mount failed. Needs root.\n";
+    "dmc-boot.service; reports each mount on its own line and fails if any mount failed. A mount\n"
+    "whose directory no longer exists is skipped with a warning. Needs root.\n";
 
 constexpr std::string_view kDiskHelp =
     "A disk of an image file in a conditioned directory, through a kernel loop device, so a real\n"

@@ -3,12 +3,15 @@
 #include <sys/statvfs.h>
 
 #include <cmath>
+#include <optional>
+#include <ostream>
 
 #include "core/units.h"
 #include "dmc/cli/command_support.h"
 #include "dmc/cli/commands.h"
 #include "dmc/cli/json_format.h"
 #include "dmc/cli/mount_path.h"
+#include "dmc/cli/verify_progress.h"
 #include "dmc/verify.h"
 
 namespace diskcond::dmc {
@@ -63,7 +66,9 @@ Outcome run_verify(Context& ctx, const CommandArgs& args) {
   if (!mount.ok()) return usage_error(mount.error());
   auto status = ctx.mounts().status(*mount);
   if (!status.ok()) return failure(ExitCode::kFailed, fmt::format("cannot query {}: {}", *mount, status.error()));
-  if (status->mounted && !status->daemon_alive) return failure(ExitCode::kStale, stale_mount_message(*mount));
+  // A path inside a conditioned directory: measured there, against that directory's profile.
+  const std::string holder = status->mounted && !status->mount_point.empty() ? status->mount_point : *mount;
+  if (status->mounted && !status->daemon_alive) return failure(ExitCode::kStale, stale_mount_message(holder));
   if (!status->mounted) {
     return failure(ExitCode::kWrongState, fmt::format("{} is not conditioned; start it with 'dmc start {} <profile>'",
                                                       *mount, *mount));
@@ -77,15 +82,18 @@ Outcome run_verify(Context& ctx, const CommandArgs& args) {
   VerifyPlan plan;
   if (args.has("quick")) plan.seconds_per_test_ns = 2 * kNsPerSec;
   const Profile& profile = status->settings.profile;
-  auto checks = verify_directory(*mount, profile, capacity, plan, [&](const std::string& label) {
-    ctx.err << "dmc: verify: " << label << "\n";
-    ctx.err.flush();
-  });
+  std::optional<VerifyProgress> progress(std::in_place, ctx.err, ctx.err_is_terminal(), plan.workloads.size());
+  auto checks = verify_directory(*mount, profile, capacity, plan,
+                                 [&](const std::string& label) { progress->show(label); });
+  progress.reset();  // the line is gone before the results or the error
   if (!checks.ok()) return failure(ExitCode::kFailed, fmt::format("cannot verify {}: {}", *mount, checks.error()));
 
   if (args.has("json")) {
-    ctx.out << render_json(checks_json(*mount, profile, *checks, plan.tolerance));
+    nlohmann::ordered_json j = checks_json(holder, profile, *checks, plan.tolerance);
+    j["path"] = *mount;
+    ctx.out << render_json(j);
   } else {
+    if (holder != *mount) ctx.out << inside_line(*mount, holder);
     ctx.out << fmt::format("Profile: {}\n", profile.name) << format_checks(*checks, plan.tolerance);
   }
   auto failed = std::count_if(checks->begin(), checks->end(), [](const VerifyCheck& c) { return !c.pass; });

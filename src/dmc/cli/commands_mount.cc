@@ -17,15 +17,21 @@ Outcome run_start(Context& ctx, const CommandArgs& args) {
     named = std::move(profile).value();
   }
 
+  // "/", pseudo file systems, dmc's own directories: refused before anything is touched.
+  if (Status s = ctx.mounts().check_conditionable(*mount, {ctx.store.dir()}); !s.ok()) return usage_error(s.error());
+
   Outcome outcome;
   MountState state = read_mount_state(ctx, *mount, outcome);
   if (!outcome.ok()) return outcome;
-  if (state.stale()) return failure(ExitCode::kStale, stale_mount_message(*mount));
+  if (state.stale()) return failure(ExitCode::kStale, stale_mount_message(state.mount()));
   if (state.running()) {
+    const std::string what = state.inside()
+                                 ? fmt::format("{} is inside the conditioned directory {}", *mount, state.mount())
+                                 : fmt::format("{} is already conditioned", *mount);
     return failure(ExitCode::kWrongState,
-                   fmt::format("{} is already conditioned (profile '{}'); change it with 'dmc select' or "
-                               "'dmc configure', or run 'dmc stop {}' first",
-                               *mount, state.status.settings.profile.name, *mount));
+                   fmt::format("{} (profile '{}'); change it with 'dmc select' or 'dmc configure', or run "
+                               "'dmc stop {}' first",
+                               what, state.status.settings.profile.name, state.mount()));
   }
   if (!named && !state.stored) {
     return failure(ExitCode::kWrongState,
@@ -50,31 +56,61 @@ Outcome run_start(Context& ctx, const CommandArgs& args) {
   return success();
 }
 
+namespace {
+
+// `dmc stop` of a directory that no longer exists: forgets what is stored for it (a '-boot'
+// record would otherwise fail `dmc boot` forever). `missing_error` is resolve_mount_dir's.
+Outcome forget_deleted_directory(Context& ctx, const std::string& arg, const std::string& missing_error) {
+  auto path = resolve_missing_dir(arg);
+  if (!path.ok()) return usage_error(missing_error);
+  // Nothing stored: a mistyped path, an error that changes nothing (not even the lock file).
+  auto known = ctx.store.load(*path);
+  if (known.ok() && !known->has_value()) return usage_error(missing_error);
+  auto lock = ctx.store.lock();
+  if (!lock.ok()) return failure(ExitCode::kFailed, fmt::format("settings store: {}", lock.error()));
+  auto stored = ctx.store.load(*path);
+  if (!stored.ok()) return failure(ExitCode::kFailed, fmt::format("settings store: {}", stored.error()));
+  if (!stored->has_value()) return usage_error(missing_error);
+  if (Status s = ctx.store.remove(*path); !s.ok()) {
+    return failure(ExitCode::kFailed, fmt::format("settings store: {}", s.error()));
+  }
+  ctx.out << fmt::format("{} no longer exists; its stored settings are forgotten{}\n", *path,
+                         (*stored)->boot ? " (it will no longer be conditioned at boot)" : "");
+  return success();
+}
+
+}  // namespace
+
 Outcome run_stop(Context& ctx, const CommandArgs& args) {
   auto mount = resolve_mount_dir(args.positional[0]);
-  if (!mount.ok()) return usage_error(mount.error());
+  if (!mount.ok()) {
+    if (path_is_missing(args.positional[0])) return forget_deleted_directory(ctx, args.positional[0], mount.error());
+    return usage_error(mount.error());
+  }
   bool force = args.has("force");
 
   Outcome outcome;
   MountState state = read_mount_state(ctx, *mount, outcome);
   if (!outcome.ok()) return outcome;
+  const std::string& target = state.mount();
   bool was_boot = state.stored && state.stored->boot;
   if (!state.status.mounted && !was_boot) {
     return failure(ExitCode::kWrongState, fmt::format("{} is not conditioned", *mount));
   }
   if (state.status.mounted) {
-    if (Status s = ctx.mounts().stop(*mount, force); !s.ok()) {
-      std::string hint = force ? "" : fmt::format(" (if it is busy, 'dmc stop {} -force' detaches it lazily)", *mount);
-      return failure(ExitCode::kFailed, fmt::format("cannot stop {}: {}{}", *mount, s.error(), hint));
+    if (Status s = ctx.mounts().stop(target, force); !s.ok()) {
+      std::string hint = force ? "" : fmt::format("; 'dmc stop {} -force' detaches it lazily", target);
+      return failure(ExitCode::kFailed, fmt::format("cannot stop {}: {}{}", target, s.error(), hint));
     }
   }
+  if (state.inside()) ctx.out << inside_line(*mount, target);
   if (was_boot) {
     StoredMount record = *state.stored;
     record.boot = false;
     if (Status s = ctx.store.save(record); !s.ok()) {
-      return failure(ExitCode::kFailed, fmt::format("cannot drop boot persistence of {}: {}", *mount, s.error()));
+      return failure(ExitCode::kFailed, fmt::format("cannot drop boot persistence of {}: {}", target, s.error()));
     }
-    if (!state.status.mounted) ctx.out << fmt::format("{} was not conditioned; it will no longer be at boot\n", *mount);
+    if (!state.status.mounted) ctx.out << fmt::format("{} was not conditioned; it will no longer be at boot\n", target);
   }
   return success();
 }

@@ -50,7 +50,8 @@ Outcome run_predict(Context& ctx, const CommandArgs& args) {
     profiles = profiles.subspan(first_index, 1);
   }
   if (args.has("json")) {
-    ctx.out << render_json(predictions_json(profiles));
+    nlohmann::ordered_json doc = {{"schema_version", kJsonSchemaVersion}, {"profiles", predictions_json(profiles)}};
+    ctx.out << render_json(doc);
   } else {
     ctx.out << format_prediction_table(profiles, first_index);
   }
@@ -58,16 +59,24 @@ Outcome run_predict(Context& ctx, const CommandArgs& args) {
 }
 
 Outcome run_status(Context& ctx, const CommandArgs& args) {
-  auto mount = resolve_mount_dir(args.positional[0]);
-  if (!mount.ok()) return usage_error(mount.error());
-  auto status = ctx.mounts().status(*mount);
-  if (!status.ok()) return failure(ExitCode::kFailed, fmt::format("cannot query {}: {}", *mount, status.error()));
-  if (status->mount_point.empty()) status->mount_point = *mount;
-  auto stored = ctx.store.load(*mount);
+  auto path = resolve_mount_dir(args.positional[0]);
+  if (!path.ok()) return usage_error(path.error());
+  auto status = ctx.mounts().status(*path);
+  if (!status.ok()) return failure(ExitCode::kFailed, fmt::format("cannot query {}: {}", *path, status.error()));
+  // Like macOS, which reports the volume holding a path: a path inside a conditioned directory
+  // reports that directory.
+  if (status->mount_point.empty() || !status->mounted) status->mount_point = *path;
+  auto stored = ctx.store.load(status->mount_point);
   if (!stored.ok()) ctx.err << "dmc: warning: settings store: " << stored.error() << "\n";
-  StatusView view = make_status_view(*status, stored.ok() ? *stored : std::nullopt);
-  ctx.out << (args.has("json") ? render_json(status_json(view)) : format_status(view));
-  if (view.state == ConditionerState::kStale) return failure(ExitCode::kStale, stale_mount_message(view.mount));
+  StatusView view = make_status_view(*status, stored.ok() ? *stored : std::nullopt, *path);
+  const bool json = args.has("json");
+  ctx.out << (json ? render_json(status_json(view)) : format_status(view));
+  if (view.state == ConditionerState::kStale) {
+    // JSON says "stale" itself: exit 5 without the line, so stdout and stderr do not both report.
+    Outcome stale = failure(ExitCode::kStale, stale_mount_message(view.mount));
+    stale.quiet = json;
+    return stale;
+  }
   return success();
 }
 

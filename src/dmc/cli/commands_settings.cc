@@ -1,6 +1,7 @@
 // select and configure: changing a mount's settings without turning conditioning on or off.
 // A running mount changes live (MountControl::update, no remount); either way the settings store
-// keeps the new settings, so a later `dmc start <mount>` without a profile applies them.
+// keeps the new settings, so a later `dmc start <mount>` without a profile applies them. A path
+// inside a conditioned directory names that directory.
 #include <fmt/format.h>
 
 #include "dmc/cli/command_support.h"
@@ -11,11 +12,13 @@
 namespace diskcond::dmc {
 namespace {
 
-// REQUIRES: `profile` passed validate(). Keeps the mount's cache mode and boot persistence.
-Outcome apply_profile(Context& ctx, const std::string& mount, const Profile& profile) {
+// REQUIRES: `profile` passed validate(). Keeps the mount's cache mode and boot persistence. For a
+// path inside a conditioned directory, changes that directory and says so.
+Outcome apply_profile(Context& ctx, const std::string& named, const Profile& profile) {
   Outcome outcome;
-  MountState state = read_mount_state(ctx, mount, outcome);
+  MountState state = read_mount_state(ctx, named, outcome);
   if (!outcome.ok()) return outcome;
+  const std::string& mount = state.mount();
   if (state.stale()) return failure(ExitCode::kStale, stale_mount_message(mount));
 
   StoredMount record;
@@ -37,6 +40,7 @@ Outcome apply_profile(Context& ctx, const std::string& mount, const Profile& pro
     std::string applied = state.running() ? "the mount runs with the new settings, but " : "";
     return failure(ExitCode::kFailed, fmt::format("{}{}: settings not saved: {}", applied, mount, s.error()));
   }
+  if (state.inside()) ctx.out << inside_line(named, mount);
   return success();
 }
 

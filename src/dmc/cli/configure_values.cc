@@ -50,12 +50,8 @@ Status assign(Result<T> parsed, Field& out) {
 }  // namespace
 
 Profile type_defaults(DiskType type) {
-  Profile p;
+  Profile p = profile_defaults(type);
   p.name = std::string(kCustomProfileName);
-  p.type = type;
-  p.queue_depth = 32;
-  p.max_read_bytes = p.max_write_bytes = (type == DiskType::kHDD ? 16 : 32) * kMiB;
-  p.max_read_segments = p.max_write_segments = 128;
   return p;
 }
 

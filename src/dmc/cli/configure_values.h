@@ -26,9 +26,7 @@ inline constexpr size_t kConfigureMaxValues = 9;
 // Throughputs above this are rejected as typos (1 TiB/s).
 inline constexpr uint64_t kMaxThroughputBytesPerSec = uint64_t{1} << 40;
 
-// Queue depth, max bytes and segments of a custom disk of this type (docs/dmc.md):
-// HDD: 32, 16 MiB, 128 (as the built-in 5400/7200 HDD). SSD: 32, 32 MiB, 128 (as the SATA SSDs).
-// Access time and throughputs are 0; no spin-up.
+// profile_defaults(type) named "Custom": what configure's left-out values take.
 Profile type_defaults(DiskType type);
 
 // `words` are the values after <mount>: kConfigureMinValues to kConfigureMaxValues of them.

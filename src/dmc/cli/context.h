@@ -26,6 +26,8 @@ struct Context {
   std::function<bool()> is_root;
   std::ostream& out;
   std::ostream& err;
+  // True when `err` is a terminal (isatty(2) in dmc itself): progress lines are shown only there.
+  std::function<bool()> err_is_terminal = [] { return false; };
 
   ProfileCatalog catalog() const { return ProfileCatalog::load(profile_dirs); }
 };

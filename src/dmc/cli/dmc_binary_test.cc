@@ -144,6 +144,41 @@ TEST_F(DmcBinary, BadInputIsOneLineOnStderr) {
   EXPECT_FALSE(std::filesystem::exists(root_ + "/state"));  // nothing was stored
 }
 
+// Issue 13, items 1, 2 and 7, with the real checks: "/" (which used to say ON and condition
+// nothing), pseudo file systems, and dmc's own state and run directories and their parents.
+TEST_F(DmcBinary, StartRefusesTheRootPseudoFilesystemsAndItsOwnDirectories) {
+  if (::geteuid() != 0) GTEST_SKIP() << "start needs root";
+  std::filesystem::create_directories(root_ + "/state/mounts");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"/", "dmc: refusing to condition / (the whole system, dmc's own files included); name a directory below it\n"},
+      {"/proc", "dmc: refusing to condition /proc: it is on proc, a pseudo file system with no disk behind it\n"},
+      {"/sys", "dmc: refusing to condition /sys: it is on sysfs, a pseudo file system with no disk behind it\n"},
+      {"/dev", "dmc: refusing to condition /dev: it is on devtmpfs, a pseudo file system with no disk behind it\n"},
+      {root_ + "/state/mounts", "dmc: refusing to condition " + root_ + "/state/mounts: it holds dmc's own files (" +
+                                    root_ + "/state/mounts)\n"},
+      {root_ + "/state", "dmc: refusing to condition " + root_ + "/state: it holds dmc's own files (" + root_ +
+                             "/state/mounts)\n"},
+      {"/run", "dmc: refusing to condition /run: it holds dmc's own files (/run/diskcond)\n"},
+  };
+  for (const auto& [dir, message] : cases) {
+    DmcRun r = dmc({"start", dir, "0"});
+    EXPECT_EQ(r.code, 2) << dir;
+    EXPECT_EQ(r.err, message);
+    EXPECT_EQ(r.out, "");
+  }
+  EXPECT_FALSE(std::filesystem::exists(root_ + "/state/mounts/.lock"));  // nothing touched
+  DmcRun status = dmc({"status", "/proc", "-json"});
+  EXPECT_EQ(status.code, 0);
+  EXPECT_NE(status.out.find("\"state\": \"off\""), std::string::npos) << status.out;
+}
+
+// Issue 13, item 8.
+TEST_F(DmcBinary, HelpAboutHelp) {
+  DmcRun r = dmc({"help", "--help"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("usage: dmc <commands...>\n", 0), 0u) << r.out;
+}
+
 TEST_F(DmcBinary, Version) {
   DmcRun r = dmc({"--version"});
   EXPECT_EQ(r.code, 0);

@@ -22,6 +22,10 @@ Outcome run_help(Context& ctx, std::span<const std::string> words) {
     return success();
   }
   if (words.size() > 1) return usage_error(fmt::format("unexpected argument '{}' for 'dmc help'", words[1]));
+  if (words[0] == "help" || is_help_word(words[0])) {  // help about help: the usage, which lists it
+    ctx.out << top_level_usage();
+    return success();
+  }
   const CommandSpec* spec = find_command(words[0]);
   if (spec == nullptr) return usage_error(fmt::format("unknown command '{}' (see 'dmc help')", words[0]));
   ctx.out << command_help(*spec);
@@ -63,7 +67,7 @@ int run_dmc(std::span<const std::string> args, Context& ctx) {
     outcome = failure(ExitCode::kFailed, fmt::format("internal error: {}", e.what()));
   }
   ctx.out.flush();
-  if (!outcome.ok()) ctx.err << "dmc: " << one_line(outcome.message) << "\n";
+  if (!outcome.ok() && !outcome.quiet) ctx.err << "dmc: " << one_line(outcome.message) << "\n";
   return static_cast<int>(outcome.code);
 }
 
@@ -85,6 +89,7 @@ int dmc_main(int argc, char** argv) {
       .is_root = [] { return ::geteuid() == 0; },
       .out = std::cout,
       .err = std::cerr,
+      .err_is_terminal = [] { return ::isatty(STDERR_FILENO) == 1; },
   };
   return run_dmc(args, ctx);
 }

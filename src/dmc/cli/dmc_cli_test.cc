@@ -80,6 +80,40 @@ TEST_F(DmcCli, StatusOfADeadDaemonSaysSoWithTheFix) {
                        mount_ + "' to clear it\n");
 }
 
+// Issue 13, item 8: -json prints the state and exits 5, without a second report on stderr.
+TEST_F(DmcCli, StatusJsonOfADeadDaemonIsTheJsonAndExitFive) {
+  fake_.add_running(mount_, {builtin_profiles()[0], CacheMode::kPageCache}).daemon_alive = false;
+  EXPECT_EQ(run({"status", mount_, "-json"}), 5);
+  auto j = nlohmann::ordered_json::parse(out());
+  EXPECT_EQ(j["state"], "stale");
+  EXPECT_EQ(err(), "");
+}
+
+// Issue 13, item 4: like macOS (which reports the volume holding a path), a path inside a
+// conditioned directory reports that directory, and says which one.
+TEST_F(DmcCli, StatusOfAPathInsideAConditionedDirectoryReportsThatDirectory) {
+  std::filesystem::create_directories(mount_ + "/sub/deeper");
+  fake_.add_running(mount_, {builtin_profiles()[3], CacheMode::kPageCache});
+  ASSERT_EQ(run({"select", mount_, "3"}), 0);  // something stored for the mount
+  is_root_ = false;
+  EXPECT_EQ(run({"status", mount_ + "/sub/deeper"}), 0) << err();
+  EXPECT_EQ(out().rfind("Disk Mount Conditioner: ON\nProfile: Slow SSD\n", 0), 0u) << out();
+  EXPECT_NE(out().find("Mount: " + mount_ + "\n" + mount_ + "/sub/deeper is inside the conditioned directory " +
+                       mount_ + "\n"),
+            std::string::npos)
+      << out();
+  EXPECT_EQ(run({"status", mount_ + "/sub", "-json"}), 0);
+  auto j = nlohmann::ordered_json::parse(out());
+  EXPECT_EQ(j["state"], "on");
+  EXPECT_EQ(j["mount"], mount_);
+  EXPECT_EQ(j["path"], mount_ + "/sub");
+  EXPECT_EQ(j["profile"]["name"], "Slow SSD");
+  // A directory beside it is not inside it.
+  std::filesystem::create_directories(mount_ + "-twin");
+  EXPECT_EQ(run({"status", mount_ + "-twin"}), 0);
+  EXPECT_EQ(out().rfind("Disk Mount Conditioner: OFF\n", 0), 0u) << out();
+}
+
 TEST_F(DmcCli, StatusWhenTheMachineryFailsIsOneLine) {
   fake_.fail_status = "control socket refused";
   EXPECT_EQ(run({"status", mount_}), 1);
@@ -95,6 +129,30 @@ TEST_F(DmcCli, HelpInEveryFormMatchesMacOSShape) {
               std::string::npos);
     EXPECT_NE(out().find("\n  help | -h"), std::string::npos);
   }
+}
+
+// Issue 13, item 8: `dmc help --help` failed ("unknown command '--help'").
+TEST_F(DmcCli, HelpAboutHelpIsTheUsage) {
+  for (std::vector<std::string> args : {std::vector<std::string>{"help", "--help"}, {"help", "-h"}, {"help", "help"},
+                                        {"-h", "--help"}, {"--help", "help"}}) {
+    EXPECT_EQ(run(args), 0) << args[0] << " " << args[1] << ": " << err();
+    EXPECT_EQ(out().rfind("usage: dmc <commands...>\n", 0), 0u) << out();
+    EXPECT_EQ(err(), "");
+  }
+}
+
+// Issue 13, item 8: every JSON document has a schema_version, predict's too.
+TEST_F(DmcCli, PredictJsonHasASchemaVersion) {
+  EXPECT_EQ(run({"predict", "-json"}), 0);
+  auto j = nlohmann::ordered_json::parse(out());
+  EXPECT_EQ(j["schema_version"], 1);
+  ASSERT_EQ(j["profiles"].size(), 8u);
+  EXPECT_EQ(j["profiles"][0]["profile"], "Faulty 5400 HDD");
+  EXPECT_EQ(j["profiles"][0]["predictions"].size(), 7u);
+  EXPECT_EQ(run({"predict", "3", "-json"}), 0);
+  j = nlohmann::ordered_json::parse(out());
+  ASSERT_EQ(j["profiles"].size(), 1u);
+  EXPECT_EQ(j["profiles"][0]["profile"], "Slow SSD");
 }
 
 TEST_F(DmcCli, EveryCommandHasItsOwnHelpWithoutRoot) {

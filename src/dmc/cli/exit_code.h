@@ -22,6 +22,7 @@ enum class ExitCode : int {
 struct Outcome {
   ExitCode code = ExitCode::kOk;
   std::string message;
+  bool quiet = false;  // the output already said it (status -json of a stale mount): no line
 
   bool ok() const { return code == ExitCode::kOk; }
 };

@@ -13,20 +13,31 @@ namespace diskcond::dmc {
 
 class FakeMountControl final : public MountControl {
  public:
-  // Every call, in order: "start <dir>", "stop <dir>", "stop -force <dir>", "status <dir>", "update <dir>".
+  // Every call, in order: "check <dir>", "start <dir>", "stop <dir>", "stop -force <dir>", "status <dir>",
+  // "update <dir>".
   std::vector<std::string> calls;
   // The mounts the fake "runs", by directory.
   std::map<std::string, MountStatus> mounts;
   // When set, the next call of that kind fails with this message.
   std::string fail_start, fail_stop, fail_status, fail_update;
+  // Directories check_conditionable refuses, with the reason (besides "/" and the own dirs).
+  std::map<std::string, std::string> unconditionable;
+  // The own_dirs of the last check_conditionable call.
+  std::vector<std::string> last_own_dirs;
 
-  // The calls that would change something (everything but status).
+  // The calls that would change something (everything but status and check).
   std::vector<std::string> changing_calls() const {
     std::vector<std::string> out;
     for (const std::string& c : calls) {
-      if (c.rfind("status ", 0) != 0) out.push_back(c);
+      if (c.rfind("status ", 0) != 0 && c.rfind("check ", 0) != 0) out.push_back(c);
     }
     return out;
+  }
+
+  // `dir` is `path` or one of its ancestors.
+  static bool holds(const std::string& dir, const std::string& path) {
+    return path == dir || (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 &&
+                           (dir == "/" || path[dir.size()] == '/'));
   }
 
   // Puts a running mount on `dir`, as if started earlier.
@@ -40,6 +51,17 @@ class FakeMountControl final : public MountControl {
     return s;
   }
 
+  Status check_conditionable(const std::string& dir, const std::vector<std::string>& own_dirs) override {
+    calls.push_back("check " + dir);
+    last_own_dirs = own_dirs;
+    if (dir == "/") return make_error("refusing to condition / (fake)");
+    for (const std::string& own : own_dirs) {
+      if (holds(dir, own)) return make_error("refusing to condition " + dir + ": it holds dmc's own files (" + own + ")");
+    }
+    auto it = unconditionable.find(dir);
+    if (it != unconditionable.end()) return make_error(it->second);
+    return ok_status();
+  }
   Status start(const std::string& dir, const MountSettings& settings) override {
     calls.push_back("start " + dir);
     if (!fail_start.empty()) return make_error(std::exchange(fail_start, ""));
@@ -56,8 +78,12 @@ class FakeMountControl final : public MountControl {
   Result<MountStatus> status(const std::string& dir) override {
     calls.push_back("status " + dir);
     if (!fail_status.empty()) return make_error(std::exchange(fail_status, ""));
-    auto it = mounts.find(dir);
-    if (it != mounts.end()) return it->second;
+    // The mount on `dir` or on the nearest ancestor of it (as the kernel's mount table says).
+    auto holder = mounts.end();
+    for (auto it = mounts.begin(); it != mounts.end(); ++it) {
+      if (holds(it->first, dir) && (holder == mounts.end() || it->first.size() > holder->first.size())) holder = it;
+    }
+    if (holder != mounts.end()) return holder->second;
     MountStatus off;
     off.mount_point = dir;
     return off;

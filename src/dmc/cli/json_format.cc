@@ -70,6 +70,7 @@ json status_json(const StatusView& view) {
   json j = json::object();
   j["schema_version"] = kJsonSchemaVersion;
   j["mount"] = view.mount;
+  j["path"] = view.path.empty() ? view.mount : view.path;
   j["state"] = std::string(state_name(view.state));
   j["conditioned"] = view.state != ConditionerState::kOff;
   j["daemon_alive"] = view.state == ConditionerState::kOn;

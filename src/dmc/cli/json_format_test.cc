@@ -114,9 +114,10 @@ TEST(DmcJson, StatusOnHasEveryKeyAndCounters) {
   view.diagnostics->lateness_replies = 12;
   view.diagnostics->lateness_p99_ns = 250000;
   json j = json::parse(render_json(status_json(view)));
-  EXPECT_EQ(keys_of(j), (std::vector<std::string>{"schema_version", "mount", "state", "conditioned", "daemon_alive",
+  EXPECT_EQ(keys_of(j), (std::vector<std::string>{"schema_version", "mount", "path", "state", "conditioned", "daemon_alive",
                                                    "daemon_pid", "settings_source", "profile", "cache_mode", "boot",
                                                    "counters", "diagnostics"}));
+  EXPECT_EQ(j["path"], "/srv/data");  // the path asked about: the mount itself
   EXPECT_EQ(j["diagnostics"]["lateness_replies"], 12);
   EXPECT_EQ(j["diagnostics"]["lateness_p99_ns"], 250000);
   EXPECT_EQ(j["state"], "on");
@@ -133,6 +134,18 @@ TEST(DmcJson, StatusOnHasEveryKeyAndCounters) {
   EXPECT_EQ(j["counters"]["write_commands"], 5);
   EXPECT_EQ(j["counters"]["write_bytes"], 20480);
   EXPECT_DOUBLE_EQ(j["counters"]["floor_write_4k_ns"].get<double>(), 1e6);
+}
+
+// Issue 13, item 4: a path inside a conditioned directory reports that directory and says so.
+TEST(DmcJson, StatusOfAPathInsideNamesBoth) {
+  StatusView view;
+  view.mount = "/srv/data";
+  view.path = "/srv/data/sub";
+  view.state = ConditionerState::kOn;
+  view.settings = MountSettings{builtin_profiles()[0], CacheMode::kPageCache};
+  json j = status_json(view);
+  EXPECT_EQ(j["mount"], "/srv/data");
+  EXPECT_EQ(j["path"], "/srv/data/sub");
 }
 
 TEST(DmcJson, StatusOffAndStale) {

@@ -49,5 +49,18 @@ TEST_F(DmcMountPath, RejectsWhatIsNotADirectoryNamingIt) {
   EXPECT_EQ(empty.error(), "the mount path is empty");
 }
 
+// Issue 13, item 6: what a deleted directory was called, to find its stored record.
+TEST_F(DmcMountPath, DeletedDirectoriesResolveThroughTheirNearestExistingAncestor) {
+  EXPECT_TRUE(path_is_missing(root_ + "/gone"));
+  EXPECT_TRUE(path_is_missing(root_ + "/gone/deeper"));
+  EXPECT_FALSE(path_is_missing(root_ + "/data"));
+  EXPECT_FALSE(path_is_missing(root_ + "/file/x"));  // ENOTDIR: not a deleted directory
+  EXPECT_EQ(*resolve_missing_dir(root_ + "/gone"), root_ + "/gone");
+  EXPECT_EQ(*resolve_missing_dir(root_ + "/gone/"), root_ + "/gone");
+  EXPECT_EQ(*resolve_missing_dir(root_ + "/link/gone/deeper"), root_ + "/data/gone/deeper");
+  EXPECT_EQ(*resolve_missing_dir(root_ + "/data/x/../gone"), root_ + "/data/gone");
+  EXPECT_FALSE(resolve_missing_dir("").ok());
+}
+
 }  // namespace
 }  // namespace diskcond::dmc

@@ -191,6 +191,14 @@ Status SettingsStore::save(const StoredMount& record) const {
   return ok_status();
 }
 
+Status SettingsStore::remove(const std::string& mount) const {
+  std::string file = path_for(mount);
+  if (::unlink(file.c_str()) != 0 && errno != ENOENT) {
+    return make_error(fmt::format("cannot remove {}: {}", file, std::strerror(errno)));
+  }
+  return ok_status();
+}
+
 StoreListing SettingsStore::list() const {
   StoreListing listing;
   std::error_code ec;

@@ -61,6 +61,8 @@ class SettingsStore {
   Result<std::optional<StoredMount>> load(const std::string& mount) const;
   // Creates the directory if needed; replaces any earlier record for record.mount.
   Status save(const StoredMount& record) const;
+  // Forgets `mount`: removes its record (none stored is fine).
+  Status remove(const std::string& mount) const;
   // Creates the directory if needed and waits for <dir>/.lock (flock, exclusive).
   Result<StoreLock> lock() const;
   // Every record in the store (a missing directory is an empty store).

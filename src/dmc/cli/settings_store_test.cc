@@ -65,6 +65,15 @@ TEST_F(DmcSettingsStore, SaveLoadRoundTripAndReplace) {
   EXPECT_FALSE(std::filesystem::exists(store_.path_for("/srv/data") + ".tmp"));
 }
 
+TEST_F(DmcSettingsStore, RemoveForgetsOneRecord) {
+  ASSERT_TRUE(store_.save(record("/srv/data", true)).ok());
+  ASSERT_TRUE(store_.save(record("/srv/other", true)).ok());
+  ASSERT_TRUE(store_.remove("/srv/data").ok());
+  EXPECT_FALSE(store_.load("/srv/data")->has_value());
+  EXPECT_TRUE(store_.load("/srv/other")->has_value());
+  EXPECT_TRUE(store_.remove("/srv/data").ok());  // nothing stored: nothing to do
+}
+
 TEST_F(DmcSettingsStore, ListReturnsRecordsAndReportsBadFiles) {
   ASSERT_TRUE(store_.save(record("/b", true)).ok());
   ASSERT_TRUE(store_.save(record("/a", false)).ok());

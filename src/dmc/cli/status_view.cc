@@ -9,9 +9,11 @@ Profile zero_profile() {
   return p;
 }
 
-StatusView make_status_view(const MountStatus& status, const std::optional<StoredMount>& stored) {
+StatusView make_status_view(const MountStatus& status, const std::optional<StoredMount>& stored,
+                            const std::string& path) {
   StatusView view;
   view.mount = status.mount_point;
+  view.path = path;
   view.boot = stored.has_value() && stored->boot;
   if (status.mounted && status.daemon_alive) {
     view.state = ConditionerState::kOn;

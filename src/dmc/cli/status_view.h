@@ -20,7 +20,8 @@ enum class ConditionerState {
 };
 
 struct StatusView {
-  std::string mount;
+  std::string mount;  // the conditioned directory holding `path`, or `path` itself
+  std::string path;   // the directory asked about (canonical)
   ConditionerState state = ConditionerState::kOff;
   // The settings the fields show: the live ones when on; the stored ones when off (what the next
   // `dmc start <mount>` applies); nullopt when off with nothing stored (fields print as zeros).
@@ -31,8 +32,10 @@ struct StatusView {
   std::optional<MountDiagnostics> diagnostics;  // when on
 };
 
-// REQUIRES: status.mount_point == the mount `stored` (if any) belongs to.
-StatusView make_status_view(const MountStatus& status, const std::optional<StoredMount>& stored);
+// REQUIRES: status.mount_point == the mount `stored` (if any) belongs to. `path`: the directory
+// asked about (status.mount_point or a directory inside it).
+StatusView make_status_view(const MountStatus& status, const std::optional<StoredMount>& stored,
+                            const std::string& path);
 
 // The all-zero profile shown for an unconditioned directory with nothing stored.
 Profile zero_profile();

@@ -14,13 +14,18 @@ std::string cache_line(CacheMode mode) {
 
 std::string floor_text(double ns) { return ns > 0 ? format_duration(ns) : "none yet"; }
 
+// "1 command", "2 commands".
+std::string count(uint64_t n, std::string_view one, std::string_view many) {
+  return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
 std::string counter_lines(const MountCounters& c) {
   std::string out = "Served since start:\n";
-  out += fmt::format(" Reads: {} commands, {} bytes\n", c.commands[0], c.bytes[0]);
-  out += fmt::format(" Writes: {} commands, {} bytes\n", c.commands[1], c.bytes[1]);
-  out += fmt::format(" Flushes: {} commands\n", c.commands[2]);
+  out += fmt::format(" Reads: {}, {}\n", count(c.commands[0], "command", "commands"), count(c.bytes[0], "byte", "bytes"));
+  out += fmt::format(" Writes: {}, {}\n", count(c.commands[1], "command", "commands"), count(c.bytes[1], "byte", "bytes"));
+  out += fmt::format(" Flushes: {}\n", count(c.commands[2], "command", "commands"));
   out += fmt::format(" Mean added delay: {}\n", format_duration(c.mean_added_delay_ns));
-  out += fmt::format(" Queue occupancy: {} commands\n", c.queue_occupancy);
+  out += fmt::format(" Queue occupancy: {}\n", count(c.queue_occupancy, "command", "commands"));
   out += fmt::format(" Fastest 4 KiB read service: {}\n", floor_text(c.floor_read_ns));
   out += fmt::format(" Fastest 4 KiB write service: {}\n", floor_text(c.floor_write_ns));
   return out;
@@ -69,18 +74,23 @@ std::string format_profile(const Profile& profile) {
 }
 
 std::string format_status(const StatusView& view) {
+  const std::string inside = !view.path.empty() && view.path != view.mount
+                                 ? fmt::format("{} is inside the conditioned directory {}\n", view.path, view.mount)
+                                 : "";
   if (view.state == ConditionerState::kStale) {
     return fmt::format(
         "Disk Mount Conditioner: STALE\n"
+        "{}"
         "The daemon serving {} is not running{}; I/O on it fails.\n"
         "Fix: run 'sudo dmc stop {}' to clear the stale mount, then 'sudo dmc start {}' to condition it again.\n",
-        view.mount, view.daemon_pid > 0 ? fmt::format(" (pid {} is gone)", view.daemon_pid) : "", view.mount,
-        view.mount);
+        inside, view.mount, view.daemon_pid > 0 ? fmt::format(" (pid {} is gone)", view.daemon_pid) : "",
+        view.mount, view.mount);
   }
   bool on = view.state == ConditionerState::kOn;
   std::string out = fmt::format("Disk Mount Conditioner: {}\n", on ? "ON" : "OFF");
   out += format_profile(view.settings ? view.settings->profile : zero_profile());
   out += fmt::format("Mount: {}\n", view.mount);
+  out += inside;
   if (on) {
     out += fmt::format("Daemon: pid {}\n", view.daemon_pid);
   } else if (view.settings) {

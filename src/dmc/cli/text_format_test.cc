@@ -136,11 +136,49 @@ TEST(DmcTextFormat, StatusOnShowsFieldsThenLiveCounters) {
             "Served since start:\n"
             " Reads: 120 commands, 503316480 bytes\n"
             " Writes: 3 commands, 12288 bytes\n"
-            " Flushes: 1 commands\n"
+            " Flushes: 1 command\n"
             " Mean added delay: 52.1 ms\n"
             " Queue occupancy: 3 commands\n"
             " Fastest 4 KiB read service: 31.5 ms\n"
             " Fastest 4 KiB write service: none yet\n");
+}
+
+// Issue 13, item 8: one command is singular, in every counter.
+TEST(DmcTextFormat, CountersOfOneAreSingular) {
+  StatusView view;
+  view.mount = "/srv/data";
+  view.state = ConditionerState::kOn;
+  view.settings = MountSettings{builtin(0), CacheMode::kPageCache};
+  MountCounters c;
+  c.commands[0] = c.commands[1] = c.commands[2] = 1;
+  c.bytes[0] = 1;
+  c.queue_occupancy = 1;
+  view.counters = c;
+  std::string text = format_status(view);
+  EXPECT_NE(text.find(" Reads: 1 command, 1 byte\n Writes: 1 command, 0 bytes\n Flushes: 1 command\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find(" Queue occupancy: 1 command\n"), std::string::npos) << text;
+}
+
+// Issue 13, item 4: a path inside a conditioned directory reports that directory and says so.
+TEST(DmcTextFormat, StatusOfAPathInsideNamesTheConditionedDirectory) {
+  StatusView view;
+  view.mount = "/srv/data";
+  view.path = "/srv/data/sub";
+  view.state = ConditionerState::kOn;
+  view.settings = MountSettings{builtin(0), CacheMode::kPageCache};
+  view.daemon_pid = 4242;
+  std::string text = format_status(view);
+  EXPECT_NE(text.find("Mount: /srv/data\n/srv/data/sub is inside the conditioned directory /srv/data\nDaemon: pid"),
+            std::string::npos)
+      << text;
+  view.path = view.mount;
+  EXPECT_EQ(format_status(view).find("is inside"), std::string::npos);
+  view.state = ConditionerState::kStale;
+  view.path = "/srv/data/sub";
+  EXPECT_NE(format_status(view).find("STALE\n/srv/data/sub is inside the conditioned directory /srv/data\n"),
+            std::string::npos);
 }
 
 TEST(DmcTextFormat, StatusOffWithStoredSettingsSaysStartAppliesThem) {

@@ -20,17 +20,9 @@ void Conditioner::lower(std::atomic<int64_t>& floor, int64_t value) {
 }
 
 void Conditioner::reply(int64_t arrival_ns, int64_t completion_ns, Op op, uint64_t length,
-                        bool data, ReplyScheduler::Reply send, pid_t caller) {
+                        bool data, ReplyScheduler::Reply send) {
   const int64_t io_done = clock_.now_ns();
-  int64_t lead = 0;
-  if (transit_enabled_ && data && caller != 0) {
-    lead = transit_.arrived(caller, op, arrival_ns);
-    // Stamped as the reply starts: sending it (a read's data copied out) is part of the trip.
-    send = [this, caller, send = std::move(send)] {
-      transit_.replied(caller, clock_.now_ns());
-      send();
-    };
-  }
+  const int64_t lead = data ? transit_lead_ns() : 0;
   const int64_t due = std::max(completion_ns - lead, io_done);
   added_delay_sum_ns_.fetch_add(due - io_done, std::memory_order_relaxed);
   replies_.fetch_add(1, std::memory_order_relaxed);

@@ -5,20 +5,22 @@
 //      backing I/O, so the model sees commands in the order the kernel delivered them;
 //   2. do the backing I/O;
 //   3. reply(...) sends the reply at max(model completion - lead, backing I/O done), through the
-//      ReplyScheduler: a worker never sleeps. For reads and writes whose caller is known, the lead
-//      is the FUSE round trip learned by TransitEstimator, so the caller sees the model's time.
+//      ReplyScheduler: a worker never sleeps. For reads and writes the lead is a lower bound of
+//      the FUSE round trip (TransitBound, from the daemon's own probes), so a queue-depth-1 caller
+//      sees the model's time plus at most the rest of its round trip, and never less.
 // It also keeps the figures MountCounters reports.
 //
 // Locking: the model's mutex, then nothing; counters are atomics; the scheduler's mutex is a leaf.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 
 #include "core/clock.h"
 #include "core/disk_model.h"
 #include "dmc/mount/reply_scheduler.h"
-#include "dmc/mount/transit_estimator.h"
+#include "dmc/mount/transit_bound.h"
 #include "dmc/mount_control.h"
 
 namespace diskcond::mount {
@@ -41,15 +43,24 @@ class Conditioner {
   // Step 1. Returns the model's completion time.
   int64_t submit(Op op, uint64_t address, uint64_t length, int64_t arrival_ns);
   // Step 3. `length` is the data size (4 KiB data commands feed the floor); `data` says whether
-  // this was a data command (read/write) rather than a metadata change or flush; `caller` is the
-  // requesting thread (fuse_req_ctx()->pid) for data commands, 0 when unknown.
+  // this was a data command (read/write) rather than a metadata change or flush.
   void reply(int64_t arrival_ns, int64_t completion_ns, Op op, uint64_t length, bool data,
-             ReplyScheduler::Reply send, pid_t caller = 0);
+             ReplyScheduler::Reply send);
   // Off: replies wait for the model's completion as received (DISKCOND_TRANSIT_LEAD=off, for
   // measuring what the lead changes). On by default.
   void set_transit_lead_enabled(bool on) { transit_enabled_ = on; }
-  // The FUSE round trip most recently subtracted for `op` (reads, writes), in ns.
-  int64_t transit_lead_ns(Op op) const { return transit_.last_lead_ns(op); }
+  bool transit_lead_enabled() const { return transit_enabled_; }
+  // Where the daemon's probes record the round trip; the lead is its lower bound.
+  TransitBound& transit_bound() { return transit_; }
+  // The FUSE round trip subtracted from data commands' model times now, in ns (0 when off): the
+  // probes' lower bound less kTransitMarginNs. A probe's getattr is not exactly a read's path;
+  // with fio on a 1 ms profile the fastest of ~4,000 reads came 9 us under the plain bound once
+  // (fio's TSC clock; 1.3 us with clock_gettime), so a margin keeps such a read from being early.
+  static constexpr int64_t kTransitMarginNs = 5'000;
+  int64_t transit_lead_ns() const {
+    return transit_enabled_ ? std::max<int64_t>(transit_.lower_bound_ns() - kTransitMarginNs, 0)
+                            : 0;
+  }
 
   void set_profile(const Profile& profile) { model_.set_profile(profile); }
   Profile profile() const { return model_.profile(); }
@@ -64,7 +75,7 @@ class Conditioner {
   const Clock& clock_;
   ReplyScheduler& scheduler_;
   DiskModel model_;
-  TransitEstimator transit_;
+  TransitBound transit_;
   bool transit_enabled_ = true;  // set before the session runs
   std::atomic<int64_t> added_delay_sum_ns_{0};
   std::atomic<uint64_t> replies_{0};

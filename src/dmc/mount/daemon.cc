@@ -26,6 +26,7 @@
 #include "dmc/mount/credentials.h"
 #include "dmc/mount/filesystem.h"
 #include "dmc/mount/syscall.h"
+#include "dmc/mount/transit_probe.h"
 
 namespace diskcond::mount {
 namespace {
@@ -64,6 +65,7 @@ struct Daemon {
   ReplyScheduler& scheduler;
   Filesystem& fs;
   ControlServer& control;
+  TransitProbe& probe;
   std::atomic<bool> stopped{false};  // the mount was taken down through the control socket
 
   std::string handle(const std::string& line, uid_t peer_uid) {
@@ -82,8 +84,8 @@ struct Daemon {
         s.diagnostics.backing_bound_mean_excess_ns = bound.mean_excess_ns;
         s.diagnostics.wake_ahead_ns = scheduler.wake_ahead_ns();
         s.diagnostics.max_lateness_ns = scheduler.max_lateness_ns();
-        s.diagnostics.transit_lead_read_ns = conditioner.transit_lead_ns(Op::kRead);
-        s.diagnostics.transit_lead_write_ns = conditioner.transit_lead_ns(Op::kWrite);
+        s.diagnostics.transit_lead_read_ns = conditioner.transit_lead_ns();
+        s.diagnostics.transit_lead_write_ns = conditioner.transit_lead_ns();
         const LatenessSummary late = scheduler.lateness();
         s.diagnostics.lateness_replies = late.replies;
         s.diagnostics.lateness_early_replies = late.early;
@@ -107,12 +109,13 @@ struct Daemon {
   }
 
   std::string stop(bool force) {
+    probe.pause();  // its descriptor of the mount root would make the unmount fail
     if (umount2(config.mount_point.c_str(), force ? MNT_DETACH : 0) < 0) {
       const int err = errno;
+      probe.resume();
       if (err == EBUSY) {
-        return encode_error(config.mount_point +
-                            " is busy: files or directories under it are in use (close them, or "
-                            "stop with force to detach it lazily)");
+        // The caller says how to go on (dmc: "'dmc stop <mount> -force' detaches it lazily").
+        return encode_error(config.mount_point + " is busy: files or directories under it are in use");
       }
       return encode_error("cannot unmount " + config.mount_point + ": " + std::strerror(err));
     }
@@ -250,7 +253,8 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
   }
 
   ControlServer control;
-  Daemon daemon{config, conditioner, scheduler, fs, control};
+  TransitProbe probe(config.mount_point, fs.probe_stamp, conditioner.transit_bound(), clock);
+  Daemon daemon{config, conditioner, scheduler, fs, control, probe};
   auto listening = control.start(
       config.paths.socket,
       [&daemon](const std::string& line, uid_t uid) { return daemon.handle(line, uid); });
@@ -268,6 +272,7 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
     fuse_loop_cfg_set_max_threads(loop, kMaxWorkerThreads);
     fuse_loop_cfg_set_idle_threads(loop, kIdleWorkerThreads);
     fuse_loop_cfg_set_clone_fd(loop, 0);
+    if (conditioner.transit_lead_enabled()) probe.start();
     fuse_session_loop_mt(se, loop);
     fuse_loop_cfg_destroy(loop);
   }
@@ -281,6 +286,7 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
   }
   fuse_remove_signal_handlers(se);
   fuse_session_destroy(se);
+  probe.stop();  // after the connection is closed: a probe in flight fails instead of waiting
   remove_empty_log(config.paths.log);
   return exit_code;
 }

@@ -15,6 +15,7 @@
 #include "dmc/mount/buffer_pool.h"
 #include "dmc/mount/conditioner.h"
 #include "dmc/mount/inode_table.h"
+#include "dmc/mount/transit_probe.h"
 #include "dmc/mount_control.h"
 
 namespace diskcond::mount {
@@ -36,6 +37,7 @@ struct Filesystem {
   BufferPool buffers{kCachedBufferBytes};  // data buffers of reads and direct writes
   Conditioner& conditioner;
   std::atomic<CacheMode> cache;  // applies to files opened afterwards
+  ProbeStamp probe_stamp;        // the daemon's transit probe's own getattr requests
   double entry_timeout_s = 1.0;
   double attr_timeout_s = 1.0;
   int ready_fd = -1;  // the daemon's readiness pipe; init writes "ok <pid>" to it and closes it

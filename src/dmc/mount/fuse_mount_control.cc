@@ -9,8 +9,10 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <vector>
 
 #include "dmc/mount/control_protocol.h"
+#include "dmc/mount/conditionable.h"
 #include "dmc/mount/control_socket.h"
 #include "dmc/mount/daemon.h"
 #include "dmc/mount/mount_table.h"
@@ -69,6 +71,17 @@ Status refuse_nesting(const std::string& path) {
 
 class FuseMountControl final : public MountControl {
  public:
+  Status check_conditionable(const std::string& dir, const std::vector<std::string>& own_dirs) override {
+    auto path = canonical_directory_path(dir);
+    if (!path.ok()) return Error{path.error()};
+    // Held by a conditioned mount (perhaps a stale one, which statfs cannot read): start says
+    // what is wrong with that itself.
+    if (!conditioned_mount_holding(*path).empty()) return ok_status();
+    std::vector<std::string> all = own_dirs;
+    all.push_back(run_directory());
+    return mount::check_conditionable(*path, all);
+  }
+
   Status start(const std::string& dir, const MountSettings& settings) override {
     if (auto s = need_root("start"); !s.ok()) return s;
     if (auto v = validate(settings.profile); !v.ok()) return v;
@@ -82,6 +95,7 @@ class FuseMountControl final : public MountControl {
                                : " by a daemon that died; run stop first"));
     }
     if (auto s = refuse_nesting(*path); !s.ok()) return s;
+    if (auto s = check_conditionable(*path, {}); !s.ok()) return s;
     int fd = open(path->c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) {
       return make_error(*path + (errno == ENOTDIR ? ": not a directory"
@@ -137,10 +151,11 @@ class FuseMountControl final : public MountControl {
     auto path = canonical_directory_path(dir);
     if (!path.ok()) return Error{path.error()};
     MountStatus st;
-    st.mount_point = *path;
-    st.mounted = is_conditioned_mount(*path);
+    const std::string holder = conditioned_mount_holding(*path);
+    st.mounted = !holder.empty();
+    st.mount_point = st.mounted ? holder : *path;
     if (!st.mounted) return st;
-    const RunPaths paths = run_paths_for(*path);
+    const RunPaths paths = run_paths_for(holder);
     auto reply = control_call(paths.socket, encode_request(ControlRequest{}));
     auto decoded = reply.ok() ? decode_status(*reply) : Result<StatusReply>(Error{reply.error()});
     if (!decoded.ok()) {

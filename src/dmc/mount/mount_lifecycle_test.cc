@@ -106,7 +106,25 @@ TEST_F(MountLifecycle, UpdateChangesSettingsLive) {
   EXPECT_EQ(st->settings.cache, CacheMode::kNoCache);
 }
 
+// Issue 13, item 4: status of a path inside a conditioned directory is that directory's.
+TEST_F(MountLifecycle, StatusOfAPathInsideIsTheConditionedDirectorys) {
+  ASSERT_EQ(mkdir(path("sub").c_str(), 0755), 0);
+  ASSERT_EQ(mkdir(path("sub/deeper").c_str(), 0755), 0);
+  start(builtin_profiles()[5]);
+  for (const std::string& inside : {path("sub"), path("sub/deeper"), path("sub/deeper/../")}) {
+    auto st = control_->status(inside);
+    ASSERT_TRUE(st.ok()) << st.error();
+    EXPECT_TRUE(st->mounted) << inside;
+    EXPECT_TRUE(st->daemon_alive) << inside;
+    EXPECT_EQ(st->mount_point, dir_) << inside;
+    EXPECT_EQ(st->settings.profile, builtin_profiles()[5]) << inside;
+  }
+  EXPECT_TRUE(control_->check_conditionable(path("sub"), {}).ok());  // start refuses it itself
+  EXPECT_FALSE(control_->start(path("sub"), MountSettings{ssd_profile(0)}).ok());
+}
+
 TEST_F(MountLifecycle, DeadDaemonIsReportedAndStopClearsIt) {
+  ASSERT_EQ(mkdir(path("sub").c_str(), 0755), 0);
   start(ssd_profile(0));
   auto st = control_->status(dir_);
   ASSERT_TRUE(st.ok());
@@ -128,6 +146,12 @@ TEST_F(MountLifecycle, DeadDaemonIsReportedAndStopClearsIt) {
   ASSERT_TRUE(st.ok()) << st.error();
   EXPECT_TRUE(st->mounted);
   EXPECT_FALSE(st->daemon_alive);
+  // Below the dead mount nothing resolves; its path still leads to it.
+  auto inside = control_->status(path("sub"));
+  ASSERT_TRUE(inside.ok()) << inside.error();
+  EXPECT_TRUE(inside->mounted);
+  EXPECT_FALSE(inside->daemon_alive);
+  EXPECT_EQ(inside->mount_point, dir_);
   auto again = control_->start(dir_, MountSettings{ssd_profile(0)});
   ASSERT_FALSE(again.ok());
   EXPECT_NE(again.error().find("died"), std::string::npos) << again.error();

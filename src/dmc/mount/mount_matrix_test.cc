@@ -1,8 +1,10 @@
 // Integration, differential: one scripted sequence of operations by three non-root users runs on
 // a plain directory and through a conditioned mount of an identically prepared directory; every
 // step's outcome (errno) and resulting owner/group/mode must be the same. Covers a sticky
-// directory, a setgid directory, umask 077, files 0700..0600, create/open/chmod/chown/truncate/
+// directory, a setgid directory, umask 077, files 0700..0600, directories with each class's read
+// and search bits alone (open, list, reach an entry), create/open/chmod/chown/truncate/
 // unlink/rename/mkdir/rmdir/link/symlink/utimensat/setxattr. Numeric ids, no /etc/passwd entry.
+#include <dirent.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 
@@ -36,6 +38,17 @@ void make_dir(const std::string& root, const std::string& rel, mode_t mode, uid_
   ASSERT_EQ(chmod((root + "/" + rel).c_str(), mode), 0) << rel;
 }
 
+// Directory modes for the directory steps: each class's bits alone, read without search and
+// search without read among them.
+constexpr mode_t kDirModes[] = {0700, 0600, 0500, 0400, 0300, 0100, 0000, 0070, 0060,
+                                0040, 0010, 0007, 0006, 0004, 0001};
+
+std::string dir_name(mode_t mode) {
+  char name[16];
+  snprintf(name, sizeof(name), "home/d%04o", mode);
+  return name;
+}
+
 // The starting tree, made as root (before the mount goes on, for the mounted copy).
 void prepare(const std::string& root) {
   chmod(root.c_str(), 0755);
@@ -44,6 +57,11 @@ void prepare(const std::string& root) {
     char name[16];
     snprintf(name, sizeof(name), "home/f%o", mode);
     make_file(root, name, mode, kOwner, kShared);
+  }
+  for (mode_t mode : kDirModes) {  // each holds one file, "x"
+    make_dir(root, dir_name(mode), 0700, kOwner, kShared);
+    make_file(root, dir_name(mode) + "/x", 0644, kOwner, kShared);
+    ASSERT_EQ(chmod((root + "/" + dir_name(mode)).c_str(), mode), 0);
   }
   make_file(root, "home/foreign", 0644, kOwner, kForeign);  // group the owner is not in
   make_file(root, "home/suid", 06755, kOwner, kShared);
@@ -61,6 +79,26 @@ int open_close(const char* path, int flags, mode_t mode = 0666) {
   if (fd < 0) return -1;
   close(fd);
   return 0;
+}
+
+// Lists `path` with opendir/readdir. A listing without exactly the one entry "x" (besides "."
+// and "..") fails with EUCLEAN, so that a listing which silently drops names differs too.
+int list_dir(const char* path) {
+  DIR* d = opendir(path);
+  if (d == nullptr) return -1;
+  int names = 0;
+  bool only_x = true;
+  errno = 0;
+  while (const dirent* e = readdir(d)) {
+    const std::string name = e->d_name;
+    if (name == "." || name == "..") continue;
+    ++names;
+    only_x = only_x && name == "x";
+  }
+  const int err = errno;
+  closedir(d);
+  errno = err != 0 ? err : EUCLEAN;
+  return err == 0 && names == 1 && only_x ? 0 : -1;
 }
 
 std::vector<Step> script() {
@@ -81,6 +119,24 @@ std::vector<Step> script() {
         s.push_back({who, 022, std::string("open ") + flag_name + " " + file,
                      [file, flags] { return open_close(file, flags); }, {file}});
       }
+    }
+  }
+  // Directories: open (as open(2) with O_RDONLY, and O_DIRECTORY), list, and reach an entry,
+  // for each class's bits. Read without search opens and lists; search without read reaches.
+  for (mode_t mode : kDirModes) {
+    const std::string dir = dir_name(mode);
+    const std::string entry = dir + "/x";
+    for (const Actor* who : {other, member, owner}) {
+      s.push_back({who, 022, "open O_RDONLY " + dir,
+                   [dir] { return open_close(dir.c_str(), O_RDONLY); }, {dir}});
+      s.push_back({who, 022, "open O_DIRECTORY " + dir,
+                   [dir] { return open_close(dir.c_str(), O_RDONLY | O_DIRECTORY); }, {dir}});
+      s.push_back({who, 022, "list " + dir, [dir] { return list_dir(dir.c_str()); }, {dir}});
+      s.push_back({who, 022, "stat " + entry, [entry] {
+                     struct stat st;
+                     return lstat(entry.c_str(), &st);
+                   },
+                   {dir}});
     }
   }
   auto create = [](const char* p, mode_t mode) {

@@ -1,10 +1,12 @@
 // Integration: the root daemon serves every user with that user's own credentials, so what the
 // backing filesystem refuses a user, the mount refuses too, and what a user creates is theirs.
+#include <dirent.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 
 #include <cerrno>
 #include <filesystem>
+#include <string>
 #include <vector>
 
 #include "dmc/mount/mount_test_support.h"
@@ -148,6 +150,34 @@ TEST_F(MountPermission, ConcurrentUsersKeepTheirOwnCredentials) {
     ++checked;
   }
   EXPECT_EQ(checked, 4 * kFiles);
+}
+
+// Issue 13, item 10: a directory its owner may read but not search (0600) opens and lists as on
+// the backing filesystem, while what needs search permission stays refused.
+TEST_F(MountPermission, OwnerOpensAndListsADirectoryItMayReadButNotSearch) {
+  EXPECT_EQ(run_as(kNobody, kNogroup,
+                   [&] {
+                     const std::string d = path("pub/d");
+                     if (mkdir(d.c_str(), 0700) != 0) return 1;
+                     int fd = open((d + "/x").c_str(), O_WRONLY | O_CREAT, 0644);
+                     if (fd < 0) return 2;
+                     close(fd);
+                     if (chmod(d.c_str(), 0600) != 0) return 3;
+                     fd = open(d.c_str(), O_RDONLY);
+                     if (fd < 0) return 10 + errno % 100;
+                     close(fd);
+                     DIR* dir = opendir(d.c_str());
+                     if (dir == nullptr) return 4;
+                     bool saw_x = false;
+                     while (const dirent* e = readdir(dir)) saw_x = saw_x || std::string(e->d_name) == "x";
+                     closedir(dir);
+                     if (!saw_x) return 5;
+                     struct stat st;
+                     return expect_errno(lstat((d + "/x").c_str(), &st), EACCES) == 0 ? 0 : 6;
+                   }),
+            0);
+  // Another user may do none of it.
+  EXPECT_EQ(run_as(4242, 4242, [&] { return expect_errno(open(path("pub/d").c_str(), O_RDONLY), EACCES); }), 0);
 }
 
 TEST_F(MountPermission, SupplementaryGroupsCount) {

@@ -4,8 +4,11 @@
 #include <stdlib.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <vector>
 
@@ -27,16 +30,9 @@ std::string unescape_mountinfo(const std::string& field) {
   return out;
 }
 
-namespace {
-
-struct MountEntry {
-  std::string mount_point;
-  std::string type;
-};
-
-std::vector<MountEntry> read_mountinfo() {
+std::vector<MountEntry> parse_mountinfo(const std::string& text) {
   std::vector<MountEntry> entries;
-  std::ifstream in("/proc/self/mountinfo");
+  std::istringstream in(text);
   std::string line;
   while (std::getline(in, line)) {
     std::istringstream fields(line);
@@ -46,12 +42,98 @@ std::vector<MountEntry> read_mountinfo() {
     size_t dash = 0;
     while (dash < f.size() && f[dash] != "-") ++dash;
     if (f.size() < 5 || dash + 1 >= f.size()) continue;
-    entries.push_back({unescape_mountinfo(f[4]), f[dash + 1]});
+    MountEntry e;
+    if (std::from_chars(f[0].data(), f[0].data() + f[0].size(), e.id).ec != std::errc() ||
+        std::from_chars(f[1].data(), f[1].data() + f[1].size(), e.parent).ec != std::errc()) {
+      continue;
+    }
+    e.mount_point = unescape_mountinfo(f[4]);
+    e.type = f[dash + 1];
+    entries.push_back(std::move(e));
   }
   return entries;
 }
 
+namespace {
+
+std::vector<MountEntry> read_mountinfo() {
+  std::ifstream in("/proc/self/mountinfo");
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_mountinfo(text.str());
+}
+
+// `dir` is `path` or one of its ancestors.
+bool holds(const std::string& dir, const std::string& path) {
+  if (dir == "/") return !path.empty() && path[0] == '/';
+  return path.compare(0, dir.size(), dir) == 0 && (path.size() == dir.size() || path[dir.size()] == '/');
+}
+
 }  // namespace
+
+namespace {
+
+// The mount tree of a mountinfo, for finding what path lookup reaches.
+class MountTree {
+ public:
+  explicit MountTree(const std::vector<MountEntry>& entries) : entries_(entries) {
+    for (const MountEntry& e : entries) by_id_[e.id] = &e;
+  }
+
+  // Nothing is mounted on top of `e` (a later mount on the same point has `e` as its parent).
+  bool topmost(const MountEntry& e) const {
+    for (const MountEntry& c : entries_) {
+      if (c.parent == e.id && c.id != e.id && c.mount_point == e.mount_point) return false;
+    }
+    return true;
+  }
+
+  // Path lookup can get to `e` (and then to what is on top of it).
+  bool reachable(const MountEntry& e, int depth = 0) const {
+    auto parent = by_id_.find(e.parent);
+    if (parent == by_id_.end() || parent->second == &e) return true;  // the root
+    if (depth > 1000) return false;                                   // a cycle: not a real table
+    const MountEntry& p = *parent->second;
+    if (!reachable(p, depth + 1)) return false;
+    if (e.mount_point == p.mount_point) return true;  // on top of its parent
+    if (!topmost(p)) return false;                    // in a mount that another one covers
+    for (const MountEntry& s : entries_) {            // under a sibling mounted on an ancestor
+      if (s.parent == p.id && &s != &e && s.mount_point != e.mount_point && holds(s.mount_point, e.mount_point)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+ private:
+  const std::vector<MountEntry>& entries_;
+  std::map<int, const MountEntry*> by_id_;
+};
+
+}  // namespace
+
+const MountEntry* holding_mount(const std::vector<MountEntry>& entries, const std::string& canonical_path) {
+  const MountTree tree(entries);
+  const MountEntry* holder = nullptr;
+  for (const MountEntry& e : entries) {
+    if (!holds(e.mount_point, canonical_path)) continue;
+    if (holder != nullptr && e.mount_point.size() < holder->mount_point.size()) continue;
+    if (tree.topmost(e) && tree.reachable(e)) holder = &e;
+  }
+  return holder;
+}
+
+std::string conditioned_mount_holding(const std::string& canonical_path) {
+  const std::vector<MountEntry> entries = read_mountinfo();
+  const MountEntry* holder = holding_mount(entries, canonical_path);
+  return holder != nullptr && holder->type == kFuseType ? holder->mount_point : "";
+}
+
+std::string filesystem_type_holding(const std::string& canonical_path) {
+  const std::vector<MountEntry> entries = read_mountinfo();
+  const MountEntry* holder = holding_mount(entries, canonical_path);
+  return holder != nullptr ? holder->type : "";
+}
 
 bool is_conditioned_mount(const std::string& canonical_path) {
   bool topmost_is_ours = false;
@@ -76,20 +158,25 @@ Result<std::string> canonical_directory_path(const std::string& path) {
   if (realpath(path.c_str(), buf) != nullptr) return std::string(buf);
   const int err = errno;
   // A dead FUSE daemon's mount answers ENOTCONN (ECONNABORTED while the connection is being
-  // torn down): resolve the parent, keep the last component.
+  // torn down), for itself and everything below it: resolve the nearest ancestor that answers,
+  // keep the rest as written (lexically normalized: nothing below a dead mount resolves).
   if (err != ENOTCONN && err != ECONNABORTED) return make_error(path + ": " + std::strerror(err));
-  std::string trimmed = path;
-  while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
-  const size_t slash = trimmed.rfind('/');
-  const std::string parent = slash == std::string::npos ? "."
-                             : slash == 0               ? "/"
-                                                        : trimmed.substr(0, slash);
-  const std::string name = slash == std::string::npos ? trimmed : trimmed.substr(slash + 1);
-  if (name == "." || name == "..") return make_error(path + ": " + std::strerror(err));
-  if (realpath(parent.c_str(), buf) == nullptr)
-    return make_error(path + ": " + std::strerror(errno));
+  std::string head = std::filesystem::path(path).lexically_normal().string();
+  std::vector<std::string> tail;  // components below `head`, innermost first
+  for (;;) {
+    while (head.size() > 1 && head.back() == '/') head.pop_back();
+    const size_t slash = head.rfind('/');
+    const std::string name = slash == std::string::npos ? head : head.substr(slash + 1);
+    if (name == "." || name == ".." || name.empty()) return make_error(path + ": " + std::strerror(err));
+    tail.push_back(name);
+    head = slash == std::string::npos ? "." : slash == 0 ? "/" : head.substr(0, slash);
+    if (realpath(head.c_str(), buf) != nullptr) break;
+    if (errno != ENOTCONN && errno != ECONNABORTED) return make_error(path + ": " + std::strerror(errno));
+    if (head == "/" || head == ".") return make_error(path + ": " + std::strerror(err));
+  }
   std::string out(buf);
-  return (out == "/" ? out : out + "/") + name;
+  for (auto it = tail.rbegin(); it != tail.rend(); ++it) out += (out == "/" ? "" : "/") + *it;
+  return out;
 }
 
 }  // namespace diskcond::mount

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "dmc/mount/credentials.h"
@@ -34,10 +35,14 @@ void op_opendir(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   InodeFd dir = fs.inodes.pin(fs.inodes.get(ino));
   int fd = dir.error();
   if (dir.ok()) {
+    // Reopened through /proc/self/fd, as the caller: the kernel checks read permission on the
+    // directory itself, as open(2) on the backing filesystem would. (openat(fd, ".") would also
+    // ask for search permission on it, refusing an owner with r-- what the backing one allows.)
+    const std::string path = proc_fd_path(dir.get());
     CallerCredentials creds(req);
     fd = creds.error()
              ? creds.error()
-             : static_cast<int>(check(openat(dir.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)));
+             : static_cast<int>(check(open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)));
   }
   if (fd < 0) {
     fuse_reply_err(req, -fd);
@@ -95,18 +100,15 @@ void read_directory(fuse_req_t req, size_t size, off_t offset, fuse_file_info* f
     if (plus) {
       fuse_entry_param e;
       std::memset(&e, 0, sizeof(e));
-      bool looked_up = false;
-      if (is_dot_or_dotdot(entry->d_name)) {
+      // An entry the caller may not look up (a directory it may read but not search), or one
+      // that vanished meanwhile, is listed as getdents(2) lists it: name, inode number and type,
+      // without attributes (node id 0: the kernel only lists it).
+      const bool looked_up =
+          !is_dot_or_dotdot(entry->d_name) && lookup_entry(fs, dirfd(d.dir), entry->d_name, &e) == 0;
+      if (!looked_up) {
+        std::memset(&e, 0, sizeof(e));
         e.attr.st_ino = entry->d_ino;
         e.attr.st_mode = DTTOIF(entry->d_type);
-      } else {
-        int r = lookup_entry(fs, dirfd(d.dir), entry->d_name, &e);
-        if (r < 0) {  // vanished meanwhile, or no permission: skip it
-          d.pending = nullptr;
-          d.offset = next;
-          continue;
-        }
-        looked_up = true;
       }
       added = fuse_add_direntry_plus(req, buf.data() + used, size - used, entry->d_name, &e, next);
       if (added > size - used) {

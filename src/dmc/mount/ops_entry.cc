@@ -46,18 +46,24 @@ void op_forget_multi(fuse_req_t req, size_t count, fuse_forget_data* forgets) {
   fuse_reply_none(req);
 }
 
+// Never conditioned: the daemon's transit probe (TransitProbe) is a getattr and times its trip.
 void op_getattr(fuse_req_t req, fuse_ino_t ino, fuse_file_info*) {
   Filesystem& fs = fs_of(req);
+  const bool probe = fs.probe_stamp.is_probe(fuse_req_ctx(req)->pid);
+  const int64_t arrival = probe ? fs.conditioner.now() : 0;
   struct stat st;
   InodeFd fd = fs.inodes.pin(fs.inodes.get(ino));
   int r =
       fd.ok()
           ? static_cast<int>(check(fstatat(fd.get(), "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)))
           : fd.error();
+  if (probe) fs.probe_stamp.handled(arrival, fs.conditioner.now());
   if (r < 0) {
     fuse_reply_err(req, -r);
   } else {
-    fuse_reply_attr(req, &st, fs.attr_timeout_s);
+    // A probe's answer is not cached: the probe must not change what the kernel knows (a stat of
+    // a dead daemon's mount would otherwise succeed from the cache for attr_timeout).
+    fuse_reply_attr(req, &st, probe ? 0.0 : fs.attr_timeout_s);
   }
 }
 

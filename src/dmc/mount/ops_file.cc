@@ -157,8 +157,7 @@ void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_fil
         } else {
           fuse_reply_buf(req, buf->data(), static_cast<size_t>(n));
         }
-      },
-      fuse_req_ctx(req)->pid);
+      });
 }
 
 // pwrite of all `size` bytes at `offset`, retried on EINTR and short writes. Returns bytes
@@ -217,8 +216,7 @@ void op_write_buf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t offset,
         } else {
           fuse_reply_write(req, static_cast<size_t>(n));
         }
-      },
-      fuse_req_ctx(req)->pid);
+      });
 }
 
 // flush (every close) and fsync: a model flush, completing once earlier writes have.

@@ -80,18 +80,25 @@ void ReplyScheduler::run() {
       continue;
     }
     int64_t now = clock_.now_ns();
-    const int64_t wake_at = heap_.front().due_ns - wake_ahead_ns_;
+    const int64_t due = heap_.front().due_ns;
+    const int64_t wake_at = due - wake_ahead_ns_;
     if (wake_at > now && !stopping_) {
       // steady_clock is CLOCK_MONOTONIC on Linux, the clock MonotonicClock reads.
       auto deadline = std::chrono::steady_clock::time_point(std::chrono::nanoseconds(wake_at));
       if (wake_.wait_until(lock, deadline) == std::cv_status::no_timeout) continue;
       now = clock_.now_ns();
-      if (heap_.empty() || heap_.front().due_ns - wake_ahead_ns_ > now) continue;
+      if (heap_.empty() || heap_.front().due_ns != due) continue;
       // Woken by the timer for the entry we waited for: learn how late timers fire.
       const int64_t late = std::clamp<int64_t>(now - wake_at, 0, kMaxWakeAheadNs);
       wake_ahead_ns_ = (wake_ahead_ns_ * 7 + late) / 8;
     }
-    while (!heap_.empty() && (stopping_ || heap_.front().due_ns - wake_ahead_ns_ <= now)) {
+    if (due > now && !stopping_) {
+      // Woke ahead: spin the rest (at most the wake-up compensation) so nothing leaves early.
+      lock.unlock();
+      now = spin_until(due);
+      lock.lock();
+    }
+    while (!heap_.empty() && (stopping_ || heap_.front().due_ns <= now)) {
       std::pop_heap(heap_.begin(), heap_.end(), Later());
       max_lateness_ns_ = std::max(max_lateness_ns_, now - heap_.back().due_ns);
       ready.push_back(std::move(heap_.back()));
@@ -105,6 +112,17 @@ void ReplyScheduler::run() {
     ready.clear();
     lock.lock();
   }
+}
+
+int64_t ReplyScheduler::spin_until(int64_t due_ns) const {
+  int64_t now = clock_.now_ns();
+  while (now < due_ns) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+    now = clock_.now_ns();
+  }
+  return now;
 }
 
 }  // namespace diskcond::mount

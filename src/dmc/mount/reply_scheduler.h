@@ -7,8 +7,9 @@
 //
 // Wake-up compensation: a timed wait returns some tens of microseconds after its deadline (more
 // on a busy VM). The thread tracks that lateness (a moving average, capped at kMaxWakeAheadNs)
-// and asks to wake that much before the due time, so replies go out at their due time on
-// average instead of always late; a reply may thus leave up to wake_ahead_ns() early.
+// and asks to wake that much before the due time, then spins the rest, so replies go out at
+// their due time instead of always late. A reply is never sent before its due time (the one
+// exception: drain(), when the mount goes away). The spin lasts at most kMaxWakeAheadNs.
 //
 // Every reply's lateness (the time it started to be sent minus its due time) goes into a
 // LatenessHistogram, for status.
@@ -65,6 +66,9 @@ class ReplyScheduler {
     }
   };
   void run();
+  // Busy-waits until clock_ reaches `due_ns`; returns the time it then read. A FakeClock that
+  // never reaches it would spin forever: tests with a FakeClock only use past-due replies.
+  int64_t spin_until(int64_t due_ns) const;
 
   const Clock& clock_;
   mutable std::mutex mu_;

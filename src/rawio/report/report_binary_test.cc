@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -63,15 +64,31 @@ TEST(RawioHistoryBinary, SaveUsesTheXdgDataDirectoryByDefault) {
   EXPECT_NE(slurp(io.file("out")).find("\nanon "), std::string::npos) << slurp(io.file("out"));
 }
 
-TEST(RawioHistoryBinary, UnwritableDatabaseStillPrintsTheResults) {
+// Issue 13, item 16: --save opens the database before the run, so a database that cannot be
+// written is an error before anything is measured (and no test file is made).
+TEST(RawioHistoryBinary, AnUnwritableDatabaseIsAnErrorBeforeTheRun) {
   testing::ScratchDir dir;
   testing::write_pattern_file(dir.file("data"), 4 << 20);
   testing::write_zero_file(dir.file("file"), 16);
   Outcome r = rawio("-R" + std::string(kQuick) + "--save --db " + dir.file("file/rawio.db") + " " + dir.file("data"));
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.out.find("\nanon "), std::string::npos) << r.out;
-  EXPECT_EQ(r.err.find("rawio: --save: cannot create"), 0u) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err.find("rawio: --save: cannot create " + dir.file("file") + " for the history database"), 0u)
+      << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  // The default database under a HOME that cannot hold it, on a directory: no test file either.
+  std::filesystem::create_directory(dir.file("target"));
+  testing::ScratchDir io;
+  const std::string cmd = "env -u XDG_DATA_HOME HOME=" + dir.file("file") + " " + RAWIO_BINARY +
+                          " -R --no-progress -n 16m --save " + dir.file("target") + " >" + io.file("out") + " 2>" +
+                          io.file("err");
+  const int status = std::system(cmd.c_str());
+  EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 1);
+  EXPECT_EQ(slurp(io.file("out")), "");
+  EXPECT_EQ(slurp(io.file("err")).find("rawio: --save: cannot create " + dir.file("file") + "/.local/share/diskcond"),
+            0u)
+      << slurp(io.file("err"));
+  EXPECT_TRUE(std::filesystem::is_empty(dir.file("target")));
 }
 
 TEST(RawioHistoryBinary, ReportErrorsAreOneLine) {

@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <charconv>
+#include <cstdint>
 #include <string_view>
 
 #include "core/one_line.h"
@@ -20,13 +22,27 @@ bool ends_with(const std::string& text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+// A run number: a whole number from 1 (CLI::PositiveNumber's message prints the range of a double,
+// 300 digits long).
+CLI::Validator run_number() {
+  return CLI::Validator(
+      [](std::string& word) -> std::string {
+        int64_t run = 0;
+        const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), run);
+        const bool digits = !word.empty() && word.find_first_not_of("0123456789") == std::string::npos;
+        if (digits && ec == std::errc() && end == word.data() + word.size() && run >= 1) return "";
+        return fmt::format("'{}' is not a run number (a whole number from 1)", word);
+      },
+      "RUN");
+}
+
 std::unique_ptr<CLI::App> build_app(ReportInvocation& inv, size_t& last) {
   auto app = std::make_unique<CLI::App>(kDescription, "rawio report");
   app->add_option("--db", inv.db_path,
                   "History database (default ${XDG_DATA_HOME:-~/.local/share}/diskcond/rawio.db)")
       ->type_name("PATH");
   app->add_option("runs", inv.selection.run_ids, "Run numbers (see --list)")
-      ->check(CLI::PositiveNumber)->type_name("RUN");
+      ->check(run_number())->type_name("RUN");
   app->add_option("--last", last, "The N newest runs (of each --id label, with --id)")
       ->check(CLI::Range(size_t{1}, size_t{1} << 30))->type_name("N");
   app->add_option("-i,--id", inv.selection.labels, "The newest run with this row ID; repeatable")

@@ -71,6 +71,17 @@ TEST(ReportCommandLine, BadValuesGiveOneLine) {
   }
 }
 
+// Issue 13, item 14: a bad run number is named in one short line (not CLI11's range of a
+// double, 300 digits long).
+TEST(ReportCommandLine, ABadRunNumberIsOneShortLine) {
+  for (const char* word : {"0", "-1", "abc", "1.5", "", "+1", "99999999999999999999"}) {
+    auto p = parse({word});
+    EXPECT_EQ(p.action, ParsedReportCommandLine::Action::kUsageError) << word;
+    EXPECT_EQ(p.text, std::string("report: runs: '") + word +
+                          "' is not a run number (a whole number from 1) (see rawio report --help)");
+  }
+}
+
 TEST(ReportCommandLine, HelpDescribesTheChoice) {
   auto p = parse({"--help"});
   ASSERT_EQ(p.action, ParsedReportCommandLine::Action::kPrintAndExit);

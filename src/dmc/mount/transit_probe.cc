@@ -1,0 +1,83 @@
+#include "dmc/mount/transit_probe.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+
+namespace diskcond::mount {
+
+TransitProbe::TransitProbe(std::string mount_point, ProbeStamp& stamp, TransitBound& bound,
+                           const Clock& clock)
+    : mount_point_(std::move(mount_point)), stamp_(stamp), bound_(bound), clock_(clock) {}
+
+TransitProbe::~TransitProbe() {
+  stop();
+}
+
+void TransitProbe::start() {
+  thread_ = std::thread([this] { run(); });
+}
+
+void TransitProbe::pause() {
+  std::unique_lock lock(mu_);
+  paused_ = true;
+  changed_.wait(lock, [this] { return !in_flight_; });
+}
+
+void TransitProbe::resume() {
+  std::lock_guard lock(mu_);
+  paused_ = false;
+}
+
+void TransitProbe::stop() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  changed_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void TransitProbe::run() {
+  stamp_.tid.store(gettid());
+  int probes = 0;
+  std::unique_lock lock(mu_);
+  for (;;) {
+    const auto interval = std::chrono::nanoseconds(probes < kStartBurst ? 1'000'000 : kIntervalNs);
+    changed_.wait_for(lock, interval, [this] { return stopping_; });
+    if (stopping_) break;
+    if (paused_) continue;
+    in_flight_ = true;
+    lock.unlock();
+    const int64_t transit = probe_once();
+    lock.lock();
+    in_flight_ = false;
+    changed_.notify_all();
+    if (transit > 0) {
+      bound_.record(transit);
+      ++probes;
+    }
+  }
+  stamp_.tid.store(0);
+}
+
+int64_t TransitProbe::probe_once() {
+  const int fd = open(mount_point_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  const int before = stamp_.requests.load(std::memory_order_acquire);
+  struct statx stx;
+  const int64_t start = clock_.now_ns();
+  const int r = statx(fd, "", AT_EMPTY_PATH | AT_STATX_FORCE_SYNC, STATX_BASIC_STATS, &stx);
+  const int64_t end = clock_.now_ns();
+  close(fd);
+  // Exactly one probe request served, or the sample means nothing (another mount on top, the
+  // mount gone, or a second request such as a permission check's getattr).
+  if (r != 0 || stamp_.requests.load(std::memory_order_acquire) != before + 1) return -1;
+  const int64_t handler = stamp_.replied_ns.load(std::memory_order_relaxed) -
+                          stamp_.arrival_ns.load(std::memory_order_relaxed);
+  return (end - start) - handler;
+}
+
+}  // namespace diskcond::mount

@@ -1,0 +1,87 @@
+// The daemon's own requests through its mount, to measure the FUSE round trip (TransitBound).
+//
+// A thread opens the mount's root (O_PATH) and asks for its attributes with
+// AT_STATX_FORCE_SYNC, which always reaches the daemon as a getattr. The getattr handler
+// recognises the probe thread (ProbeStamp::is_probe) and stamps when it started and when it
+// replied; the probe's round trip outside the handler is its syscall's time minus the handler's.
+// Such a getattr is never conditioned and carries no data, so its trip is no longer than any
+// read's or write's. One probe every kInterval (a burst at start, so the bound exists before
+// the first workload), a few tens of microseconds of CPU each.
+//
+// The probe holds a descriptor of the mount root while it runs, which would make umount fail
+// with EBUSY: pause() before unmounting (it waits for a probe in flight), resume() if the
+// unmount failed. stop() while the session loop still serves, or after the FUSE session is
+// destroyed (a probe in flight then fails with ENOTCONN); a probe in flight in between would
+// wait for an answer that never comes.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "core/clock.h"
+#include "dmc/mount/transit_bound.h"
+
+namespace diskcond::mount {
+
+// What the getattr handler tells the probe about the probe's own request. Lock-free.
+struct ProbeStamp {
+  std::atomic<pid_t> tid{0};  // the probe thread; 0 = no probe running
+  std::atomic<int64_t> arrival_ns{0};
+  std::atomic<int64_t> replied_ns{0};
+  std::atomic<int> requests{0};  // probe requests handled since the probe reset it
+
+  bool is_probe(pid_t caller) const {
+    const pid_t t = tid.load(std::memory_order_relaxed);
+    return t != 0 && t == caller;
+  }
+  // Handler side: the probe's request arrived at `arrival`, its reply goes out at `replied`.
+  void handled(int64_t arrival, int64_t replied) {
+    arrival_ns.store(arrival, std::memory_order_relaxed);
+    replied_ns.store(replied, std::memory_order_relaxed);
+    requests.fetch_add(1, std::memory_order_release);
+  }
+};
+
+class TransitProbe {
+ public:
+  static constexpr int64_t kIntervalNs = 20'000'000;  // one probe per 20 ms
+  static constexpr int kStartBurst = 16;              // probes 1 ms apart at start
+
+  TransitProbe(std::string mount_point, ProbeStamp& stamp, TransitBound& bound,
+               const Clock& clock);
+  ~TransitProbe();  // stop()
+  TransitProbe(const TransitProbe&) = delete;
+  TransitProbe& operator=(const TransitProbe&) = delete;
+
+  void start();
+  // Waits for a probe in flight to end and starts no other until resume().
+  void pause();
+  void resume();
+  // Ends the thread. REQUIRES: no probe can be left waiting for an answer (the session loop is
+  // running, or the FUSE connection is closed).
+  void stop();
+
+ private:
+  void run();
+  // One probe: the round trip outside the handler, or -1 when it did not reach this mount.
+  int64_t probe_once();
+
+  const std::string mount_point_;
+  ProbeStamp& stamp_;
+  TransitBound& bound_;
+  const Clock& clock_;
+  std::mutex mu_;
+  std::condition_variable changed_;
+  bool paused_ = false;     // guarded by mu_
+  bool in_flight_ = false;  // guarded by mu_
+  bool stopping_ = false;   // guarded by mu_
+  std::thread thread_;
+};
+
+}  // namespace diskcond::mount
