@@ -9,8 +9,11 @@
 
 #include "core/profile_catalog.h"
 #include "dmc/cli/settings_store.h"
-#include "dmc/disk_control.h"
 #include "dmc/mount_control.h"
+
+namespace diskcond {
+class DiskControl;  // dmc/disk/disk_control.h
+}  // namespace diskcond
 
 namespace diskcond::dmc {
 

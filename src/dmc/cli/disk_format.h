@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "dmc/disk_control.h"
+#include "dmc/disk/disk_control.h"
 
 namespace diskcond::dmc {
 

@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "core/result.h"
-#include "dmc/mount_control.h"
+#include "dmc/cli/context.h"  // MountControl
 
 namespace diskcond::dmc {
 

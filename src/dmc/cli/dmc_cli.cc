@@ -11,6 +11,7 @@
 #include "core/one_line.h"
 #include "dmc/cli/command_table.h"
 #include "dmc/cli/help_text.h"
+#include "dmc/disk/disk_control.h"
 
 namespace diskcond::dmc {
 namespace {

@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "dmc/disk_control.h"
+#include "dmc/disk/disk_control.h"
 
 namespace diskcond::dmc {
 

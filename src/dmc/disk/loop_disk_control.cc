@@ -20,7 +20,7 @@
 
 #include "dmc/disk/loop_device.h"
 #include "dmc/disk/run_program.h"
-#include "dmc/disk_control.h"
+#include "dmc/disk/disk_control.h"
 
 namespace diskcond {
 namespace {

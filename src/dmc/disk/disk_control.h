@@ -1,7 +1,8 @@
 // The boundary between `dmc disk` (src/dmc/cli/command_disk*.cc) and the machinery that makes a
 // disk of an image file: sparse image files, kernel loop devices, mkfs and mount(2). The CLI
 // decides *what* to do and rolls back on failure; a DiskControl does one step at a time. Tests give
-// the CLI a fake; dmc itself uses make_loop_disk_control() (src/dmc/disk/).
+// the CLI a fake; dmc itself uses make_loop_disk_control(). It lives in the disk layer, which
+// implements it, so that includes point down only.
 #pragma once
 
 #include <sys/types.h>
