@@ -52,6 +52,10 @@ int lookup_entry(Filesystem& fs, int parent_fd, const char* name, fuse_entry_par
 }
 
 int64_t charge_metadata(Filesystem& fs, const Inode& dir, int64_t arrival_ns) {
+  if (fs.cache.load() == CacheMode::kWriteBack) {
+    return fs.conditioner.journal(writeback_file_id(dir), fs.space.address(dir.region_base, 0),
+                                  arrival_ns);
+  }
   return fs.conditioner.submit(Op::kWrite, fs.space.address(dir.region_base, 0),
                                kMetadataWriteBytes, arrival_ns);
 }
