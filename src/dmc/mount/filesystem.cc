@@ -60,6 +60,13 @@ int64_t charge_metadata(Filesystem& fs, const Inode& dir, int64_t arrival_ns) {
                                kMetadataWriteBytes, arrival_ns);
 }
 
+void journal_new_entry(Filesystem& fs, fuse_ino_t ino, int64_t arrival_ns) {
+  if (fs.cache.load() != CacheMode::kWriteBack) return;
+  const Inode& inode = fs.inodes.get(ino);
+  fs.conditioner.journal(writeback_file_id(inode), fs.space.address(inode.region_base, 0),
+                         arrival_ns);
+}
+
 void reply_entry_at(Filesystem& fs, fuse_req_t req, int64_t arrival_ns, int64_t completion_ns,
                     int err, const fuse_entry_param& e) {
   fs.conditioner.reply(arrival_ns, completion_ns, Op::kWrite, kMetadataWriteBytes, false,

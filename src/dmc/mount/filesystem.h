@@ -86,6 +86,9 @@ inline uint64_t writeback_file_id(const Inode& inode) {
 // Charges one metadata change of `dir` (or a file); returns the model completion time. Write-back
 // mode: a journal entry, complete at once. Otherwise: one 4 KiB write at its region, waited for.
 int64_t charge_metadata(Filesystem& fs, const Inode& dir, int64_t arrival_ns);
+// Write-back mode: a new entry's own inode joins the journal too, so an fsync of the new file
+// commits its creation (as on ext4). Nothing in the other modes (the parent's write covers it).
+void journal_new_entry(Filesystem& fs, fuse_ino_t ino, int64_t arrival_ns);
 // Replies with `e` (or the error) at `completion_ns`, through the scheduler.
 void reply_entry_at(Filesystem& fs, fuse_req_t req, int64_t arrival_ns, int64_t completion_ns,
                     int err, const fuse_entry_param& e);

@@ -81,6 +81,18 @@ TEST_F(MountWriteback, FsyncPaysForTheFilesDirtyDataButNotAnothers) {
   EXPECT_LT(t3 - t2, kAccessNs) << "second fsync " << (t3 - t2) / 1e6 << " ms";
 }
 
+TEST_F(MountWriteback, FsyncOfANewEmptyFileCommitsItsCreation) {
+  start(slow_disk(), CacheMode::kWriteBack);
+  const int fd = open(path("new").c_str(), O_CREAT | O_WRONLY, 0644);
+  ASSERT_GE(fd, 0);
+  const int64_t t0 = monotonic_ns();
+  ASSERT_EQ(fsync(fd), 0);
+  const int64_t took = monotonic_ns() - t0;
+  close(fd);
+  // The commit: descriptor, the parent's and the file's blocks, commit block, one access.
+  EXPECT_GE(took, kAccessNs + transfer(4 * kBlock)) << took / 1e6 << " ms";
+}
+
 TEST_F(MountWriteback, SyncWritesPayLikeWriteAndFsync) {
   start(slow_disk(), CacheMode::kWriteBack);
   const int fd = open(path("sync").c_str(), O_CREAT | O_WRONLY | O_DSYNC, 0644);

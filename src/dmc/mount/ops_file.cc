@@ -123,6 +123,7 @@ void op_create(fuse_req_t req, fuse_ino_t parent_id, const char* name, mode_t mo
     reply_err_at(fs, req, arrival, completion, -r);
     return;
   }
+  journal_new_entry(fs, e.ino, arrival);
   attach_handle(fs, fi, fd, twin);
   set_cache_flags(fs, fi);
   fuse_file_info info = *fi;
