@@ -14,9 +14,11 @@ constexpr std::string_view kStartHelp =
     "by 'dmc configure' or 'dmc select'. Needs root. Refuses /, directories on pseudo file systems\n"
     "(proc, sysfs, devtmpfs, ...) and dmc's own state and run directories and their parents.\n"
     "\n"
-    "  -boot     keep <mount> conditioned across reboots (dmc-boot.service runs 'dmc boot')\n"
-    "  -nocache  bypass the page cache: every read and write is conditioned, cache hits included\n"
-    "            (by default, like macOS, only cache misses and write-back are conditioned)\n"
+    "  -boot          keep <mount> conditioned across reboots (dmc-boot.service runs 'dmc boot')\n"
+    "  -writethrough  keep the page cache but make each buffered write(2) wait for the disk\n"
+    "                 (like macOS); by default writes are written back later, as Linux does, and\n"
+    "                 fsync, sync and full memory pay for them\n"
+    "  -nocache       bypass the page cache: every read and write is conditioned, hits included\n"
     "\n"
     "Example: sudo dmc start /srv/data 'Slow SSD' -boot\n";
 
@@ -124,7 +126,7 @@ constexpr std::string_view kDiskHelp =
 std::vector<CommandSpec> make_table() {
   return {
       {"start", "start <mount> [profile_name|profile_index [-boot]] [-nocache]",
-       {"start", 1, 2, {"boot", "nocache"}, {"<mount>"}}, true, run_start, kStartHelp},
+       {"start", 1, 2, {"boot", "nocache", "writethrough"}, {"<mount>"}}, true, run_start, kStartHelp},
       {"stop", "stop <mount> [-force]", {"stop", 1, 1, {"force"}, {"<mount>"}}, true, run_stop, kStopHelp},
       {"status", "status <mount> [-json]", {"status", 1, 1, {"json"}, {"<mount>"}}, false, run_status,
        kStatusHelp},
