@@ -107,13 +107,15 @@ inline ProgramRun run_program(const std::string& binary, const std::vector<std::
 // mode, size, modification time and, for files, the contents. A directory's modification time
 // also changes when an entry is made and removed again, so a test file made and cleaned up shows.
 // A path that cannot be read (a stale mount point) is an entry saying so; the walk goes on.
+// Names are relative to `root` lexically: fs::relative would stat each path, and a dead daemon's
+// mount answers ENOTCONN (an exception there; a "cannot lstat" entry here).
 inline std::map<std::string, std::string> tree_fingerprint(const std::string& root) {
   namespace fs = std::filesystem;
   std::map<std::string, std::string> entries;
   auto add = [&](const fs::path& path) {
     struct stat st {};
     if (::lstat(path.c_str(), &st) != 0) {
-      entries[fs::relative(path, root).string()] = std::string("cannot lstat: ") + std::strerror(errno);
+      entries[path.lexically_relative(root).string()] = std::string("cannot lstat: ") + std::strerror(errno);
       return false;
     }
     std::ostringstream line;
@@ -121,7 +123,7 @@ inline std::map<std::string, std::string> tree_fingerprint(const std::string& ro
          << st.st_mtim.tv_sec << "." << st.st_mtim.tv_nsec;
     if (S_ISREG(st.st_mode)) line << " contents " << std::hash<std::string>{}(read_whole_file(path));
     if (S_ISLNK(st.st_mode)) line << " -> " << fs::read_symlink(path).string();
-    entries[fs::relative(path, root).string()] = line.str();
+    entries[path.lexically_relative(root).string()] = line.str();
     return S_ISDIR(st.st_mode);
   };
   std::function<void(const fs::path&)> walk = [&](const fs::path& dir) {
@@ -129,7 +131,7 @@ inline std::map<std::string, std::string> tree_fingerprint(const std::string& ro
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
       if (add(it->path())) walk(it->path());
     }
-    if (ec) entries[fs::relative(dir, root).string()] += " unreadable: " + ec.message();
+    if (ec) entries[dir.lexically_relative(root).string()] += " unreadable: " + ec.message();
   };
   if (add(root)) walk(root);
   return entries;

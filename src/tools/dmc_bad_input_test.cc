@@ -19,10 +19,10 @@ namespace diskcond::testing {
 namespace {
 
 // What an argument slot of a command holds; each kind has its own bad words.
-enum class Slot { kMount, kProfile, kType, kTime, kRate, kDepth, kCommandBytes, kSegments };
+enum class Slot { kMount, kProfile, kType, kTime, kRate, kDepth, kCommandBytes, kSegments, kImage, kDiskSize, kDiskTarget };
 
 struct CommandShape {
-  std::string name;
+  std::string name;                  // the command's words: "start", "disk create"
   std::vector<Slot> slots;           // the positional arguments, in order
   size_t required = 0;               // how many of them must be given
   std::vector<std::string> options;  // the options it takes, without the dash
@@ -45,11 +45,15 @@ const std::vector<CommandShape>& command_shapes() {
        {}},
       {"boot", {}, 0, {}},
       {"verify", {Slot::kMount}, 1, {"json", "quick"}},
+      {"disk create", {Slot::kImage, Slot::kDiskSize, Slot::kProfile}, 2, {"json", "start", "existing", "mkfs", "mount"}},
+      {"disk remove", {Slot::kDiskTarget}, 1, {"delete"}},
+      {"disk list", {}, 0, {"json"}},
   };
   return shapes;
 }
 
-const std::vector<std::string> kEveryOption = {"boot", "nocache", "force", "json", "quick"};
+const std::vector<std::string> kEveryOption = {"boot",  "nocache",  "force",  "json", "quick",
+                                               "start", "existing", "delete", "mkfs", "mount"};
 
 class DmcBadInput : public ::testing::Test {
  protected:
@@ -93,6 +97,9 @@ class DmcBadInput : public ::testing::Test {
     switch (slot) {
       case Slot::kMount: return world_.path("dir");
       case Slot::kProfile: return "0";
+      case Slot::kImage: return world_.path("dir/disk.img");  // not conditioned: the line is refused with 4
+      case Slot::kDiskSize: return "64m";
+      case Slot::kDiskTarget: return world_.path("file");  // not attached: refused with 4
       default: return kConfigureGood[position];
     }
   }
@@ -114,6 +121,13 @@ class DmcBadInput : public ::testing::Test {
       case Slot::kDepth: return {"0", "65537", "-1", "1.5", "", "x", "99999999999999999999", "+4", "0x10"};
       case Slot::kCommandBytes: return {"100", "2t", "-1", "1.5", "", "1x", "99999999999999999999", "511"};
       case Slot::kSegments: return {"65537", "-1", "1.5", "", "x", "+1", "99999999999999999999"};
+      case Slot::kImage:
+        return {"", world_.path("missing/x.img"), world_.path("file/x.img"), world_.path("dir"), world_.path("dir/"),
+                world_.path("dangling"), "/" + std::string(5000, 'a'), world_.path("new\nline/x.img")};
+      case Slot::kDiskSize:
+        return {"0", "-1", "", "x", "1.5", "4095", "1000k", "512k", "17t", "99999999999999999999", "1e3", "64x"};
+      case Slot::kDiskTarget:
+        return {"", world_.path("missing"), world_.path("file/sub"), "/" + std::string(5000, 'a'), world_.path("tab\there")};
     }
     return {};
   }
@@ -128,9 +142,16 @@ class DmcBadInput : public ::testing::Test {
   int cases_ = 0;
 };
 
-std::vector<std::string> with(std::string command, std::vector<std::string> words) {
-  words.insert(words.begin(), std::move(command));
-  return words;
+// The command's words (one, or two for "disk create"), then `words`.
+std::vector<std::string> with(const std::string& command, std::vector<std::string> words) {
+  std::vector<std::string> line;
+  for (size_t start = 0, space; start <= command.size(); start = space + 1) {
+    space = command.find(' ', start);
+    if (space == std::string::npos) space = command.size();
+    line.push_back(command.substr(start, space - start));
+  }
+  line.insert(line.end(), words.begin(), words.end());
+  return line;
 }
 
 bool takes_json(const CommandShape& shape) {
@@ -143,6 +164,7 @@ bool takes_json(const CommandShape& shape) {
 TEST_F(DmcBadInput, TheGoodWordsTheCasesStartFromAreAccepted) {
   for (const CommandShape& shape : command_shapes()) {
     if (shape.name == "start" || shape.name == "stop" || shape.name == "verify") continue;
+    if (shape.name.rfind("disk ", 0) == 0 && shape.name != "disk list") continue;  // need a conditioned directory
     std::vector<std::string> args = with(shape.name, good_words(shape));
     ProgramRun run = dmc(args);
     EXPECT_EQ(run.code, 0) << "dmc " << shown_words(args) << ": " << run.err;
@@ -213,6 +235,8 @@ TEST_F(DmcBadInput, BadTopLevelWordsAreRejected) {
   const std::vector<std::vector<std::string>> cases = {
       {}, {""}, {"bogus"}, {"START"}, {"-json"}, {"--"}, {"-"}, {"help", "bogus"}, {"help", "start", "x"},
       {"-h", "bogus"}, {"--help", "start", "stop"}, {"--version", "x"}, {"-version", "-json"}, {"--bogus"},
+      {"disk"}, {"disk", "bogus"}, {"disk", "CREATE"}, {"disk", ""}, {"disk", "-json"}, {"disk", "list", "-start"},
+      {"disk", "remove", "-json"}, {"help", "disk", "create"},
   };
   for (const auto& args : cases) expect_rejected_case(args, 2);
 }
@@ -228,6 +252,14 @@ TEST_F(DmcBadInput, WrongStateIsExitFourAndChangesNothing) {
       {"verify", dir},
       {"verify", dir, "-json"},
       {"verify", stored, "-quick", "--json"},
+      {"disk", "create", dir + "/x.img", "64m"},  // not in a conditioned directory
+      {"disk", "create", dir + "/x.img", "64m", "-json", "-mkfs", "ext4"},
+      {"disk", "create", dir + "/x.img", "64m", "-start"},  // nothing stored for dir, no profile
+      {"disk", "create", dir + "/keep", "64m"},             // exists
+      {"disk", "create", dir + "/keep", "64m", "-existing"},  // not 64 MiB
+      {"disk", "create", dir + "/none.img", "64m", "-existing"},
+      {"disk", "remove", world_.path("file")},  // not attached
+      {"disk", "remove", dir, "-delete"},       // no disk mounted there
   };
   for (const auto& args : cases) expect_rejected_case(args, 4);
 }
@@ -239,11 +271,14 @@ TEST_F(DmcBadInput, ChangingCommandsNeedRootAndReadingOnesStillCheckTheirInput) 
                                                                  {"stop", dir},
                                                                  {"select", dir, "1"},
                                                                  {"configure", dir, "SSD", "1", "2", "3"},
-                                                                 {"boot"}}) {
+                                                                 {"boot"},
+                                                                 {"disk", "create", dir + "/x.img", "64m", "0", "-start"},
+                                                                 {"disk", "remove", world_.path("file"), "-delete"}}) {
     expect_rejected_case(args, 3, nobody);
   }
   for (const auto& args : std::vector<std::vector<std::string>>{
-           {"show", "99"}, {"list", "-boot"}, {"status", world_.path("missing")}, {"predict", "x", "-json"}}) {
+           {"show", "99"}, {"list", "-boot"}, {"status", world_.path("missing")}, {"predict", "x", "-json"},
+           {"disk", "list", "-delete"}, {"disk", "list", "x"}}) {
     expect_rejected_case(args, 2, nobody);
   }
 }
@@ -282,6 +317,12 @@ TEST_F(DmcBadInput, AConditionedMountKeepsItsSettings) {
       {{"status", dir, "-json", "-json"}, 2},
       {{"verify", dir, "extra", "-json"}, 2},
       {{"verify", dir, "-quick", "-quick"}, 2},
+      {{"disk", "create", dir + "/x.img", "64m", "1"}, 4},  // the directory is profile 7
+      {{"disk", "create", dir + "/keep", "64m"}, 4},
+      {{"disk", "create", dir + "/x.img", "64m", "-mkfs", "xfs"}, 2},
+      {{"disk", "create", dir + "/x.img", "1000"}, 2},
+      {{"disk", "create", dir + "/x.img", "64m", "-mount", world_.path("missing")}, 2},
+      {{"disk", "remove", dir + "/keep"}, 4},
   };
   for (const auto& [args, code] : cases) {
     expect_rejected_case(args, code);

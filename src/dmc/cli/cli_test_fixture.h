@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "dmc/cli/dmc_cli.h"
+#include "dmc/cli/fake_disk_control.h"
 #include "dmc/cli/fake_mount_control.h"
 #include "dmc/mount/test_temp_dir.h"
 
@@ -39,6 +40,7 @@ class CliTest : public ::testing::Test {
     err_.str("");
     Context ctx{
         .mounts = [this]() -> MountControl& { return fake_; },
+        .disks = [this]() -> DiskControl& { return disks_; },
         .store = SettingsStore(state_dir_),
         .profile_dirs = {profile_dir_},
         .is_root = [this] { return is_root_; },
@@ -67,6 +69,7 @@ class CliTest : public ::testing::Test {
 
   TestTempDir temp_{"dmc_cli_test"};
   FakeMountControl fake_;
+  FakeDiskControl disks_;
   bool is_root_ = true;
   std::string root_, mount_, other_mount_, file_, state_dir_, profile_dir_;
 

@@ -23,15 +23,29 @@ bool CommandArgs::has(std::string_view option) const {
   return std::find(options.begin(), options.end(), option) != options.end();
 }
 
+const std::string* CommandArgs::value(std::string_view option) const {
+  for (const auto& [name, value] : values) {
+    if (name == option) return &value;
+  }
+  return nullptr;
+}
+
 bool is_help_word(std::string_view word) { return word == "-h" || word == "-help" || word == "--help"; }
 
 Result<CommandArgs> split_command_args(const ArgGrammar& grammar, std::span<const std::string> words) {
   CommandArgs args;
   bool options_ended = false;
+  std::string_view wants_value;  // the value option whose value the next word is
   for (const std::string& word : words) {
     if (!options_ended && is_help_word(word)) {
       args.help = true;
       return args;
+    }
+    if (!wants_value.empty()) {
+      if (!option_name(word).empty() || word == "--") break;  // "-mount -json": the value is missing
+      args.values.emplace_back(std::string(wants_value), word);
+      wants_value = {};
+      continue;
     }
     if (!options_ended && word == "--") {
       options_ended = true;
@@ -40,6 +54,15 @@ Result<CommandArgs> split_command_args(const ArgGrammar& grammar, std::span<cons
     std::string_view name = options_ended ? std::string_view() : option_name(word);
     if (name.empty()) {
       args.positional.push_back(word);
+      continue;
+    }
+    auto valued = std::find(grammar.value_options.begin(), grammar.value_options.end(), name);
+    if (valued != grammar.value_options.end()) {
+      if (args.value(*valued) != nullptr) {
+        return make_error(fmt::format("option '{}' given twice for 'dmc {}' (see 'dmc {} --help')", word,
+                                      grammar.command, grammar.command));
+      }
+      wants_value = *valued;
       continue;
     }
     auto known = std::find(grammar.options.begin(), grammar.options.end(), name);
@@ -52,6 +75,10 @@ Result<CommandArgs> split_command_args(const ArgGrammar& grammar, std::span<cons
                                     grammar.command, grammar.command));
     }
     args.options.emplace_back(*known);
+  }
+  if (!wants_value.empty()) {
+    return make_error(fmt::format("option '-{}' needs a value for 'dmc {}' (see 'dmc {} --help')", wants_value,
+                                  grammar.command, grammar.command));
   }
   if (args.positional.size() < grammar.min_positional) {
     size_t missing = args.positional.size();

@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/result.h"
@@ -20,14 +21,20 @@ struct ArgGrammar {
   size_t max_positional = 0;
   std::vector<std::string_view> options;  // option names without the dash: "json", "boot"
   std::vector<std::string_view> positional_names;  // for "missing <mount>" messages
+  // Options that take the next word as their value ("-mount /mnt/disk"), without the dash. The
+  // value may not look like an option; each at most once.
+  std::vector<std::string_view> value_options = {};
 };
 
 struct CommandArgs {
   std::vector<std::string> positional;
   std::vector<std::string> options;  // as named in the grammar, each at most once
   bool help = false;                 // -h / -help / --help was given; nothing else is checked
+  std::vector<std::pair<std::string, std::string>> values;  // value options given: name, value
 
   bool has(std::string_view option) const;
+  // The value of a value option, nullptr when it was not given.
+  const std::string* value(std::string_view option) const;
 };
 
 // Errors are one line naming the offending word and pointing at "dmc <command> --help".

@@ -62,5 +62,35 @@ TEST(DmcCommandArgs, ErrorsNameTheWordAndTheCommand) {
   EXPECT_EQ(twice.error(), "option '--boot' given twice for 'dmc start' (see 'dmc start --help')");
 }
 
+const ArgGrammar kValued{"disk", 1, 2, {"json"}, {"<image>"}, {"mkfs", "mount"}};
+
+TEST(DmcCommandArgs, ValueOptionsTakeTheNextWord) {
+  std::vector<std::string> words = {"-mkfs", "ext4", "/img", "--mount", "-5", "-json"};
+  auto a = split_command_args(kValued, words);
+  ASSERT_TRUE(a.ok()) << a.error();
+  EXPECT_EQ(a->positional, (std::vector<std::string>{"/img"}));
+  ASSERT_NE(a->value("mkfs"), nullptr);
+  EXPECT_EQ(*a->value("mkfs"), "ext4");
+  ASSERT_NE(a->value("mount"), nullptr);
+  EXPECT_EQ(*a->value("mount"), "-5");  // value-shaped, like a negative number
+  EXPECT_TRUE(a->has("json"));
+  EXPECT_EQ(a->value("bogus"), nullptr);
+}
+
+TEST(DmcCommandArgs, AValueOptionWithoutItsValueOrTwiceIsAnError) {
+  for (std::vector<std::string> words : std::vector<std::vector<std::string>>{
+           {"/img", "-mkfs"}, {"/img", "-mkfs", "-json"}, {"/img", "-mkfs", "--"}}) {
+    auto a = split_command_args(kValued, words);
+    ASSERT_FALSE(a.ok()) << words.back();
+    EXPECT_EQ(a.error(), "option '-mkfs' needs a value for 'dmc disk' (see 'dmc disk --help')");
+  }
+  std::vector<std::string> twice = {"/img", "-mkfs", "ext4", "--mkfs", "ext4"};
+  auto a = split_command_args(kValued, twice);
+  ASSERT_FALSE(a.ok());
+  EXPECT_EQ(a.error(), "option '--mkfs' given twice for 'dmc disk' (see 'dmc disk --help')");
+  std::vector<std::string> help = {"/img", "-mount", "--help"};
+  EXPECT_TRUE(split_command_args(kValued, help)->help);
+}
+
 }  // namespace
 }  // namespace diskcond::dmc

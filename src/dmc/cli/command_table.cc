@@ -14,9 +14,11 @@ constexpr std::string_view kStartHelp =
     "by 'dmc configure' or 'dmc select'. Needs root. Refuses /, directories on pseudo file systems\n"
     "(proc, sysfs, devtmpfs, ...) and dmc's own state and run directories and their parents.\n"
     "\n"
-    "  -boot     keep <mount> conditioned across reboots (dmc-boot.service runs 'dmc boot')\n"
-    "  -nocache  bypass the page cache: every read and write is conditioned, cache hits included\n"
-    "            (by default, like macOS, only cache misses and write-back are conditioned)\n"
+    "  -boot          keep <mount> conditioned across reboots (dmc-boot.service runs 'dmc boot')\n"
+    "  -writethrough  keep the page cache but make each buffered write(2) wait for the disk\n"
+    "                 (like macOS); by default writes are written back later, as Linux does, and\n"
+    "                 fsync, sync and full memory pay for them\n"
+    "  -nocache       bypass the page cache: every read and write is conditioned, hits included\n"
     "\n"
     "Example: sudo dmc start /srv/data 'Slow SSD' -boot\n";
 
@@ -96,10 +98,35 @@ constexpr std::string_view kBootHelp =
     "dmc-boot.service; reports each mount on its own line and fails if any mount failed. A mount\n"
     "whose directory no longer exists is skipped with a warning. Needs root.\n";
 
+constexpr std::string_view kDiskHelp =
+    "A disk of an image file in a conditioned directory, through a kernel loop device, so a real\n"
+    "file system (ext4: page cache, writeback, journal) runs on the conditioned disk. Needs root\n"
+    "(list does not). Beyond macOS.\n"
+    "\n"
+    "create <image> <size>  makes <image> a sparse file of <size> (64m, 4g; a whole number of 4 KiB\n"
+    "    blocks, 1 MiB to 16 TiB), attaches it to a free loop device doing direct I/O (4 KiB blocks)\n"
+    "    and prints the device. <image> must be inside a conditioned directory and must not exist.\n"
+    "  profile         the directory's profile must be this one (the disk is its directory's;\n"
+    "                  change it with 'dmc select'); with -start, the profile to condition with\n"
+    "  -start          condition the image's directory first if no conditioned directory holds it\n"
+    "                  (with the profile, or the settings stored for it); 'dmc stop' ends that\n"
+    "  -existing       attach an existing <image> of <size> bytes as it is\n"
+    "  -mkfs ext4      make an ext4 file system on it (inode tables and journal written now)\n"
+    "  -mount <dir>    mount its file system on <dir>; the device then detaches itself when unmounted\n"
+    "  -json           print the disk as JSON instead of the device\n"
+    "remove <image|device|dir>  unmounts the disk everywhere and detaches its loop device\n"
+    "  -delete         delete the image file too\n"
+    "list  the loop devices whose image is in a conditioned directory\n"
+    "  -json           machine-readable output\n"
+    "\n"
+    "'dmc status', 'select' and 'configure' on the directory holding the image show and change the\n"
+    "disk's conditioning. A step that fails undoes the steps before it.\n"
+    "Example: sudo dmc disk create /srv/slow/disk.img 4g 0 -start -mkfs ext4 -mount /mnt/slow\n";
+
 std::vector<CommandSpec> make_table() {
   return {
       {"start", "start <mount> [profile_name|profile_index [-boot]] [-nocache]",
-       {"start", 1, 2, {"boot", "nocache"}, {"<mount>"}}, true, run_start, kStartHelp},
+       {"start", 1, 2, {"boot", "nocache", "writethrough"}, {"<mount>"}}, true, run_start, kStartHelp},
       {"stop", "stop <mount> [-force]", {"stop", 1, 1, {"force"}, {"<mount>"}}, true, run_stop, kStopHelp},
       {"status", "status <mount> [-json]", {"status", 1, 1, {"json"}, {"<mount>"}}, false, run_status,
        kStatusHelp},
@@ -118,6 +145,13 @@ std::vector<CommandSpec> make_table() {
       {"boot", "boot", {"boot", 0, 0, {}, {}}, true, run_boot, kBootHelp},
       {"verify", "verify <mount> [-json] [-quick]", {"verify", 1, 1, {"json", "quick"}, {"<mount>"}}, false,
        run_verify, kVerifyHelp},
+      {"disk",
+       // Three lines: `dmc help` indents each like a command of its own.
+       "disk create <image> <size> [profile] [-start] [-existing] [-mkfs ext4] [-mount <dir>] [-json]\n"
+       "  disk remove <image|device|dir> [-delete]\n"
+       "  disk list [-json]",
+       {"disk", 1, 4, {"json", "start", "existing", "delete"}, {"create|remove|list", "argument"}, {"mkfs", "mount"}},
+       false, run_disk, kDiskHelp},
   };
 }
 

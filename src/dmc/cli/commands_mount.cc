@@ -43,7 +43,9 @@ Outcome run_start(Context& ctx, const CommandArgs& args) {
   StoredMount record;
   record.mount = *mount;
   record.settings.profile = named ? *named : state.stored->settings.profile;
-  record.settings.cache = args.has("nocache") ? CacheMode::kNoCache : CacheMode::kPageCache;
+  record.settings.cache = args.has("nocache")        ? CacheMode::kNoCache
+                          : args.has("writethrough") ? CacheMode::kPageCache
+                                                     : CacheMode::kWriteBack;
   record.boot = args.has("boot");
 
   if (Status s = ctx.mounts().start(*mount, record.settings); !s.ok()) {

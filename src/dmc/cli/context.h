@@ -11,11 +11,17 @@
 #include "dmc/cli/settings_store.h"
 #include "dmc/mount/mount_control.h"
 
+namespace diskcond {
+class DiskControl;  // dmc/disk/disk_control.h
+}  // namespace diskcond
+
 namespace diskcond::dmc {
 
 struct Context {
   // The mount machinery; called only by commands that need it (list/show/help never do).
   std::function<MountControl&()> mounts;
+  // Image files, loop devices, mkfs and mount(2); called only by `dmc disk`.
+  std::function<DiskControl&()> disks;
   SettingsStore store;
   // Where user-defined profiles live (ProfileCatalog::default_dirs() in dmc itself).
   std::vector<std::string> profile_dirs;

@@ -88,6 +88,9 @@ TEST_F(DmcBinary, HelpHasMacOSUsageShape) {
                           "[<ioqueue_depth> <maxreadcnt> <maxwritecnt> <segreadcnt> <segwritecnt>]\n"
                           "  boot\n"
                           "  verify <mount> [-json] [-quick]\n"
+                        "  disk create <image> <size> [profile] [-start] [-existing] [-mkfs ext4] [-mount <dir>] [-json]\n"
+                        "  disk remove <image|device|dir> [-delete]\n"
+                        "  disk list [-json]\n"
                           "  help | -h [command]\n",
                           0),
               0u)

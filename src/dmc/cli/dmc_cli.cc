@@ -11,6 +11,7 @@
 #include "core/one_line.h"
 #include "dmc/cli/command_table.h"
 #include "dmc/cli/help_text.h"
+#include "dmc/disk/disk_control.h"
 
 namespace diskcond::dmc {
 namespace {
@@ -74,10 +75,15 @@ int run_dmc(std::span<const std::string> args, Context& ctx) {
 int dmc_main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   std::unique_ptr<MountControl> mounts;
+  std::unique_ptr<DiskControl> disks;
   Context ctx{
       .mounts = [&mounts]() -> MountControl& {
         if (!mounts) mounts = make_fuse_mount_control();
         return *mounts;
+      },
+      .disks = [&disks]() -> DiskControl& {
+        if (!disks) disks = make_loop_disk_control();
+        return *disks;
       },
       .store = SettingsStore(SettingsStore::default_dir()),
       .profile_dirs = ProfileCatalog::default_dirs(),

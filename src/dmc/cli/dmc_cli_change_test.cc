@@ -16,11 +16,17 @@ TEST_F(DmcCliChange, StartWithAProfileMountsAndStoresIt) {
   EXPECT_EQ(err(), "");
   EXPECT_EQ(fake_.changing_calls(), std::vector<std::string>{"start " + mount_});
   EXPECT_EQ(fake_.mounts[mount_].settings.profile, builtin(0));
-  EXPECT_EQ(fake_.mounts[mount_].settings.cache, CacheMode::kPageCache);
+  EXPECT_EQ(fake_.mounts[mount_].settings.cache, CacheMode::kWriteBack);
   auto stored = *store().load(mount_);
   ASSERT_TRUE(stored.has_value());
   EXPECT_EQ(stored->settings.profile, builtin(0));
   EXPECT_FALSE(stored->boot);
+}
+
+TEST_F(DmcCliChange, StartWriteThroughSelectsThePageCacheMode) {
+  EXPECT_EQ(run({"start", mount_, "0", "-writethrough"}), 0) << err();
+  EXPECT_EQ(fake_.mounts[mount_].settings.cache, CacheMode::kPageCache);
+  EXPECT_EQ((*store().load(mount_))->settings.cache, CacheMode::kPageCache);
 }
 
 TEST_F(DmcCliChange, StartNoCacheSelectsTheNoCacheMode) {

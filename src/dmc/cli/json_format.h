@@ -25,7 +25,7 @@ nlohmann::ordered_json show_json(size_t index, bool builtin, const Profile& prof
 
 // {"schema_version": 1, "mount": "/srv/data", "state": "on"|"off"|"stale", "conditioned": bool,
 //  "daemon_alive": bool, "daemon_pid": n|null, "settings_source": "mount"|"store"|"none",
-//  "profile": {<profile keys>}, "cache_mode": "page_cache"|"no_cache"|null, "boot": bool,
+//  "profile": {<profile keys>}, "cache_mode": "writeback"|"page_cache"|"no_cache"|null, "boot": bool,
 //  "counters": {...}|null}
 nlohmann::ordered_json status_json(const StatusView& view);
 

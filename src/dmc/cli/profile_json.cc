@@ -133,13 +133,20 @@ Result<Profile> profile_from_json(const json& j) {
 }
 
 std::string_view cache_mode_name(CacheMode mode) {
-  return mode == CacheMode::kNoCache ? "no_cache" : "page_cache";
+  switch (mode) {
+    case CacheMode::kWriteBack: return "writeback";
+    case CacheMode::kPageCache: return "page_cache";
+    case CacheMode::kNoCache: return "no_cache";
+  }
+  return "page_cache";
 }
 
 Result<CacheMode> parse_cache_mode_name(std::string_view name) {
+  if (name == "writeback") return CacheMode::kWriteBack;
   if (name == "page_cache") return CacheMode::kPageCache;
   if (name == "no_cache") return CacheMode::kNoCache;
-  return make_error(fmt::format("unknown cache mode '{}' (page_cache or no_cache)", name));
+  return make_error(
+      fmt::format("unknown cache mode '{}' (writeback, page_cache or no_cache)", name));
 }
 
 }  // namespace diskcond::dmc

@@ -24,7 +24,7 @@ nlohmann::ordered_json profile_to_json(const Profile& profile);
 // no other key is allowed, and the profile must pass validate(). Errors name the key.
 Result<Profile> profile_from_json(const nlohmann::ordered_json& json);
 
-// "page_cache" / "no_cache".
+// "writeback" / "page_cache" (write-through) / "no_cache".
 std::string_view cache_mode_name(CacheMode mode);
 Result<CacheMode> parse_cache_mode_name(std::string_view name);
 

@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "dmc/cli/configure_values.h"
+#include "dmc/cli/profile_json.h"
 #include "dmc/mount/test_temp_dir.h"
 
 namespace diskcond::dmc {
@@ -30,6 +31,17 @@ class DmcSettingsStore : public ::testing::Test {
   std::string root_ = temp_.path();
   SettingsStore store_{root_ + "/mounts"};
 };
+
+TEST(DmcSettingsStoreCacheMode, NamesRoundTripAndPageCacheMeansWriteThrough) {
+  for (CacheMode mode : {CacheMode::kWriteBack, CacheMode::kPageCache, CacheMode::kNoCache}) {
+    auto back = parse_cache_mode_name(cache_mode_name(mode));
+    ASSERT_TRUE(back.ok()) << back.error();
+    EXPECT_EQ(*back, mode);
+  }
+  EXPECT_EQ(cache_mode_name(CacheMode::kWriteBack), "writeback");
+  EXPECT_EQ(*parse_cache_mode_name("page_cache"), CacheMode::kPageCache);  // stored before
+  EXPECT_FALSE(parse_cache_mode_name("page").ok());
+}
 
 TEST(DmcSettingsStoreEscape, LikeSystemdEscapePath) {
   EXPECT_EQ(escape_mount_path("/srv/data"), "srv-data");

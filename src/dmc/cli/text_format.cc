@@ -8,8 +8,14 @@ namespace diskcond::dmc {
 namespace {
 
 std::string cache_line(CacheMode mode) {
-  return mode == CacheMode::kNoCache ? "Cache: none (every read and write is conditioned)\n"
-                                     : "Cache: page cache (cache hits are not conditioned)\n";
+  switch (mode) {
+    case CacheMode::kWriteBack:
+      return "Cache: write-back (cache hits are not conditioned; writes are written back later)\n";
+    case CacheMode::kPageCache:
+      return "Cache: page cache, write-through (cache hits are not conditioned)\n";
+    case CacheMode::kNoCache: break;
+  }
+  return "Cache: none (every read and write is conditioned)\n";
 }
 
 std::string floor_text(double ns) { return ns > 0 ? format_duration(ns) : "none yet"; }

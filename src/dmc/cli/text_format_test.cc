@@ -188,7 +188,7 @@ TEST(DmcTextFormat, StatusOffWithStoredSettingsSaysStartAppliesThem) {
   std::string text = format_status(view);
   EXPECT_EQ(text.rfind("Disk Mount Conditioner: OFF\nProfile: Custom\n Type: HDD\n", 0), 0u) << text;
   EXPECT_NE(text.find("Stored settings: applied by 'dmc start /srv/data'\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("Cache: page cache (cache hits are not conditioned)\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("Cache: page cache, write-through (cache hits are not conditioned)\n"), std::string::npos) << text;
   EXPECT_NE(text.find("Boot: not kept across reboots\n"), std::string::npos) << text;
   EXPECT_EQ(text.find("Served since start"), std::string::npos) << text;
 }

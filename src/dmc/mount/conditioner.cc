@@ -5,11 +5,14 @@
 namespace diskcond::mount {
 
 Conditioner::Conditioner(const Profile& profile, uint64_t capacity, const Clock& clock,
-                         ReplyScheduler& scheduler)
-    : clock_(clock), scheduler_(scheduler), model_(profile, capacity) {}
+                         ReplyScheduler& scheduler, const WritebackParams& writeback)
+    : clock_(clock),
+      scheduler_(scheduler),
+      model_(profile, capacity),
+      writeback_(model_, writeback) {}
 
 int64_t Conditioner::submit(Op op, uint64_t address, uint64_t length, int64_t arrival_ns) {
-  return model_.submit(Command{op, address, length, arrival_ns});
+  return writeback_.submit(Command{op, address, length, arrival_ns});
 }
 
 void Conditioner::lower(std::atomic<int64_t>& floor, int64_t value) {

@@ -10,7 +10,7 @@
 //      sees the model's time plus at most the rest of its round trip, and never less.
 // It also keeps the figures MountCounters reports.
 //
-// Locking: the model's mutex, then nothing; counters are atomics; the scheduler's mutex is a leaf.
+// Locking: the writeback's mutex, then the model's, then nothing; counters are atomics; the scheduler's mutex is a leaf.
 #pragma once
 
 #include <algorithm>
@@ -19,6 +19,7 @@
 
 #include "core/clock.h"
 #include "core/disk_model.h"
+#include "core/writeback.h"
 #include "dmc/mount/reply_scheduler.h"
 #include "dmc/mount/transit_bound.h"
 #include "dmc/mount/mount_control.h"
@@ -37,11 +38,26 @@ class Conditioner {
  public:
   // REQUIRES: validate(profile) is ok; capacity > 0.
   Conditioner(const Profile& profile, uint64_t capacity, const Clock& clock,
-              ReplyScheduler& scheduler);
+              ReplyScheduler& scheduler, const WritebackParams& writeback = {});
 
   int64_t now() const { return clock_.now_ns(); }
-  // Step 1. Returns the model's completion time.
+  // Step 1. Returns the model's completion time. Writeback due by `arrival_ns` goes to the model
+  // first (core/writeback.h), so it takes device time from this command.
   int64_t submit(Op op, uint64_t address, uint64_t length, int64_t arrival_ns);
+  // Step 1 for CacheMode::kWriteBack (core/writeback.h). A buffered write becomes dirty data and
+  // completes at once unless throttled at the dirty limit; metadata changes are journal entries
+  // (complete at once); fsync pays for the file's dirty data, the journal commit and a flush.
+  // `file` identifies the inode; `inode_address` is where its metadata lives (its region base).
+  int64_t buffered_write(uint64_t file, uint64_t address, uint64_t length, uint64_t inode_address,
+                         int64_t arrival_ns) {
+    return writeback_.write(file, address, length, inode_address, arrival_ns);
+  }
+  int64_t journal(uint64_t file, uint64_t home_address, int64_t arrival_ns) {
+    return writeback_.journal(file, home_address, arrival_ns);
+  }
+  int64_t fsync(uint64_t file, int64_t arrival_ns) { return writeback_.fsync(file, arrival_ns); }
+  int64_t sync_all(int64_t arrival_ns) { return writeback_.sync_all(arrival_ns); }
+  WritebackCounters writeback_counters() const { return writeback_.counters(); }
   // Step 3. `length` is the data size (4 KiB data commands feed the floor); `data` says whether
   // this was a data command (read/write) rather than a metadata change or flush.
   void reply(int64_t arrival_ns, int64_t completion_ns, Op op, uint64_t length, bool data,
@@ -75,6 +91,7 @@ class Conditioner {
   const Clock& clock_;
   ReplyScheduler& scheduler_;
   DiskModel model_;
+  Writeback writeback_;  // every command reaches model_ through it
   TransitBound transit_;
   bool transit_enabled_ = true;  // set before the session runs
   std::atomic<int64_t> added_delay_sum_ns_{0};

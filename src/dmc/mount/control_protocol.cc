@@ -9,7 +9,10 @@ using nlohmann::json;
 
 json settings_to_json(const MountSettings& s) {
   const Profile& p = s.profile;
-  return json{{"cache", s.cache == CacheMode::kNoCache ? "none" : "page"},
+  const char* cache = s.cache == CacheMode::kNoCache     ? "none"
+                      : s.cache == CacheMode::kPageCache ? "page"
+                                                         : "writeback";
+  return json{{"cache", cache},
               {"profile",
                {{"name", p.name},
                 {"type", std::string(to_string(p.type))},
@@ -64,12 +67,14 @@ Result<MountSettings> settings_from_json(const json& j) {
   MountSettings s;
   std::string cache;
   TRY(read_string(j, "cache", cache));
-  if (cache == "page") {
+  if (cache == "writeback") {
+    s.cache = CacheMode::kWriteBack;
+  } else if (cache == "page") {
     s.cache = CacheMode::kPageCache;
   } else if (cache == "none") {
     s.cache = CacheMode::kNoCache;
   } else {
-    return make_error("cache must be \"page\" or \"none\"");
+    return make_error("cache must be \"writeback\", \"page\" or \"none\"");
   }
   auto pit = j.find("profile");
   if (pit == j.end() || !pit->is_object()) return make_error("settings.profile must be an object");

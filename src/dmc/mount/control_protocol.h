@@ -6,7 +6,7 @@
 //   {"op":"stop","force":false}                  root only
 // Replies: {"ok":true, ...} or {"ok":false,"error":"<one line>"}. A status reply carries
 // "pid", "mount_point", "settings", "counters" and "diagnostics" (optional). Settings:
-//   {"cache":"page"|"none","profile":{"name":..,"type":"SSD"|"HDD","access_time_ns":..,
+//   {"cache":"writeback"|"page"|"none","profile":{"name":..,"type":"SSD"|"HDD","access_time_ns":..,
 //    "read_bytes_per_sec":..,"write_bytes_per_sec":..,"queue_depth":..,"max_read_bytes":..,
 //    "max_write_bytes":..,"max_read_segments":..,"max_write_segments":..,"spinup_idle_ns":..,
 //    "spinup_ns":..}}

@@ -35,6 +35,18 @@ TEST(MountControlProtocol, RequestsRoundTrip) {
   EXPECT_TRUE(s->force);
 }
 
+TEST(MountControlProtocol, EveryCacheModeRoundTrips) {
+  for (CacheMode mode : {CacheMode::kWriteBack, CacheMode::kPageCache, CacheMode::kNoCache}) {
+    ControlRequest update;
+    update.op = ControlOp::kUpdate;
+    update.settings = sample();
+    update.settings.cache = mode;
+    auto back = decode_request(encode_request(update));
+    ASSERT_TRUE(back.ok()) << back.error();
+    EXPECT_EQ(back->settings.cache, mode);
+  }
+}
+
 TEST(MountControlProtocol, StatusRoundTrip) {
   StatusReply st;
   st.pid = 1234;

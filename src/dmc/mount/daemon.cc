@@ -25,6 +25,7 @@
 #include "dmc/mount/control_socket.h"
 #include "dmc/mount/credentials.h"
 #include "dmc/mount/filesystem.h"
+#include "dmc/mount/machine_writeback.h"
 #include "dmc/mount/syscall.h"
 #include "dmc/mount/transit_probe.h"
 
@@ -225,7 +226,8 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
 
   MonotonicClock clock;
   ReplyScheduler scheduler(clock);
-  Conditioner conditioner(config.settings.profile, capacity, clock, scheduler);
+  Conditioner conditioner(config.settings.profile, capacity, clock, scheduler,
+                          machine_writeback_params(capacity));
   const char* lead = std::getenv("DISKCOND_TRANSIT_LEAD");
   conditioner.set_transit_lead_enabled(lead == nullptr || std::string_view(lead) != "off");
   const int root_copy = dup(config.root_fd);  // the inode table owns (and closes) its copy

@@ -52,8 +52,19 @@ int lookup_entry(Filesystem& fs, int parent_fd, const char* name, fuse_entry_par
 }
 
 int64_t charge_metadata(Filesystem& fs, const Inode& dir, int64_t arrival_ns) {
+  if (fs.cache.load() == CacheMode::kWriteBack) {
+    return fs.conditioner.journal(writeback_file_id(dir), fs.space.address(dir.region_base, 0),
+                                  arrival_ns);
+  }
   return fs.conditioner.submit(Op::kWrite, fs.space.address(dir.region_base, 0),
                                kMetadataWriteBytes, arrival_ns);
+}
+
+void journal_new_entry(Filesystem& fs, fuse_ino_t ino, int64_t arrival_ns) {
+  if (fs.cache.load() != CacheMode::kWriteBack) return;
+  const Inode& inode = fs.inodes.get(ino);
+  fs.conditioner.journal(writeback_file_id(inode), fs.space.address(inode.region_base, 0),
+                         arrival_ns);
 }
 
 void reply_entry_at(Filesystem& fs, fuse_req_t req, int64_t arrival_ns, int64_t completion_ns,

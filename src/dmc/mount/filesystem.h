@@ -52,9 +52,11 @@ struct Filesystem {
 // direct writes to `fd`. `direct_align` keeps O_DIRECT's rule: reads whose offset or size is not
 // a multiple of it fail with EINVAL, as they would on the backing file. Otherwise read_fd == fd
 // and direct_align == 0. `direct`: `fd` was opened O_DIRECT (writes need aligned buffers).
+// `writeback`: opened while the mount's mode was CacheMode::kWriteBack (buffered writes become
+// dirty data, close does not wait, fsync pays; docs/conditioner.md "Write-back").
 struct FileHandle {
-  FileHandle(int fd, int read_fd, uint32_t direct_align, bool direct)
-      : fd(fd), read_fd(read_fd), direct_align(direct_align), direct(direct) {}
+  FileHandle(int fd, int read_fd, uint32_t direct_align, bool direct, bool writeback)
+      : fd(fd), read_fd(read_fd), direct_align(direct_align), direct(direct), writeback(writeback) {}
   ~FileHandle();
   FileHandle(const FileHandle&) = delete;
   FileHandle& operator=(const FileHandle&) = delete;
@@ -63,6 +65,7 @@ struct FileHandle {
   const int read_fd;
   const uint32_t direct_align;
   const bool direct;
+  const bool writeback;
 };
 
 // The operation table; fuse_session_new() gets it with a Filesystem* as userdata.
@@ -76,8 +79,16 @@ inline FileHandle& handle_of(fuse_file_info* fi) {
 // Opens `name` in the directory `parent_fd` (pinned) as O_PATH, records the lookup and fills
 // `e`. Returns 0 or -errno. REQUIRES: caller credentials in effect.
 int lookup_entry(Filesystem& fs, int parent_fd, const char* name, fuse_entry_param* e);
-// Charges one metadata write at `dir`'s region; returns the model completion time.
+// The identity of an inode in the write-back model (dirty data and journal entries).
+inline uint64_t writeback_file_id(const Inode& inode) {
+  return (static_cast<uint64_t>(inode.dev) << 48) ^ static_cast<uint64_t>(inode.ino);
+}
+// Charges one metadata change of `dir` (or a file); returns the model completion time. Write-back
+// mode: a journal entry, complete at once. Otherwise: one 4 KiB write at its region, waited for.
 int64_t charge_metadata(Filesystem& fs, const Inode& dir, int64_t arrival_ns);
+// Write-back mode: a new entry's own inode joins the journal too, so an fsync of the new file
+// commits its creation (as on ext4). Nothing in the other modes (the parent's write covers it).
+void journal_new_entry(Filesystem& fs, fuse_ino_t ino, int64_t arrival_ns);
 // Replies with `e` (or the error) at `completion_ns`, through the scheduler.
 void reply_entry_at(Filesystem& fs, fuse_req_t req, int64_t arrival_ns, int64_t completion_ns,
                     int err, const fuse_entry_param& e);

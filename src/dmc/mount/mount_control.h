@@ -17,13 +17,15 @@
 namespace diskcond {
 
 enum class CacheMode {
-  kPageCache,  // like macOS: the kernel page cache stays on; misses and write-back are conditioned
+  kWriteBack,  // page cache on; buffered writes are dirty data written back later, metadata goes
+               // through a journal, fsync pays for it all (like Linux on a local disk)
+  kPageCache,  // write-through: page cache on, each buffered write(2) waits for the model (macOS)
   kNoCache,    // every read and write reaches the daemon and is conditioned (FUSE direct_io)
 };
 
 struct MountSettings {
   Profile profile;                         // what the mount behaves like
-  CacheMode cache = CacheMode::kPageCache;
+  CacheMode cache = CacheMode::kWriteBack;
 };
 
 // Live figures a running daemon keeps (all since start).

@@ -160,9 +160,12 @@ TEST_P(MountCrash, DaemonKilledMidWriteLosesNoAcknowledgedBlock) {
 }
 
 INSTANTIATE_TEST_SUITE_P(CacheModes, MountCrash,
-                         ::testing::Values(CacheMode::kPageCache, CacheMode::kNoCache),
+                         ::testing::Values(CacheMode::kWriteBack, CacheMode::kPageCache,
+                                           CacheMode::kNoCache),
                          [](const auto& info) {
-                           return info.param == CacheMode::kPageCache ? "PageCache" : "NoCache";
+                           return info.param == CacheMode::kWriteBack   ? "WriteBack"
+                                  : info.param == CacheMode::kPageCache ? "PageCache"
+                                                                        : "NoCache";
                          });
 
 }  // namespace

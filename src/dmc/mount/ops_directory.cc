@@ -148,10 +148,22 @@ void op_releasedir(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
   fuse_reply_err(req, 0);
 }
 
-void op_fsyncdir(fuse_req_t req, fuse_ino_t, int datasync, fuse_file_info* fi) {
+// Not conditioned in write-through and no-cache modes. In write-back mode it commits the journal
+// when that holds a change of the directory, and flushes (Conditioner::fsync).
+void op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync, fuse_file_info* fi) {
+  Filesystem& fs = fs_of(req);
+  const bool writeback = fs.cache.load() == CacheMode::kWriteBack;
+  const int64_t arrival = fs.conditioner.now();
+  const int64_t completion =
+      writeback ? fs.conditioner.fsync(writeback_file_id(fs.inodes.get(ino)), arrival) : arrival;
   int fd = dirfd(dir_of(fi).dir);
   int r = static_cast<int>(datasync ? check(fdatasync(fd)) : check(fsync(fd)));
-  fuse_reply_err(req, -r);
+  if (!writeback) {
+    fuse_reply_err(req, -r);
+    return;
+  }
+  fs.conditioner.reply(arrival, completion, Op::kFlush, 0, false,
+                       [req, r] { fuse_reply_err(req, -r); });
 }
 
 }  // namespace

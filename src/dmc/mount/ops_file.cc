@@ -22,7 +22,7 @@ namespace diskcond::mount {
 namespace {
 
 // Fills the open reply's caching fields from the mount's current cache mode.
-void set_cache_flags(Filesystem& fs, fuse_file_info* fi) {
+void set_cache_flags(const Filesystem& fs, fuse_file_info* fi) {
   if (fs.cache.load() == CacheMode::kNoCache) {
     fi->direct_io = 1;
     fi->keep_cache = 0;
@@ -49,8 +49,9 @@ std::pair<int, uint32_t> read_twin(int fd, int flags) {
 }
 
 // Takes ownership of `fd` (and its twin); stores a FileHandle in fi->fh.
-void attach_handle(fuse_file_info* fi, int fd, std::pair<int, uint32_t> twin) {
-  auto* h = new FileHandle(fd, twin.first, twin.second, (fi->flags & O_DIRECT) != 0);
+void attach_handle(const Filesystem& fs, fuse_file_info* fi, int fd, std::pair<int, uint32_t> twin) {
+  auto* h = new FileHandle(fd, twin.first, twin.second, (fi->flags & O_DIRECT) != 0,
+                           fs.cache.load() == CacheMode::kWriteBack);
   fi->fh = reinterpret_cast<uintptr_t>(h);
 }
 
@@ -80,7 +81,7 @@ void op_open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
     }
     return;
   }
-  attach_handle(fi, fd, twin);
+  attach_handle(fs, fi, fd, twin);
   set_cache_flags(fs, fi);
   fuse_file_info info = *fi;
   auto send = [req, info]() mutable {
@@ -122,7 +123,8 @@ void op_create(fuse_req_t req, fuse_ino_t parent_id, const char* name, mode_t mo
     reply_err_at(fs, req, arrival, completion, -r);
     return;
   }
-  attach_handle(fi, fd, twin);
+  journal_new_entry(fs, e.ino, arrival);
+  attach_handle(fs, fi, fd, twin);
   set_cache_flags(fs, fi);
   fuse_file_info info = *fi;
   fs.conditioner.reply(arrival, completion, Op::kWrite, kMetadataWriteBytes, false,
@@ -194,15 +196,24 @@ ssize_t backing_write(BufferPool& buffers, const FileHandle& h, fuse_bufvec* in,
   return pwrite_all(h.fd, buf.data(), static_cast<size_t>(got), offset);
 }
 
+// Write-back mode (a buffered handle): the data becomes dirty in the model and the reply goes at
+// once (later only when the writer is throttled at the dirty limit), but the backing write is
+// still done before the reply, so an acknowledged write survives the daemon. O_SYNC and O_DSYNC
+// writes pay when the kernel's fsync for them follows (generic_write_sync sends FUSE_FSYNC).
+// Otherwise (write-through, direct I/O): the write is a model command the reply waits for.
 void op_write_buf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t offset,
                   fuse_file_info* fi) {
   Filesystem& fs = fs_of(req);
   const int64_t arrival = fs.conditioner.now();
   const Inode& inode = fs.inodes.get(ino);
+  const FileHandle& h = handle_of(fi);
   const size_t size = fuse_buf_size(in);
-  const int64_t completion = fs.conditioner.submit(
-      Op::kWrite, fs.space.address(inode.region_base, static_cast<uint64_t>(offset)), size,
-      arrival);
+  const uint64_t address = fs.space.address(inode.region_base, static_cast<uint64_t>(offset));
+  const int64_t completion =
+      h.writeback && !h.direct
+          ? fs.conditioner.buffered_write(writeback_file_id(inode), address, size,
+                                          fs.space.address(inode.region_base, 0), arrival)
+          : fs.conditioner.submit(Op::kWrite, address, size, arrival);
   ssize_t n;
   {
     CapabilityDrop drop(fuse_req_ctx(req)->uid);  // a write by a user clears setuid bits
@@ -219,11 +230,20 @@ void op_write_buf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t offset,
       });
 }
 
-// flush (every close) and fsync: a model flush, completing once earlier writes have.
-void flush_like(fuse_req_t req, int fd, int kind) {
+// flush (every close) and fsync: a model flush, completing once earlier writes have. In
+// write-back mode close does not wait, and fsync pays for the file's dirty data, the journal
+// commit and a flush (Conditioner::fsync).
+void flush_like(fuse_req_t req, fuse_ino_t ino, const FileHandle& h, int kind) {
   Filesystem& fs = fs_of(req);
+  if (h.writeback && kind == 0) {
+    fuse_reply_err(req, 0);
+    return;
+  }
+  const int fd = h.fd;
   const int64_t arrival = fs.conditioner.now();
-  const int64_t completion = fs.conditioner.submit(Op::kFlush, 0, 0, arrival);
+  const int64_t completion =
+      h.writeback ? fs.conditioner.fsync(writeback_file_id(fs.inodes.get(ino)), arrival)
+                  : fs.conditioner.submit(Op::kFlush, 0, 0, arrival);
   int r = 0;
   if (kind == 1) r = static_cast<int>(check(fsync(fd)));
   if (kind == 2) r = static_cast<int>(check(fdatasync(fd)));
@@ -231,12 +251,12 @@ void flush_like(fuse_req_t req, int fd, int kind) {
                        [req, r] { fuse_reply_err(req, -r); });
 }
 
-void op_flush(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
-  flush_like(req, handle_of(fi).fd, 0);
+void op_flush(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
+  flush_like(req, ino, handle_of(fi), 0);
 }
 
-void op_fsync(fuse_req_t req, fuse_ino_t, int datasync, fuse_file_info* fi) {
-  flush_like(req, handle_of(fi).fd, datasync ? 2 : 1);
+void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, fuse_file_info* fi) {
+  flush_like(req, ino, handle_of(fi), datasync ? 2 : 1);
 }
 
 void op_release(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {

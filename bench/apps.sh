@@ -1,0 +1,364 @@
+#!/usr/bin/env bash
+# Application workloads on a conditioned directory against the reference (issue 12).
+#
+#   bench/apps.sh [--quick] [--rounds N] [--profiles "0 2 3"] [--out FILE]
+#
+#   --profiles  the profiles to compare (indexes or names, space-separated; default "0 2 3")
+#   --quick     a smaller tree and fewer transactions (about 10 minutes on the 2-core VM), 1 round
+#               unless --rounds
+#   --rounds N  rounds (default 3); reference and conditioned directory alternate in each round
+#               and the report gives medians over rounds
+#   --out FILE  the report (default docs/apps.md)
+#   APPS_FILES, APPS_TXNS (environment) override the tree's file count and SQLite's transactions
+#
+# The reference for "this disk under Linux" is ext4 on a loop device doing direct I/O over an image
+# in the conditioned directory (`dmc disk create <dir>/ref.img ... -mkfs ext4 -mount`): the
+# kernel's page cache, writeback, jbd2 and block merging above the same disk model. Each workload
+# runs there and in the conditioned directory itself, with the same profile, one after the other.
+# Also measured every round: the same workloads with conditioning off (`dmc configure <dir> SSD 0 0
+# 0`: the mount's own cost), ext4 through that unconditioned mount, and native ext4 (the same loop
+# device setup over an image on the backing file system, no FUSE at all). Needs root, build/dmc,
+# fio, git, sqlite3, python3, tar, mkfs.ext4, losetup. Everything lives in one scratch directory
+# under /var/tmp; mounts, loop devices and conditioning are undone on any exit, Ctrl-C included.
+# It drops the page cache (echo 3 > /proc/sys/vm/drop_caches) before the cold workloads: on a
+# shared machine that slows the others for a moment. A full run (3 rounds) takes 2 to 3 hours, most of
+# it on the HDD profiles; --quick about 10 minutes.
+set -euo pipefail
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+cd "$REPO"
+
+QUICK=0
+ROUNDS=
+PROFILES="0 2 3"
+OUT=docs/apps.md
+ARGS=("$@")
+while (($#)); do
+  case $1 in
+    --quick) QUICK=1 ;;
+    --rounds) ROUNDS=${2:?--rounds needs a number}; shift ;;
+    --rounds=*) ROUNDS=${1#*=} ;;
+    --profiles) PROFILES=${2:?--profiles needs a list}; shift ;;
+    --profiles=*) PROFILES=${1#*=} ;;
+    --out) OUT=${2:?--out needs a file}; shift ;;
+    --out=*) OUT=${1#*=} ;;
+    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "apps: unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+[[ -z $ROUNDS ]] && { ((QUICK)) && ROUNDS=1 || ROUNDS=3; }
+[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || { echo "apps: --rounds must be a positive number" >&2; exit 2; }
+read -r -a PROFILE_LIST <<<"$PROFILES"
+((${#PROFILE_LIST[@]})) || { echo "apps: --profiles is empty" >&2; exit 2; }
+
+((EUID == 0)) || { echo "apps: needs root (mounts, loop devices)" >&2; exit 3; }
+PATH=$PATH:/usr/sbin:/sbin
+for tool in fio git sqlite3 tar mkfs.ext4 losetup jq; do
+  command -v "$tool" >/dev/null || { echo "apps: $tool is missing" >&2; exit 1; }
+done
+PY=/usr/bin/python3
+[[ -x $PY ]] || PY=$(command -v python3) || { echo "apps: python3 is missing" >&2; exit 1; }
+[[ -x build/dmc ]] || { echo "apps: build/dmc is missing; build first (./run.sh build)" >&2; exit 1; }
+for p in "${PROFILE_LIST[@]}"; do
+  build/dmc show "$p" >/dev/null 2>&1 || { echo "apps: unknown profile '$p' (see 'build/dmc list')" >&2; exit 2; }
+done
+
+FILES=${APPS_FILES:-2000}; TXNS=${APPS_TXNS:-500}; FIO_SIZE=64m; FIO_IO=16m; IMG_SIZE=2g
+if ((QUICK)); then FILES=${APPS_FILES:-300}; TXNS=${APPS_TXNS:-100}; FIO_SIZE=16m; FIO_IO=2m; IMG_SIZE=1g; fi
+
+SCRATCH=$(mktemp -d /var/tmp/diskcond-apps.XXXXXX)
+export DISKCOND_STATE_DIR=$SCRATCH/state
+# shellcheck source=bench/suite/lib.sh
+source bench/suite/lib.sh
+log() { echo "apps: $*" >&2; }
+CMD_LOG=$SCRATCH/commands
+: >"$CMD_LOG"
+
+COND=$SCRATCH/disk        # the conditioned directory: holds ref.img and work/
+REF=$SCRATCH/ref          # ext4 on the loop device over $COND/ref.img
+NATIVE=$SCRATCH/native    # ext4 on a loop device over $SCRATCH/native.img (no FUSE)
+TAR=$SCRATCH/tree.tar
+SRC_REPO=$SCRATCH/src-repo
+
+apps_cleanup() {
+  local pid m f dev i
+  for pid in $(descendants $$); do kill "$pid" 2>/dev/null || true; done
+  # The ext4 mounts first (their loop devices hold the images open), then any loop device over an
+  # image in the scratch directory, then what suite_cleanup undoes (dmc mounts, the directory).
+  while read -r m; do
+    umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
+  done < <(awk -v s="$SCRATCH" '$3 == "ext4" && index($2, s) == 1 { print $2 }' /proc/mounts | sort -r)
+  for f in /sys/block/loop*/loop/backing_file; do
+    [[ -f $f ]] || continue
+    if [[ $(<"$f") == "$SCRATCH"/* ]]; then
+      dev=${f#/sys/block/}; dev=/dev/${dev%%/*}
+      losetup -d "$dev" 2>/dev/null || true
+      for i in $(seq 1 100); do [[ -e /sys/block/${dev#/dev/}/loop ]] || break; sleep 0.05; done
+    fi
+  done
+  suite_cleanup
+}
+trap 'apps_cleanup' EXIT
+trap 'log "interrupted; cleaning up"; exit 130' INT TERM HUP
+
+# The directory the workloads run in now; the report's command list calls it $D.
+D_NOW=
+shown() {  # shown LINE: the line as the report lists it
+  local line=$1
+  [[ -n $D_NOW ]] && line=${line//$D_NOW/\$D}
+  line=${line//$SCRATCH/\$SCRATCH}
+  echo "${line//$REPO\//}"
+}
+# record ARGS... (replaces lib.sh's): the command line for the report's list
+record() {
+  local line
+  line=$(printf '%q ' "$@")
+  shown "${line% }" >>"$CMD_LOG"
+}
+# note TEXT: a command line for the list, for pipelines and redirections `cmd` cannot run
+note() { shown "$*" >>"$CMD_LOG"; }
+# settle DIR: what the last workload left dirty goes to the disk, untimed
+settle() { sync -f "$1"; }
+# cold DIR: settled, then nothing of any file system in the page cache or the inode cache
+cold() {
+  settle "$1"
+  note "sync -f \$D && echo 3 > /proc/sys/vm/drop_caches"
+  echo 3 >/proc/sys/vm/drop_caches
+}
+# timed KEY WORKLOAD COMMAND...: runs COMMAND; the wall-clock seconds go under KEY.WORKLOAD
+timed() {
+  local key=$1 w=$2 t0 t1
+  shift 2
+  t0=$(date +%s%N)
+  if ! "$@"; then
+    log "$key: $w failed"
+    put "$key.$w" nan
+    return 0
+  fi
+  t1=$(date +%s%N)
+  put "$key.$w" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", (b - a) / 1e9 }')"
+}
+
+# --- the workloads; D is the directory they run in ---------------------------------------------
+
+WORKLOADS=(untar untar_fsync read_cold cp_r stat_cold rm_rf git_clone git_status_cold sqlite_wal sqlite_delete fio_randwrite)
+declare -A LABEL=(
+  [untar]="untar (tar -xf)"
+  [untar_fsync]="untar, fsync every file"
+  [read_cold]="cold read of every file"
+  [cp_r]="cp -r of the tree"
+  [stat_cold]="cold stat of every entry (find, xargs stat)"
+  [rm_rf]="rm -rf of three trees"
+  [git_clone]="git clone (local)"
+  [git_status_cold]="cold git status"
+  [sqlite_wal]="SQLite WAL, one-row transactions"
+  [sqlite_delete]="SQLite DELETE journal, one-row transactions"
+  [fio_randwrite]="fio buffered 4 KiB random writes, fsync"
+)
+
+w_untar() { cmd tar -xf "$TAR" -C "$1/a"; }
+w_untar_fsync() { cmd "$PY" bench/apps/untar_fsync.py "$TAR" "$1/b"; }
+w_read_cold() {
+  note "find \$D/a -type f -print0 | xargs -0 cat > /dev/null"
+  find "$1/a" -type f -print0 | xargs -0 cat >/dev/null
+}
+w_cp_r() { cmd cp -r "$1/a" "$1/c"; }
+w_stat_cold() {
+  note "find \$D/a -print0 | xargs -0 stat > /dev/null"
+  find "$1/a" -print0 | xargs -0 stat >/dev/null
+}
+w_rm_rf() { cmd rm -rf "$1/a" "$1/b" "$1/c"; }
+w_git_clone() { cmd git clone -q --no-hardlinks "$SRC_REPO" "$1/repo"; }
+w_git_status() { cmd git -C "$1/repo" status --porcelain >/dev/null; }
+w_sqlite() {  # w_sqlite DB
+  note "sqlite3 $1 < \$SCRATCH/txns.sql"
+  sqlite3 "$1" <"$SCRATCH/txns.sql" >/dev/null
+}
+w_fio() {
+  run_fio "$SCRATCH/out/fio.json" --name=randwrite --filename="$1/fio.dat" --size="$FIO_SIZE" --io_size="$FIO_IO" \
+    --rw=randwrite --bs=4k --ioengine=psync --end_fsync=1 --randrepeat=0 --randseed=7
+}
+
+run_workloads() {  # run_workloads KEY DIR
+  local key=$1 d=$2
+  D_NOW=$d
+  log "round $ROUND: $key"
+  mkdir -p "$d/a" "$d/b"
+  settle "$d"
+  timed "$key" untar w_untar "$d"; settle "$d"
+  timed "$key" untar_fsync w_untar_fsync "$d"; settle "$d"
+  cold "$d"; timed "$key" read_cold w_read_cold "$d"
+  timed "$key" cp_r w_cp_r "$d"; settle "$d"
+  cold "$d"; timed "$key" stat_cold w_stat_cold "$d"
+  timed "$key" rm_rf w_rm_rf "$d"; settle "$d"
+  timed "$key" git_clone w_git_clone "$d"; settle "$d"
+  cold "$d"; timed "$key" git_status_cold w_git_status "$d"
+  rm -rf "$d/repo"
+  local mode
+  for mode in wal delete; do
+    note "sqlite3 \$D/$mode.db 'PRAGMA journal_mode=${mode^^}; CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT);'"
+    sqlite3 "$d/$mode.db" "PRAGMA journal_mode=${mode^^}; CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT);" >/dev/null
+  done
+  settle "$d"
+  timed "$key" sqlite_wal w_sqlite "$d/wal.db"; settle "$d"
+  timed "$key" sqlite_delete w_sqlite "$d/delete.db"; settle "$d"
+  cmd fio --name=layout --filename="$d/fio.dat" --size="$FIO_SIZE" --rw=write --bs=1m --create_only=1 >/dev/null
+  settle "$d"
+  timed "$key" fio_randwrite w_fio "$d"; settle "$d"
+  rm -rf "$d/wal.db" "$d/delete.db" "$d/fio.dat"
+  settle "$d"
+  D_NOW=
+}
+
+# --- set-up -------------------------------------------------------------------------------------
+
+started=$(date +%s)
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
+mkdir -p "$SCRATCH/out" "$DISKCOND_STATE_DIR" "$COND" "$REF" "$NATIVE"
+log "making a tree of $FILES files, its tarball and a git repository of it"
+cmd "$PY" bench/apps/make_tree.py "$SCRATCH/tree" "$FILES"
+cmd tar -cf "$TAR" -C "$SCRATCH/tree" .
+git init -q "$SRC_REPO"
+cp -r "$SCRATCH/tree/." "$SRC_REPO/"
+git -C "$SRC_REPO" add -A
+git -C "$SRC_REPO" -c user.name=apps -c user.email=apps@localhost commit -q -m tree
+git -C "$SRC_REPO" repack -adq
+{
+  echo "PRAGMA synchronous=FULL;"
+  for i in $(seq 1 "$TXNS"); do echo "BEGIN; INSERT INTO t(v) VALUES('row $i of the diskcond apps benchmark'); COMMIT;"; done
+} >"$SCRATCH/txns.sql"
+tree_mib=$(du -sm --apparent-size "$SCRATCH/tree" | cut -f1)
+
+# The reference: made while the directory is unconditioned (mkfs is quick either way), then each
+# profile is selected live.
+cmd "$DMC" configure "$COND" SSD 0 0 0 >/dev/null
+dmc_start "$COND"
+cmd "$DMC" disk create "$COND/ref.img" "$IMG_SIZE" -mkfs ext4 -mount "$REF" >/dev/null
+mkdir -p "$COND/work"
+# Native ext4: the same loop device setup over an image on the backing file system.
+cmd truncate -s "$IMG_SIZE" "$SCRATCH/native.img"
+native_dev=$(cmd losetup --direct-io=on --sector-size 4096 --find --show "$SCRATCH/native.img")
+cmd mkfs.ext4 -F -q -b 4096 -E lazy_itable_init=0,lazy_journal_init=0,nodiscard "$native_dev"
+cmd mount "$native_dev" "$NATIVE"
+
+# --- rounds -------------------------------------------------------------------------------------
+
+for ROUND in $(seq 1 "$ROUNDS"); do
+  run_workloads native "$NATIVE"
+  cmd "$DMC" configure "$COND" SSD 0 0 0 >/dev/null
+  if ((ROUND % 2)); then
+    run_workloads floor.ref "$REF"; run_workloads floor.dir "$COND/work"
+  else
+    run_workloads floor.dir "$COND/work"; run_workloads floor.ref "$REF"
+  fi
+  for p in "${PROFILE_LIST[@]}"; do
+    cmd "$DMC" select "$COND" "$p" >/dev/null
+    if ((ROUND % 2)); then
+      run_workloads "ref.$p" "$REF"; run_workloads "dir.$p" "$COND/work"
+    else
+      run_workloads "dir.$p" "$COND/work"; run_workloads "ref.$p" "$REF"
+    fi
+  done
+done
+elapsed=$(($(date +%s) - started))
+load_end=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# --- report -------------------------------------------------------------------------------------
+
+secs() { fig "$1" 2 " s"; }
+ratio() { is_num "$1" && echo "$(fmt "$1" 2)x" || echo "-"; }
+geomean() {  # numbers on stdin -> their geometric mean
+  awk '$1 > 0 { s += log($1); n++ } END { if (n) printf "%.4f\n", exp(s / n); else print "nan" }'
+}
+in_band() { ge "$1" 0.67 && le "$1" 1.5; }
+in_geo() { ge "$1" 0.8 && le "$1" 1.25; }
+
+{
+  echo "# Applications on a conditioned directory against the reference"
+  echo
+  if ((QUICK)); then
+    echo "> **Quick run** (\`--quick\`: $FILES files, $TXNS transactions, $ROUNDS round(s)) on a shared 2-core VM:"
+    echo "> the other engineers' builds ran at the same time (load average below), so single figures"
+    echo "> wander; the ratios, taken between runs of the same minute, matter more than the seconds."
+    echo
+  fi
+  echo "Generated by \`bench/apps.sh${ARGS[*]:+ ${ARGS[*]}}\` (issue 12). The reference for \"this disk under"
+  echo "Linux\" is ext4 on a loop device doing direct I/O (4 KiB blocks) over an image file in the"
+  echo "conditioned directory (\`dmc disk create\`): the kernel's page cache, writeback, jbd2 journal, block"
+  echo "merging and ext4's allocator above the disk model. Each workload runs there and in the"
+  echo "conditioned directory itself, same profile, same mount, one after the other (the order"
+  echo "alternates by round); figures are medians over rounds of wall-clock seconds, ratios are"
+  echo "conditioned directory / reference (median of the per-round ratios). Goal (issue 12): every"
+  echo "ratio within 0.67x-1.5x, the geometric mean within 0.8-1.25."
+  echo
+  echo "| | |"
+  echo "|---|---|"
+  echo "| Date | $(date -u +%Y-%m-%dT%H:%MZ) |"
+  echo "| Kernel | $(uname -r) |"
+  echo "| Cores | $(nproc) ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')) |"
+  echo "| Load average at start / end | $load_start / $load_end (shared machine: other builds and tests ran) |"
+  echo "| Commit | $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (with local changes)') |"
+  echo "| Tree | $FILES files, $tree_mib MiB, $(find "$SCRATCH/tree" -type d | wc -l) directories (bench/apps/make_tree.py) |"
+  echo "| SQLite | $TXNS one-row transactions, synchronous=FULL, $(sqlite3 --version | cut -d' ' -f1) |"
+  echo "| fio | $(fio --version): $FIO_IO of 4 KiB random writes in a $FIO_SIZE file, psync, then fsync |"
+  echo "| Images | $IMG_SIZE, ext4 made with \`-b 4096 -E lazy_itable_init=0,lazy_journal_init=0,nodiscard\` |"
+  echo "| Rounds | $ROUNDS |"
+  echo "| Duration | $((elapsed / 60)) min $((elapsed % 60)) s |"
+  echo
+  echo "## Summary"
+  echo
+  echo "| Profile | Rows within 0.67x-1.5x | Geometric mean of ratios | Goal 0.8-1.25 |"
+  echo "|---|---|---|---|"
+  for p in "${PROFILE_LIST[@]}"; do
+    name=$("$DMC" show "$p" -json | jq -r .profile.name)
+    n_ok=0; n=0; : >"$SCRATCH/ratios.$p"
+    for w in "${WORKLOADS[@]}"; do
+      r=$(paired "dir.$p.$w" "ref.$p.$w")
+      if is_num "$r"; then n=$((n + 1)); echo "$r" >>"$SCRATCH/ratios.$p"; in_band "$r" && n_ok=$((n_ok + 1)); fi
+    done
+    gm=$(geomean <"$SCRATCH/ratios.$p")
+    echo "| $p: $name | $n_ok of $n | $(ratio "$gm") | $(mark in_geo "$gm") |"
+  done
+  echo
+  for p in "${PROFILE_LIST[@]}"; do
+    name=$("$DMC" show "$p" -json | jq -r .profile.name)
+    echo "## Profile $p: $name"
+    echo
+    echo "| Workload | Reference: ext4 on the disk | Conditioned directory | Ratio | 0.67x-1.5x | Unconditioned directory | Unconditioned / reference |"
+    echo "|---|---|---|---|---|---|---|"
+    for w in "${WORKLOADS[@]}"; do
+      ref=$(med "ref.$p.$w"); dir=$(med "dir.$p.$w"); r=$(paired "dir.$p.$w" "ref.$p.$w")
+      floor=$(med "floor.dir.$w"); fr=$(is_num "$floor" && is_num "$ref" && calc "$floor / $ref" || echo nan)
+      verdict=$(is_num "$r" && mark in_band "$r" || echo "-")
+      echo "| ${LABEL[$w]} | $(secs "$ref") | $(secs "$dir") | $(ratio "$r") | $verdict | $(secs "$floor") | $(ratio "$fr") |"
+    done
+    echo "| **Geometric mean** | | | **$(ratio "$(geomean <"$SCRATCH/ratios.$p")")** | goal 0.8-1.25 | | |"
+    echo
+  done
+  echo "## Without conditioning"
+  echo
+  echo "What the workloads cost with no disk model in the way: native ext4 (loop device, direct I/O,"
+  echo "over an image on the backing file system, no FUSE), the reference's ext4 with its directory"
+  echo "unconditioned (\`configure SSD 0 0 0\`: the FUSE round trips of the loop device's I/O), and"
+  echo "the unconditioned directory itself (the mount's own cost per operation). Where the"
+  echo "unconditioned directory alone is above 1.5x a profile's reference (last column of that"
+  echo "profile's table), the mount's own overhead, not the model, decides the row."
+  echo
+  echo "| Workload | Native ext4 | ext4 through the unconditioned mount | Unconditioned directory | Unconditioned directory / native ext4 |"
+  echo "|---|---|---|---|---|"
+  for w in "${WORKLOADS[@]}"; do
+    echo "| ${LABEL[$w]} | $(secs "$(med "native.$w")") | $(secs "$(med "floor.ref.$w")") | $(secs "$(med "floor.dir.$w")") | $(ratio "$(paired "floor.dir.$w" "native.$w")") |"
+  done
+  echo
+  cat bench/apps/notes.md
+  echo
+  echo "<details><summary>Commands run (\$D is the directory under test; the measuring ones run once per round and configuration)</summary>"
+  echo
+  echo '```sh'
+  awk '!seen[$0]++' "$CMD_LOG"
+  echo '```'
+  echo
+  echo "</details>"
+} >"$SCRATCH/report.md"
+mv "$SCRATCH/report.md" "$OUT"
+log "wrote $OUT in $((elapsed / 60)) min $((elapsed % 60)) s"

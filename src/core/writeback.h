@@ -1,0 +1,153 @@
+// Write-back caching and a metadata journal in front of the disk model, the way Linux and ext4
+// do it: buffered writes become dirty data, acknowledged at once; a background writeback sends
+// the dirty data to the device later; metadata changes are journal entries, committed every few
+// seconds as one small sequential write and checkpointed to their home locations afterwards.
+//
+// Pure and deterministic like DiskModel: no clock, no I/O. Callers pass arrival times and get
+// completion times back; every foreground command goes through submit() (or one of the other
+// entry points), which first submits to the model the writeback commands that fell due before
+// its arrival, so they take device time from the foreground, as on a real disk. Event times are
+// the only driver: nothing happens between two calls.
+//
+// The policy (Linux's, docs/disk-model.md "Write-back" has the details and what is simplified):
+//  - Dirty data is tracked per file: device address ranges (re-dirtying a range counts once) and
+//    the time the file became dirty.
+//  - Periodic writeback: when dirty data appears and no wake-up is pending, one is set
+//    `writeback_interval_ns` later (dirty_writeback_centisecs). A wake-up writes every file that
+//    became dirty at least `expire_ns` earlier (dirty_expire_centisecs) and, while dirty data
+//    remains, sets the next wake-up one interval later.
+//  - Background writeback: as soon as dirty data not yet sent to the device exceeds the
+//    background threshold, the files dirtied longest ago are sent (whole files) until it no
+//    longer does.
+//  - Throttling: dirty plus under-writeback bytes may not exceed the dirty limit; a write that
+//    would pass it completes when enough writeback has completed on the device to make room.
+//  - Elevator: each batch of writeback is sent in ascending device address order, adjacent
+//    ranges merged into one command.
+//  - Journal: metadata changes (and the inode change of a write) join the running transaction
+//    and are acknowledged at once. The transaction commits `commit_interval_ns` after its first
+//    entry (ext4's commit=5), or at an fsync of a file it holds: one sequential write of a
+//    descriptor block, one block per distinct home block and a commit block at the journal's
+//    head, then a device flush. After a commit its home blocks are dirty (the checkpoint), and
+//    the writeback above writes them to their home addresses like any dirty data.
+//  - fsync(file): that file's dirty data (address order), the commit of the running transaction
+//    if it holds the file, then a flush. Other files' dirty data that is not yet under writeback
+//    is not waited for; the flush does wait for every write already sent to the device, as a
+//    disk cache flush does.
+//
+// Thread-safe: one mutex, taken before DiskModel's (lock order: Writeback::mu_, DiskModel::mu_).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <set>
+#include <vector>
+
+#include "core/disk_model.h"
+
+namespace diskcond {
+
+// Linux's vm.dirty_* defaults and ext4's commit interval. Thresholds in bytes win over ratios
+// when non-zero (as in Linux); ratios are percent of `dirtyable_memory_bytes`.
+struct WritebackParams {
+  uint64_t dirtyable_memory_bytes = uint64_t{1} << 30;
+  uint32_t dirty_background_ratio = 10;
+  uint64_t dirty_background_bytes = 0;
+  uint32_t dirty_ratio = 20;
+  uint64_t dirty_bytes = 0;
+  int64_t expire_ns = 30'000'000'000;             // dirty_expire_centisecs = 3000
+  int64_t writeback_interval_ns = 5'000'000'000;  // dirty_writeback_centisecs = 500; 0 = off
+  int64_t commit_interval_ns = 5'000'000'000;     // ext4 commit=5
+  uint64_t journal_address = 0;                   // start of the journal region on the device
+  uint64_t journal_bytes = uint64_t{128} << 20;   // ext4's journal size on large filesystems
+
+  uint64_t background_threshold() const;
+  uint64_t dirty_limit() const;
+};
+
+// Size of a journal block and of a metadata home block.
+constexpr uint64_t kJournalBlockBytes = 4096;
+
+struct WritebackCounters {
+  uint64_t dirty_bytes = 0;           // dirty now, not yet sent to the device
+  uint64_t written_back_bytes = 0;    // sent by writeback or fsync (data and checkpoints)
+  uint64_t writeback_commands = 0;
+  uint64_t commits = 0;
+  uint64_t journal_entries = 0;
+  uint64_t throttled_writes = 0;
+  int64_t throttled_ns = 0;           // total time writers waited for the dirty limit
+};
+
+class Writeback {
+ public:
+  // Identifies a file (the mount uses its inode id). kMetadataFile is reserved.
+  using FileId = uint64_t;
+  static constexpr FileId kMetadataFile = ~FileId{0};
+
+  // `model` must outlive this. REQUIRES: params.journal_bytes >= 3 * kJournalBlockBytes.
+  Writeback(DiskModel& model, const WritebackParams& params);
+
+  // A foreground command (read, direct write, flush): writeback due by its arrival goes first.
+  int64_t submit(const Command& c);
+  // A buffered write of `length` bytes at `address` of `file`, whose inode lives at
+  // `inode_address` (its timestamps change: a journal entry). Returns when write(2) returns:
+  // `arrival`, or later when the writer is throttled at the dirty limit.
+  int64_t write(FileId file, uint64_t address, uint64_t length, uint64_t inode_address,
+                int64_t arrival);
+  // A metadata change whose home block is at `home_address`, on behalf of `file`. Acknowledged at
+  // once: returns `arrival`.
+  int64_t journal(FileId file, uint64_t home_address, int64_t arrival);
+  // fsync/fdatasync of `file`. Returns its completion.
+  int64_t fsync(FileId file, int64_t arrival);
+  // Commits the running transaction and writes every dirty byte, then flushes (sync(2)).
+  int64_t sync_all(int64_t arrival);
+  // Submits the writeback due by `now` (nothing else). Idempotent.
+  void advance(int64_t now);
+
+  WritebackCounters counters() const;
+  WritebackParams params() const;
+  void set_params(const WritebackParams& params);
+  // Bytes of `file` dirty and not yet sent to the device.
+  uint64_t dirty_bytes(FileId file) const;
+
+ private:
+  struct DirtyFile {
+    int64_t dirtied_ns = 0;
+    std::map<uint64_t, uint64_t> ranges;  // start -> end (exclusive), disjoint, not adjacent
+    uint64_t bytes = 0;
+  };
+  struct InFlight {
+    int64_t completion_ns;
+    uint64_t bytes;
+  };
+
+  // All REQUIRE mu_.
+  void advance_locked(int64_t now);
+  int64_t next_event() const;
+  void wake(int64_t at);
+  void add_dirty(FileId file, uint64_t address, uint64_t length, int64_t at);
+  int64_t write_files(const std::vector<FileId>& files, int64_t at);
+  void background(int64_t at);
+  int64_t commit(int64_t at);
+  void prune(int64_t now);
+  uint64_t under_writeback(int64_t now) const;
+  int64_t room_at(uint64_t needed, int64_t arrival);
+
+  mutable std::mutex mu_;
+  DiskModel& model_;
+  WritebackParams params_;
+  std::map<FileId, DirtyFile> dirty_;
+  uint64_t dirty_total_ = 0;
+  std::deque<InFlight> in_flight_;  // writeback sent to the device, by completion (monotonic)
+  int64_t next_wakeup_ns_;          // periodic writeback; kNever when none is pending
+  // The running transaction.
+  std::set<uint64_t> txn_blocks_;
+  std::set<FileId> txn_files_;
+  int64_t txn_commit_ns_;           // when it commits by the timer; kNever when empty
+  uint64_t journal_head_ = 0;       // offset of the next journal write inside the region
+  int64_t last_event_ns_;
+  WritebackCounters counters_;
+};
+
+}  // namespace diskcond

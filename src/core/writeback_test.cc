@@ -1,0 +1,239 @@
+// The write-back policy, rule by rule, on a made-up timeline with exact completion times.
+//
+// Most tests use an SSD with no access time, one queue slot and 1 byte per ns for both
+// directions, so a command of n bytes occupies the device for exactly n ns.
+#include "core/writeback.h"
+
+#include <gtest/gtest.h>
+
+#include "core/units.h"
+
+namespace diskcond {
+namespace {
+
+constexpr int64_t kS = 1'000'000'000;
+constexpr uint64_t kCapacity = 100 * kGiB;
+constexpr uint64_t kBlock = 4096;
+constexpr uint64_t kInodes = 50 * kGiB;  // where the tests put inode blocks
+using File = Writeback::FileId;
+
+Profile one_byte_per_ns() {
+  Profile p;
+  p.name = "1 B/ns";
+  p.type = DiskType::kSSD;
+  p.access_time_ns = 0;
+  p.read_bytes_per_sec = 1'000'000'000;
+  p.write_bytes_per_sec = 1'000'000'000;
+  p.queue_depth = 1;
+  return p;
+}
+
+WritebackParams small_limits(uint64_t background, uint64_t limit) {
+  WritebackParams p;
+  p.dirty_background_bytes = background;
+  p.dirty_bytes = limit;
+  p.journal_address = 90 * kGiB;
+  return p;
+}
+
+struct Fixture {
+  explicit Fixture(const WritebackParams& params, const Profile& profile = one_byte_per_ns())
+      : model(profile, kCapacity), wb(model, params) {}
+  uint64_t device_writes() const { return model.counters().commands[int(Op::kWrite)]; }
+  DiskModel model;
+  Writeback wb;
+};
+
+TEST(WritebackParams, LinuxDefaults) {
+  WritebackParams p;
+  EXPECT_EQ(p.dirty_background_ratio, 10u);
+  EXPECT_EQ(p.dirty_ratio, 20u);
+  EXPECT_EQ(p.expire_ns, 30 * kS);
+  EXPECT_EQ(p.writeback_interval_ns, 5 * kS);
+  EXPECT_EQ(p.commit_interval_ns, 5 * kS);
+  p.dirtyable_memory_bytes = 1000 * kMiB;
+  EXPECT_EQ(p.background_threshold(), 100 * kMiB);
+  EXPECT_EQ(p.dirty_limit(), 200 * kMiB);
+  p.dirty_background_bytes = 7 * kMiB;  // bytes win over the ratio, as in Linux
+  p.dirty_bytes = 9 * kMiB;
+  EXPECT_EQ(p.background_threshold(), 7 * kMiB);
+  EXPECT_EQ(p.dirty_limit(), 9 * kMiB);
+}
+
+TEST(Writeback, BufferedWriteIsAcknowledgedAtOnceAndReachesNoDevice) {
+  Fixture f(small_limits(kMiB, 2 * kMiB));
+  EXPECT_EQ(f.wb.write(1, 0, kBlock, kInodes, 1000), 1000);
+  EXPECT_EQ(f.wb.write(1, kBlock, kBlock, kInodes, 2000), 2000);
+  EXPECT_EQ(f.wb.write(1, 0, kBlock, kInodes, 3000), 3000);  // re-dirtying counts once
+  EXPECT_EQ(f.wb.dirty_bytes(1), 2 * kBlock);
+  EXPECT_EQ(f.wb.counters().dirty_bytes, 2 * kBlock);
+  EXPECT_EQ(f.device_writes(), 0u);
+}
+
+TEST(Writeback, DataIsWrittenAtTheFirstWakeupAfterItExpires) {
+  Fixture f(small_limits(kMiB, 2 * kMiB));
+  f.wb.write(1, 0, kBlock, kInodes, 1 * kS);  // wake-ups at 6, 11, ... 31 s; expires at 31 s
+  f.wb.write(2, kMiB, kBlock, kInodes, 3 * kS);  // expires at 33 s: written at the 36 s wake-up
+  f.wb.advance(31 * kS - 1);
+  EXPECT_EQ(f.wb.dirty_bytes(1), kBlock);
+  // A read arriving with the 31 s wake-up waits for its writeback (one slot, 4096 ns).
+  EXPECT_EQ(f.wb.submit(Command{Op::kRead, 2 * kMiB, kBlock, 31 * kS}), 31 * kS + 2 * 4096);
+  EXPECT_EQ(f.wb.dirty_bytes(1), 0u);
+  EXPECT_EQ(f.wb.dirty_bytes(2), kBlock);
+  f.wb.advance(36 * kS - 1);
+  EXPECT_EQ(f.wb.dirty_bytes(2), kBlock);
+  f.wb.advance(36 * kS);
+  EXPECT_EQ(f.wb.dirty_bytes(2), 0u);
+}
+
+TEST(Writeback, NoPeriodicWritebackWhenTheIntervalIsZero) {
+  WritebackParams p = small_limits(kMiB, 2 * kMiB);
+  p.writeback_interval_ns = 0;
+  Fixture f(p);
+  f.wb.write(1, 0, kBlock, kInodes, 1 * kS);
+  f.wb.advance(1000 * kS);
+  EXPECT_EQ(f.wb.dirty_bytes(1), kBlock);
+}
+
+TEST(Writeback, BackgroundWritebackStartsAboveTheThresholdWithTheOldestFile) {
+  Fixture f(small_limits(3 * kBlock, 100 * kBlock));
+  f.wb.write(1, 0 * kMiB, kBlock, kInodes, 1000);
+  f.wb.write(2, 1 * kMiB, kBlock, kInodes, 2000);
+  f.wb.write(3, 2 * kMiB, kBlock, kInodes, 3000);
+  EXPECT_EQ(f.device_writes(), 0u);  // 3 blocks: at the threshold, not above
+  EXPECT_EQ(f.wb.write(4, 3 * kMiB, kBlock, kInodes, 4000), 4000);  // not throttled
+  EXPECT_EQ(f.device_writes(), 1u);
+  EXPECT_EQ(f.wb.dirty_bytes(1), 0u);
+  EXPECT_EQ(f.wb.dirty_bytes(2), kBlock);
+  // The device is busy with it from 4000 to 8096.
+  EXPECT_EQ(f.wb.submit(Command{Op::kRead, 5 * kMiB, kBlock, 4000}), 8096 + 4096);
+}
+
+TEST(Writeback, WritersAreThrottledAtTheDirtyLimitUntilWritebackMakesRoom) {
+  Fixture f(small_limits(8192, 16384));
+  EXPECT_EQ(f.wb.write(1, 0, 8192, kInodes, 0), 0);
+  // Dirty 16384 is at the limit (fine) but above the background threshold: file 1 goes to the
+  // device at 10 and completes at 8202.
+  EXPECT_EQ(f.wb.write(2, kMiB, 8192, kInodes, 10), 10);
+  EXPECT_EQ(f.device_writes(), 1u);
+  // 8192 dirty + 8192 under writeback + 8192 more > 16384: the writer waits for file 1.
+  EXPECT_EQ(f.wb.write(3, 2 * kMiB, 8192, kInodes, 20), 8202);
+  const WritebackCounters c = f.wb.counters();
+  EXPECT_EQ(c.throttled_writes, 1u);
+  EXPECT_EQ(c.throttled_ns, 8182);
+  // Then file 2 (the oldest) goes, behind file 1: 8202 + 8192.
+  EXPECT_EQ(f.wb.dirty_bytes(2), 0u);
+  EXPECT_EQ(f.wb.dirty_bytes(3), 8192u);
+  EXPECT_EQ(f.wb.submit(Command{Op::kRead, 5 * kMiB, 4096, 30}), 8202 + 8192 + 4096);
+}
+
+TEST(Writeback, AWriteLargerThanWhatWritebackHasInFlightSendsMoreFirst) {
+  Fixture f(small_limits(16384, 16384));
+  f.wb.write(1, 0, 16384, kInodes, 0);  // at the background threshold: nothing sent
+  EXPECT_EQ(f.device_writes(), 0u);
+  // 16384 + 4096 > limit: file 1 is sent at 100 and the writer waits for it (100 + 16384).
+  EXPECT_EQ(f.wb.write(2, kMiB, 4096, kInodes, 100), 100 + 16384);
+}
+
+TEST(Writeback, FsyncWritesItsFileCommitsTheSharedJournalAndFlushes) {
+  Fixture f(small_limits(kMiB, 2 * kMiB));
+  f.wb.write(1, 0, kBlock, kInodes, 0);
+  f.wb.write(2, kMiB, kBlock, kInodes + kBlock, 10);
+  // File 1's block (100 .. 4196), then the commit of both inode blocks: descriptor + 2 + commit
+  // block = 16384 bytes (4196 .. 20580), then the flush.
+  EXPECT_EQ(f.wb.fsync(1, 100), 20580);
+  EXPECT_EQ(f.wb.dirty_bytes(1), 0u);
+  EXPECT_EQ(f.wb.dirty_bytes(2), kBlock);  // another file's dirty data is not waited for
+  EXPECT_EQ(f.wb.counters().commits, 1u);
+  // Nothing dirty and nothing in the journal for it: only a flush, done at once.
+  EXPECT_EQ(f.wb.fsync(1, 30000), 30000);
+  EXPECT_EQ(f.wb.counters().commits, 1u);
+}
+
+TEST(Writeback, FsyncDoesNotCommitATransactionThatDoesNotHoldTheFile) {
+  Fixture f(small_limits(kMiB, 2 * kMiB));
+  EXPECT_EQ(f.wb.journal(2, kInodes, 50), 50);
+  EXPECT_EQ(f.wb.fsync(1, 100), 100);
+  EXPECT_EQ(f.device_writes(), 0u);
+  EXPECT_EQ(f.wb.counters().commits, 0u);
+  // File 2's fsync commits it: descriptor + 1 block + commit block.
+  EXPECT_EQ(f.wb.fsync(2, 200), 200 + 3 * 4096);
+}
+
+TEST(Writeback, JournalCommitsFiveSecondsAfterItsFirstEntry) {
+  Fixture f(small_limits(kMiB, 2 * kMiB));
+  EXPECT_EQ(f.wb.journal(7, kInodes, 1 * kS), 1 * kS);  // acknowledged at once
+  EXPECT_EQ(f.wb.journal(8, kInodes + kBlock, 2 * kS), 2 * kS);
+  EXPECT_EQ(f.wb.journal(9, kInodes, 3 * kS), 3 * kS);  // same block as the first: counted once
+  f.wb.advance(6 * kS - 1);
+  EXPECT_EQ(f.device_writes(), 0u);
+  // At 6 s: descriptor + 2 blocks + commit block, sequential at the journal; a read arriving then
+  // waits behind it.
+  EXPECT_EQ(f.wb.submit(Command{Op::kRead, 0, 4096, 6 * kS}), 6 * kS + 4 * 4096 + 4096);
+  EXPECT_EQ(f.wb.counters().commits, 1u);
+  EXPECT_EQ(f.model.counters().commands[int(Op::kFlush)], 1u);
+  // A new transaction starts with the next entry and commits 5 s after it.
+  f.wb.journal(7, kInodes, 7 * kS);
+  f.wb.advance(12 * kS - 1);
+  EXPECT_EQ(f.wb.counters().commits, 1u);
+  f.wb.advance(12 * kS);
+  EXPECT_EQ(f.wb.counters().commits, 2u);
+}
+
+TEST(Writeback, CommittedBlocksAreCheckpointedHomeByWriteback) {
+  Fixture f(small_limits(kMiB, 2 * kMiB));
+  f.wb.journal(7, kInodes, 1 * kS);
+  f.wb.advance(6 * kS);  // committed: the home block is dirty since 6 s, wake-ups 11, 16, ...
+  EXPECT_EQ(f.wb.dirty_bytes(Writeback::kMetadataFile), kBlock);
+  f.wb.advance(36 * kS - 1);
+  EXPECT_EQ(f.wb.dirty_bytes(Writeback::kMetadataFile), kBlock);
+  // At 36 s it goes to its home address: a read there waits for it.
+  EXPECT_EQ(f.wb.submit(Command{Op::kRead, kInodes, 4096, 36 * kS}), 36 * kS + 2 * 4096);
+  EXPECT_EQ(f.wb.dirty_bytes(Writeback::kMetadataFile), 0u);
+}
+
+TEST(Writeback, WritebackMergesAdjacentRangesOfDifferentFiles) {
+  Fixture f(small_limits(kMiB, 2 * kMiB));
+  f.wb.write(1, 0, kBlock, kInodes, 0);
+  f.wb.write(2, kBlock, kBlock, kInodes, 0);
+  f.wb.write(1, 3 * kBlock, kBlock, kInodes, 0);
+  f.wb.sync_all(10);
+  // Data: [0, 8192) in one command and [12288, 16384); the journal; the checkpoint.
+  EXPECT_EQ(f.device_writes(), 4u);
+  EXPECT_EQ(f.wb.counters().dirty_bytes, 0u);
+}
+
+TEST(Writeback, WritebackGoesInDeviceAddressOrder) {
+  Profile hdd = one_byte_per_ns();
+  hdd.type = DiskType::kHDD;
+  hdd.access_time_ns = 9'000'000;
+  WritebackParams p = small_limits(kGiB, 2 * kGiB);
+  p.journal_address = 0;
+  Fixture f(p, hdd);
+  f.wb.write(1, 300 * kMiB, kBlock, 0, 0);  // dirtied in the order 300, 100, 200 MiB
+  f.wb.write(2, 100 * kMiB, kBlock, 0, 0);
+  f.wb.write(3, 200 * kMiB, kBlock, 0, 0);
+  // All expire at the 30 s wake-up; a read of 400 MiB then comes after them.
+  const int64_t got = f.wb.submit(Command{Op::kRead, 400 * kMiB, kBlock, 30 * kS});
+  auto replay = [&](std::vector<uint64_t> order) {
+    DiskModel m(hdd, kCapacity);
+    m.submit(Command{Op::kWrite, 0, 3 * kBlock, 5 * kS});  // the journal commit at 5 s
+    m.submit(Command{Op::kFlush, 0, 0, 5 * kS});
+    for (uint64_t a : order) m.submit(Command{Op::kWrite, a, kBlock, 30 * kS});
+    return m.submit(Command{Op::kRead, 400 * kMiB, kBlock, 30 * kS});
+  };
+  EXPECT_EQ(got, replay({100 * kMiB, 200 * kMiB, 300 * kMiB}));
+  EXPECT_NE(got, replay({300 * kMiB, 100 * kMiB, 200 * kMiB}));
+}
+
+TEST(Writeback, SyncWritesEverythingAndCommits) {
+  Fixture f(small_limits(kMiB, 2 * kMiB));
+  f.wb.write(1, 0, kBlock, kInodes, 0);
+  f.wb.write(2, kMiB, kBlock, kInodes, 0);
+  // Data 2 x 4096, journal 3 blocks, checkpoint 1 block, from 10.
+  EXPECT_EQ(f.wb.sync_all(10), 10 + 2 * 4096 + 3 * 4096 + 4096);
+  EXPECT_EQ(f.wb.counters().dirty_bytes, 0u);
+}
+
+}  // namespace
+}  // namespace diskcond
