@@ -32,8 +32,13 @@ struct Invocation {
   unsigned workers = kDefaultWorkers;
   unsigned iodepth = 1;
   unsigned submit_batch = 1;
-  std::optional<uint64_t> transfer_count;  // unset: one pass over the area
-  int64_t time_limit_ns = kDefaultTimeLimitNs;
+  // Time based (the default): each test runs warmup_ns, then time_limit_ns measured. Count based
+  // (-c): each test ends after transfer_count transfers (unset: one pass over the area, -c pass)
+  // or at time_limit_ns, whichever first, with no warm-up.
+  bool count_based = false;
+  std::optional<uint64_t> transfer_count;
+  int64_t time_limit_ns = kDefaultTimeLimitNs;  // kDefaultCountTimeLimitNs when count based
+  int64_t warmup_ns = kDefaultWarmupNs;         // 0 when count based
   uint64_t seed = kDefaultSeed;
   std::string engine = "psync";
   DirectMode direct = DirectMode::kAuto;

@@ -22,6 +22,7 @@ class Formatter {
 
 // The original's text: verbosity 0 gives one row per target with K/sec and /sec for each test;
 // 1 gives one row per test with CPU use and transfer size; 2 adds a latency percentile table.
+// Each ends with format_measured_time().
 std::unique_ptr<Formatter> make_text_formatter(int verbosity);
 // One JSON document (schema in docs/rawio.md); `options` is echoed under "options".
 std::unique_ptr<Formatter> make_json_formatter(nlohmann::json options);
@@ -30,5 +31,8 @@ std::unique_ptr<Formatter> make_json_formatter(nlohmann::json options);
 std::string format_summary_table(std::span<const TargetReport> reports);
 std::string format_test_rows(std::span<const TargetReport> reports);
 std::string format_latency_rows(std::span<const TargetReport> reports);
+// One line per target with how long each test was measured (and the warm-up before it), then a
+// PARTIAL line for each test an interrupt stopped.
+std::string format_measured_time(std::span<const TargetReport> reports);
 
 }  // namespace diskcond::rawio

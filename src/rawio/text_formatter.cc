@@ -85,16 +85,22 @@ const RunResult* find_test(const TargetReport& report, TestKind kind) {
   return nullptr;
 }
 
+// Seconds with two decimals, or three significant digits below 0.1 s (a count-based test of a
+// small area can take 0.034 s, which "0.03" would hide).
+std::string seconds_text(double seconds) {
+  return seconds >= 0.1 || seconds == 0 ? fmt::format("{:.2f}", seconds) : fmt::format("{:.3g}", seconds);
+}
+
 std::string us(uint64_t ns) { return fmt::format("{:.1f}", static_cast<double>(ns) / 1000.0); }
 
 class TextFormatter final : public Formatter {
  public:
   explicit TextFormatter(int verbosity) : verbosity_(verbosity) {}
   std::string render(std::span<const TargetReport> reports) const override {
-    if (verbosity_ <= 0) return format_summary_table(reports);
+    if (verbosity_ <= 0) return format_summary_table(reports) + format_measured_time(reports);
     std::string out = format_test_rows(reports);
     if (verbosity_ >= 2) out += "\n" + format_latency_rows(reports);
-    return out;
+    return out + format_measured_time(reports);
   }
 
  private:
@@ -166,6 +172,31 @@ std::string format_latency_rows(std::span<const TargetReport> reports) {
   }
   widen(columns, rows);
   return render_rows(columns, rows);
+}
+
+std::string format_measured_time(std::span<const TargetReport> reports) {
+  std::string out;
+  for (const auto& report : reports) {
+    if (report.tests.empty()) continue;
+    std::string tests;
+    int64_t warmup_ns = report.tests.front().spec.warmup_ns;
+    for (const auto& t : report.tests) {
+      tests += fmt::format("{}{} {} s{}", tests.empty() ? "" : ", ", test_code(t.spec.kind), seconds_text(t.seconds()),
+                           t.stopped_by == StopReason::kCancelled ? " (interrupted)" : "");
+      if (t.spec.warmup_ns != warmup_ns) warmup_ns = -1;
+    }
+    std::string warmup;
+    if (warmup_ns > 0) warmup = fmt::format(", each after a {:.1f} s warm-up", static_cast<double>(warmup_ns) / 1e9);
+    out += fmt::format("Measured {}: {}{}\n", report.id, tests, warmup);
+  }
+  for (const auto& report : reports) {
+    for (const auto& t : report.tests) {
+      if (t.stopped_by != StopReason::kCancelled) continue;
+      out += fmt::format("PARTIAL: interrupted during {} on {}; the figures are those up to then\n",
+                         test_code(t.spec.kind), report.id);
+    }
+  }
+  return out;
 }
 
 std::unique_ptr<Formatter> make_text_formatter(int verbosity) {
