@@ -250,7 +250,7 @@ int run_command(const Invocation& inv, std::FILE* out, std::FILE* err) {
   }
   if (interrupted) say(err, "interrupted; the results so far are partial; test files removed");
   if (!reports.empty()) {
-    auto formatter = inv.json ? make_json_formatter(options_json(inv)) : make_text_formatter(inv.verbosity);
+    auto formatter = inv.json ? make_json_formatter(options_json(inv)) : make_text_formatter(inv.verbosity, inv.units);
     std::string text = formatter->render(reports);
     std::fwrite(text.data(), 1, text.size(), out);
     std::fflush(out);

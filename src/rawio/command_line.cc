@@ -22,7 +22,7 @@ constexpr int64_t kMaxTimeLimitNs = 86'400'000'000'000;  // a day
 // Text of the options that take sizes, times, counts and names, checked after CLI11 is done
 // (CLI11 would saturate "99999999999999999999" and wrap "-1" into a uint64_t).
 struct RawText {
-  std::string area, transfer, time_limit, warmup, direct = "auto", count, seed;
+  std::string area, transfer, time_limit, warmup, direct = "auto", count, seed, units = "kib";
   bool all = false;
   bool no_progress = false;
   // Which options were on the command line at all: an empty value ("-n ''") is an error, not
@@ -89,6 +89,7 @@ std::unique_ptr<CLI::App> build_app(Invocation& inv, RawText& raw, bool tests[4]
                   "Allow write tests on this device or existing file despite its contents")
       ->allow_extra_args(false);
   app->add_flag("--json", inv.json, "Write one JSON document to stdout");
+  app->add_option("--units", raw.units, kUnitsHelp);
   app->add_flag("--no-progress", raw.no_progress, "No progress line on stderr (shown only on a terminal)");
   auto* save = app->add_flag("--save", inv.save,
                               "Also store the results in the history database (see rawio report)");
@@ -151,6 +152,11 @@ std::string finish(Invocation& inv, const RawText& raw) {
     }
     inv.warmup_ns = *warmup;
   }
+  if (auto units = parse_units(raw.units)) {
+    inv.units = *units;
+  } else {
+    return fmt::format("--units: '{}' is not kib, mib or iops", raw.units);
+  }
   if (raw.direct == "auto") {
     inv.direct = DirectMode::kAuto;
   } else if (raw.direct == "on") {
@@ -207,7 +213,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   } catch (const CLI::CallForHelp&) {
     parsed.action = ParsedCommandLine::Action::kPrintAndExit;
     parsed.text = app->help() +
-                  "\nrawio report [--db PATH] [RUN...] [--last N] [--id ID...] [-v N] [--json] [--plot FILE] [--list]\n"
+                  "\nrawio report [--db PATH] [RUN...] [--last N] [--id ID...] [-v N] [--units U] [--json] [--plot FILE] [--list]\n"
                   "  prints saved runs side by side (rawio report --help).\n"
                   "\nExit status: 0 ok, 1 run-time I/O error (or the history database could not be written), 2 usage error, 3 write refused for "
                   "safety, 128+N stopped by signal N.\nSee rawio(1) for the output columns and "
@@ -265,6 +271,7 @@ nlohmann::json options_json(const Invocation& inv) {
           {"engine", inv.engine},
           {"direct", std::string(direct_mode_key(inv.direct))},
           {"force_write", inv.force_write},
+          {"units", std::string(units_key(inv.units))},
           {"progress", inv.progress}};
 }
 

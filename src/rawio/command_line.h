@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "rawio/formatter.h"
 #include "rawio/target.h"
 #include "rawio/test_spec.h"
 
@@ -44,6 +45,7 @@ struct Invocation {
   DirectMode direct = DirectMode::kAuto;
   std::vector<std::string> force_write;
   bool json = false;
+  Units units = Units::kKib;  // --units: the text tables' rate columns
   bool progress = true;
   bool save = false;       // --save: store the runs in the history database
   std::string db_path;     // --db; empty: history::default_database_path()

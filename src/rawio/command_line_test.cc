@@ -138,7 +138,7 @@ TEST(RawioCommandLine, HelpAndVersionPrintAndExit) {
   for (const char* option : {"--random-read", "--sequential-read", "--random-write",
                              "--sequential-write", "--all", "--verbose", "--id", "--size",
                              "--transfer-size", "--workers", "--iodepth", "--submit-batch", "--count", "--time",
-                             "--warmup", "--seed", "--engine", "--direct", "--force-write", "--json", "--save",
+                             "--warmup", "--units", "--seed", "--engine", "--direct", "--force-write", "--json", "--save",
                              "--db", "rawio report"}) {
     EXPECT_NE(p.text.find(option), std::string::npos) << option;
   }
@@ -175,6 +175,17 @@ TEST(RawioCommandLine, OptionsEchoForJson) {
   EXPECT_EQ(j["time_based"], false);
   EXPECT_EQ(j["transfer_count"], "pass");
   EXPECT_EQ(j["warmup_ns"], 0);
+}
+
+TEST(RawioCommandLine, UnitsChooseTheRateColumns) {
+  EXPECT_EQ(parse({"-R", "f"}).invocation.units, Units::kKib);
+  auto p = parse({"-R", "--units", "iops", "f"});
+  ASSERT_EQ(p.action, ParsedCommandLine::Action::kRun) << p.text;
+  EXPECT_EQ(p.invocation.units, Units::kIops);
+  EXPECT_EQ(options_json(p.invocation)["units"], "iops");
+  p = parse({"-R", "--units", "MB", "f"});
+  EXPECT_EQ(p.action, ParsedCommandLine::Action::kUsageError);
+  EXPECT_EQ(p.text, "--units: 'MB' is not kib, mib or iops");
 }
 
 TEST(RawioCommandLine, CountBasedRunsOnRequest) {

@@ -63,6 +63,28 @@ TEST(RawioTextFormat, VerboseRowsMatchTheSeed) {
             "Measured anon: RR 10.00 s, SR 10.00 s, RW 10.00 s, SW 10.00 s\n");
 }
 
+TEST(RawioTextFormat, UnitsOfferMibPerSecondAndIops) {
+  std::vector<TargetReport> reports = {seed_report({874.8, 54}, {2683.1, 164}, {868.0, 54}, {1380.3, 84})};
+  EXPECT_EQ(format_summary_table(reports, Units::kMib),
+            "            Random read  Sequential read    Random write Sequential write\n"
+            "ID        MiB/sec  IOPS  MiB/sec  IOPS   MiB/sec  IOPS   MiB/sec  IOPS\n"
+            "anon         0.85    54     2.62   164      0.85    54      1.35    84\n");
+  EXPECT_EQ(format_summary_table(reports, Units::kIops),
+            "            Random read  Sequential read    Random write Sequential write\n"
+            "ID                 IOPS           IOPS            IOPS            IOPS\n"
+            "anon               54.0          164.0            54.0            84.0\n");
+  reports[0].tests.resize(1);
+  EXPECT_EQ(format_test_rows(reports, Units::kMib),
+            "Test    ID      MiB/sec    IOPS %User  %Sys %Total\n"
+            "RR      anon       0.85      54   0.1   7.2    7.3  16384\n");
+  EXPECT_EQ(format_test_rows(reports, Units::kIops),
+            "Test    ID         IOPS %User  %Sys %Total\n"
+            "RR      anon       54.0   0.1   7.2    7.3  16384\n");
+  EXPECT_EQ(make_text_formatter(0, Units::kKib)->render(reports), make_text_formatter(0)->render(reports));
+  EXPECT_EQ(parse_units("mib"), Units::kMib);
+  EXPECT_FALSE(parse_units("MiB").has_value());
+}
+
 TEST(RawioTextFormat, EachTargetSaysHowLongItsTestsRanAndAfterWhatWarmUp) {
   std::vector<TargetReport> reports = {seed_report({874.8, 54}, {2683.1, 164}, {868.0, 54}, {1380.3, 84}),
                                        seed_report({480.8, 30}, {5001.7, 305}, {478.2, 29}, {1244.2, 76})};

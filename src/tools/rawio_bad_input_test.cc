@@ -36,6 +36,7 @@ const std::vector<OptionValues>& run_options() {
       {"", "--seed", {"-1", "x", "1.5", "", "99999999999999999999"}, "1", "2"},
       {"-e", "--engine", {"nope", "", "PSYNC", "psync,null", "x\ny"}, "null", "psync"},
       {"-d", "--direct", {"yes", "", "ON", "1", "on\n"}, "auto", "off"},
+      {"", "--units", {"MiB", "", "kb", "mib,iops", "x\ny"}, "mib", "iops"},
       {"", "--db", {""}, "a.db", "b.db"},  // the base words have --save; relative to the world
   };
   return options;
@@ -48,6 +49,7 @@ const std::vector<OptionValues>& report_options() {
       {"-i", "--id", {"nope", ""}, "", ""},  // repeatable
       {"-v", "--verbose", {"3", "-1", "x", ""}, "1", "2"},
       {"", "--plot", {"x.txt", "", "plot.svgx", "plot"}, "", ""},
+      {"", "--units", {"MiB", "", "kb", "x\ny"}, "mib", "iops"},
   };
   return options;
 }
@@ -256,6 +258,7 @@ TEST_F(RawioBadInput, ReportRefusesBadOptionsRunsAndConflicts) {
       {{"report", "--list", "--id", "anon"}, 2},
       {{"report", "--list", "--plot", world_.path("p.svg")}, 2},
       {{"report", "--list", "-v", "1"}, 2},
+      {{"report", "--list", "--units", "mib"}, 2},
       {{"report", "--db", world_.path("none.db")}, 1},  // no such database: read, never created
       {{"report", "--db", world_.path("dir")}, 1},
       {{"report", "--db", world_.path("data")}, 1},  // not a database
