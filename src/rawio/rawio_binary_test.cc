@@ -266,7 +266,7 @@ TEST(RawioBinary, SigintPrintsTheResultsSoFarMarkedPartialAndSavesThemAsPartial)
 
   std::vector<std::string> json_args = args;
   json_args.insert(json_args.begin(), "--json");
-  r = interrupt_rawio(json_args, dir.path(), SIGINT, std::chrono::milliseconds(300));
+  r = interrupt_rawio(json_args, dir.path(), SIGINT, std::chrono::milliseconds(1000));
   EXPECT_EQ(r.exit_code, 128 + SIGINT) << r.err;
   auto doc = nlohmann::json::parse(r.out);
   EXPECT_EQ(doc["partial"], true);
