@@ -63,8 +63,10 @@ TestSpec spec_for(const Invocation& inv, TestKind kind, uint64_t area_bytes) {
   spec.iodepth = inv.iodepth;
   spec.submit_batch = inv.submit_batch;
   spec.area_bytes = area_bytes;
-  spec.transfer_count = inv.transfer_count.value_or(area_bytes / inv.transfer_bytes);
+  spec.transfer_count = !inv.count_based ? kUnlimitedTransfers
+                                          : inv.transfer_count.value_or(area_bytes / inv.transfer_bytes);
   spec.time_limit_ns = inv.time_limit_ns;
+  spec.warmup_ns = inv.warmup_ns;
   spec.seed = inv.seed;
   return spec;
 }
@@ -186,7 +188,7 @@ Result<history::HistoryStore> open_history(const Invocation& inv) {
 
 // Stores the reports (--save) and says which runs they became. Returns an exit code.
 int save_reports(const Invocation& inv, history::HistoryStore& store, const std::vector<TargetReport>& reports,
-                 std::FILE* err) {
+                 bool partial, std::FILE* err) {
   history::RunContext context = history::machine_context();
   context.engine = inv.engine;
   context.options_json = options_json(inv).dump();
@@ -194,13 +196,8 @@ int save_reports(const Invocation& inv, history::HistoryStore& store, const std:
   if (!ids) return say(err, "--save: " + ids.error()), kExitIoError;
   std::string list;
   for (int64_t id : *ids) list += (list.empty() ? "" : ", ") + std::to_string(id);
-  say(err, fmt::format("saved as run{} {}", ids->size() == 1 ? "" : "s", list));
+  say(err, fmt::format("saved as {}run{} {}", partial ? "partial " : "", ids->size() == 1 ? "" : "s", list));
   return kExitOk;
-}
-
-int interrupted(std::FILE* err) {
-  say(err, "interrupted; test files removed");
-  return 128 + cancel_signal();
 }
 
 }  // namespace
@@ -222,10 +219,15 @@ int run_command(const Invocation& inv, std::FILE* out, std::FILE* err) {
   install_signal_handlers();
   ProgressLine progress(err, inv.progress);
   std::vector<TargetReport> reports;
+  // An interrupt (the first SIGINT or SIGTERM) stops the test running; what was measured up to
+  // then, that test included, is printed and saved, marked partial, and rawio exits 128 + signal.
+  bool interrupted = false;
   for (auto& p : plan) {
     TestFileGuard guard(p.target);
     if (int code = prepare_test_file(p, inv, err); code != kExitOk) {
-      return cancel_requested().load() ? interrupted(err) : code;
+      if (!cancel_requested().load()) return code;
+      interrupted = true;
+      break;
     }
     TargetReport report{p.id, p.target.name, std::string(target_kind_key(p.target.kind)),
                         p.target.io_path, p.area_bytes, p.target.sector_bytes, {}};
@@ -239,16 +241,22 @@ int run_command(const Invocation& inv, std::FILE* out, std::FILE* err) {
       auto result = run_test(p.target, spec_for(inv, kind, p.area_bytes), options);
       progress.clear();
       if (!result) return say(err, result.error()), kExitIoError;
-      if (result->stopped_by == StopReason::kCancelled) return interrupted(err);
+      interrupted = result->stopped_by == StopReason::kCancelled;
       report.tests.push_back(std::move(*result));
+      if (interrupted) break;
     }
-    reports.push_back(std::move(report));
+    if (!report.tests.empty()) reports.push_back(std::move(report));
+    if (interrupted) break;
   }
-  auto formatter = inv.json ? make_json_formatter(options_json(inv)) : make_text_formatter(inv.verbosity);
-  std::string text = formatter->render(reports);
-  std::fwrite(text.data(), 1, text.size(), out);
-  std::fflush(out);
-  return history ? save_reports(inv, *history, reports, err) : kExitOk;
+  if (interrupted) say(err, "interrupted; the results so far are partial; test files removed");
+  if (!reports.empty()) {
+    auto formatter = inv.json ? make_json_formatter(options_json(inv)) : make_text_formatter(inv.verbosity, inv.units);
+    std::string text = formatter->render(reports);
+    std::fwrite(text.data(), 1, text.size(), out);
+    std::fflush(out);
+  }
+  int code = history && !reports.empty() ? save_reports(inv, *history, reports, interrupted, err) : kExitOk;
+  return interrupted ? 128 + cancel_signal() : code;
 }
 
 }  // namespace diskcond::rawio

@@ -22,12 +22,13 @@ constexpr int64_t kMaxTimeLimitNs = 86'400'000'000'000;  // a day
 // Text of the options that take sizes, times, counts and names, checked after CLI11 is done
 // (CLI11 would saturate "99999999999999999999" and wrap "-1" into a uint64_t).
 struct RawText {
-  std::string area, transfer, time_limit = "10s", direct = "auto", count, seed;
+  std::string area, transfer, time_limit, warmup, direct = "auto", count, seed, units = "kib";
   bool all = false;
   bool no_progress = false;
   // Which options were on the command line at all: an empty value ("-n ''") is an error, not
   // the default.
   bool area_given = false, transfer_given = false, count_given = false, seed_given = false, db_given = false;
+  bool time_given = false, warmup_given = false;
 };
 
 // A whole number typed as digits only (no sign, no spaces, no unit) of at least `min`.
@@ -70,9 +71,13 @@ std::unique_ptr<CLI::App> build_app(Invocation& inv, RawText& raw, bool tests[4]
                   "Transfers queued per submission to the kernel (default 1, as fio)")
       ->check(CLI::Range(1u, kMaxIodepth));
   app->add_option("-c,--count", raw.count,
-                  "Transfers per test, shared by the workers (default: one pass over the area)");
+                  "Count based: transfers per test, shared by the workers, or 'pass' for one pass "
+                  "over the area; ends at -t if sooner (default: time based)");
   app->add_option("-t,--time", raw.time_limit,
-                  "Time limit per test (default 10s; units ns, us, ms, s)");
+                  "Measured time per test (default 5s; units ns, us, ms, s); with -c, the limit "
+                  "(default 10s)");
+  app->add_option("--warmup", raw.warmup,
+                  "Time each test runs before it is measured (default 1s; 0 for none; not with -c)");
   app->add_option("--seed", raw.seed, "Seed of the random offsets (default 1)");
   app->add_option("-e,--engine", inv.engine, "I/O engine: " + engine_names() + " (default psync)")
       ->check([](const std::string& name) {
@@ -84,6 +89,7 @@ std::unique_ptr<CLI::App> build_app(Invocation& inv, RawText& raw, bool tests[4]
                   "Allow write tests on this device or existing file despite its contents")
       ->allow_extra_args(false);
   app->add_flag("--json", inv.json, "Write one JSON document to stdout");
+  app->add_option("--units", raw.units, kUnitsHelp);
   app->add_flag("--no-progress", raw.no_progress, "No progress line on stderr (shown only on a terminal)");
   auto* save = app->add_flag("--save", inv.save,
                               "Also store the results in the history database (see rawio report)");
@@ -111,8 +117,13 @@ std::string finish(Invocation& inv, const RawText& raw) {
     inv.transfer_bytes = static_cast<uint32_t>(*transfer);
   }
   if (raw.count_given) {
-    inv.transfer_count = parse_whole_number(raw.count, 1);
-    if (!inv.transfer_count) return fmt::format("-c/--count: '{}' is not a whole number from 1 to 2^64-1", raw.count);
+    inv.count_based = true;
+    if (raw.count != "pass") {
+      inv.transfer_count = parse_whole_number(raw.count, 1);
+      if (!inv.transfer_count) {
+        return fmt::format("-c/--count: '{}' is not 'pass' or a whole number from 1 to 2^64-1", raw.count);
+      }
+    }
   }
   if (raw.seed_given) {
     auto seed = parse_whole_number(raw.seed, 0);
@@ -120,12 +131,32 @@ std::string finish(Invocation& inv, const RawText& raw) {
     inv.seed = *seed;
   }
   inv.progress = !raw.no_progress;
-  auto limit = parse_time_ns(raw.time_limit, TimeUnit::kSeconds);
-  if (!limit) return "-t/--time: " + limit.error();
-  if (*limit <= 0 || *limit > kMaxTimeLimitNs) {
-    return fmt::format("-t/--time: '{}' must be more than 0 and at most a day", raw.time_limit);
+  inv.time_limit_ns = inv.count_based ? kDefaultCountTimeLimitNs : kDefaultTimeLimitNs;
+  if (raw.time_given) {
+    auto limit = parse_time_ns(raw.time_limit, TimeUnit::kSeconds);
+    if (!limit) return "-t/--time: " + limit.error();
+    if (*limit <= 0 || *limit > kMaxTimeLimitNs) {
+      return fmt::format("-t/--time: '{}' must be more than 0 and at most a day", raw.time_limit);
+    }
+    inv.time_limit_ns = *limit;
   }
-  inv.time_limit_ns = *limit;
+  inv.warmup_ns = inv.count_based ? 0 : kDefaultWarmupNs;
+  if (raw.warmup_given) {
+    auto warmup = parse_time_ns(raw.warmup, TimeUnit::kSeconds);
+    if (!warmup) return "--warmup: " + warmup.error();
+    if (*warmup < 0 || *warmup > kMaxTimeLimitNs) {
+      return fmt::format("--warmup: '{}' must be from 0 to a day", raw.warmup);
+    }
+    if (inv.count_based && *warmup != 0) {
+      return "--warmup: a count-based run (-c) has no warm-up; leave out -c for a time-based run";
+    }
+    inv.warmup_ns = *warmup;
+  }
+  if (auto units = parse_units(raw.units)) {
+    inv.units = *units;
+  } else {
+    return fmt::format("--units: '{}' is not kib, mib or iops", raw.units);
+  }
   if (raw.direct == "auto") {
     inv.direct = DirectMode::kAuto;
   } else if (raw.direct == "on") {
@@ -182,7 +213,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   } catch (const CLI::CallForHelp&) {
     parsed.action = ParsedCommandLine::Action::kPrintAndExit;
     parsed.text = app->help() +
-                  "\nrawio report [--db PATH] [RUN...] [--last N] [--id ID...] [-v N] [--json] [--plot FILE] [--list]\n"
+                  "\nrawio report [--db PATH] [RUN...] [--last N] [--id ID...] [-v N] [--units U] [--json] [--plot FILE] [--list]\n"
                   "  prints saved runs side by side (rawio report --help).\n"
                   "\nExit status: 0 ok, 1 run-time I/O error (or the history database could not be written), 2 usage error, 3 write refused for "
                   "safety, 128+N stopped by signal N.\nSee rawio(1) for the output columns and "
@@ -205,6 +236,8 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   raw.area_given = app->count("--size") > 0;
   raw.transfer_given = app->count("--transfer-size") > 0;
   raw.count_given = app->count("--count") > 0;
+  raw.time_given = app->count("--time") > 0;
+  raw.warmup_given = app->count("--warmup") > 0;
   raw.seed_given = app->count("--seed") > 0;
   raw.db_given = app->count("--db") > 0;
   std::string error = repeated_flag_error(*app);
@@ -228,12 +261,17 @@ nlohmann::json options_json(const Invocation& inv) {
           {"workers", inv.workers},
           {"iodepth", inv.iodepth},
           {"submit_batch", inv.submit_batch},
-          {"transfer_count", inv.transfer_count ? nlohmann::json(*inv.transfer_count) : nlohmann::json()},
+          {"time_based", !inv.count_based},
+          {"transfer_count", inv.transfer_count ? nlohmann::json(*inv.transfer_count)
+                             : inv.count_based  ? nlohmann::json("pass")
+                                                : nlohmann::json()},
           {"time_limit_ns", inv.time_limit_ns},
+          {"warmup_ns", inv.warmup_ns},
           {"seed", inv.seed},
           {"engine", inv.engine},
           {"direct", std::string(direct_mode_key(inv.direct))},
           {"force_write", inv.force_write},
+          {"units", std::string(units_key(inv.units))},
           {"progress", inv.progress}};
 }
 

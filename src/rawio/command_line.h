@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "rawio/formatter.h"
 #include "rawio/target.h"
 #include "rawio/test_spec.h"
 
@@ -32,13 +33,19 @@ struct Invocation {
   unsigned workers = kDefaultWorkers;
   unsigned iodepth = 1;
   unsigned submit_batch = 1;
-  std::optional<uint64_t> transfer_count;  // unset: one pass over the area
-  int64_t time_limit_ns = kDefaultTimeLimitNs;
+  // Time based (the default): each test runs warmup_ns, then time_limit_ns measured. Count based
+  // (-c): each test ends after transfer_count transfers (unset: one pass over the area, -c pass)
+  // or at time_limit_ns, whichever first, with no warm-up.
+  bool count_based = false;
+  std::optional<uint64_t> transfer_count;
+  int64_t time_limit_ns = kDefaultTimeLimitNs;  // kDefaultCountTimeLimitNs when count based
+  int64_t warmup_ns = kDefaultWarmupNs;         // 0 when count based
   uint64_t seed = kDefaultSeed;
   std::string engine = "psync";
   DirectMode direct = DirectMode::kAuto;
   std::vector<std::string> force_write;
   bool json = false;
+  Units units = Units::kKib;  // --units: the text tables' rate columns
   bool progress = true;
   bool save = false;       // --save: store the runs in the history database
   std::string db_path;     // --db; empty: history::default_database_path()

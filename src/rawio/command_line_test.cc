@@ -25,7 +25,10 @@ TEST(RawioCommandLine, SeedInvocationsParse) {
   EXPECT_EQ(inv.transfer_bytes, 16384u);
   EXPECT_EQ(inv.workers, 8u);
   EXPECT_TRUE(inv.ids.empty());
-  EXPECT_EQ(inv.time_limit_ns, 10'000'000'000);
+  // Time based: a 1 s warm-up, then 5 s measured, whatever the area.
+  EXPECT_FALSE(inv.count_based);
+  EXPECT_EQ(inv.time_limit_ns, 5'000'000'000);
+  EXPECT_EQ(inv.warmup_ns, 1'000'000'000);
   EXPECT_EQ(inv.engine, "psync");
   EXPECT_FALSE(inv.area_bytes.has_value());
 }
@@ -135,7 +138,7 @@ TEST(RawioCommandLine, HelpAndVersionPrintAndExit) {
   for (const char* option : {"--random-read", "--sequential-read", "--random-write",
                              "--sequential-write", "--all", "--verbose", "--id", "--size",
                              "--transfer-size", "--workers", "--iodepth", "--submit-batch", "--count", "--time",
-                             "--seed", "--engine", "--direct", "--force-write", "--json", "--save",
+                             "--warmup", "--units", "--seed", "--engine", "--direct", "--force-write", "--json", "--save",
                              "--db", "rawio report"}) {
     EXPECT_NE(p.text.find(option), std::string::npos) << option;
   }
@@ -165,7 +168,46 @@ TEST(RawioCommandLine, OptionsEchoForJson) {
   EXPECT_EQ(j["area_bytes"], 1048576);
   EXPECT_TRUE(j["transfer_count"].is_null());
   EXPECT_EQ(j["engine"], "null");
-  EXPECT_EQ(j["time_limit_ns"], 10'000'000'000);
+  EXPECT_EQ(j["time_based"], true);
+  EXPECT_EQ(j["time_limit_ns"], 5'000'000'000);
+  EXPECT_EQ(j["warmup_ns"], 1'000'000'000);
+  j = options_json(parse({"-R", "-c", "pass", "f"}).invocation);
+  EXPECT_EQ(j["time_based"], false);
+  EXPECT_EQ(j["transfer_count"], "pass");
+  EXPECT_EQ(j["warmup_ns"], 0);
+}
+
+TEST(RawioCommandLine, UnitsChooseTheRateColumns) {
+  EXPECT_EQ(parse({"-R", "f"}).invocation.units, Units::kKib);
+  auto p = parse({"-R", "--units", "iops", "f"});
+  ASSERT_EQ(p.action, ParsedCommandLine::Action::kRun) << p.text;
+  EXPECT_EQ(p.invocation.units, Units::kIops);
+  EXPECT_EQ(options_json(p.invocation)["units"], "iops");
+  p = parse({"-R", "--units", "MB", "f"});
+  EXPECT_EQ(p.action, ParsedCommandLine::Action::kUsageError);
+  EXPECT_EQ(p.text, "--units: 'MB' is not kib, mib or iops");
+}
+
+TEST(RawioCommandLine, CountBasedRunsOnRequest) {
+  auto p = parse({"-R", "-c", "500", "f"});
+  ASSERT_EQ(p.action, ParsedCommandLine::Action::kRun) << p.text;
+  EXPECT_TRUE(p.invocation.count_based);
+  EXPECT_EQ(p.invocation.transfer_count, 500u);
+  EXPECT_EQ(p.invocation.time_limit_ns, 10'000'000'000);  // the count's cap, as before
+  EXPECT_EQ(p.invocation.warmup_ns, 0);
+  p = parse({"-R", "-c", "pass", "-t", "2s", "f"});
+  ASSERT_EQ(p.action, ParsedCommandLine::Action::kRun) << p.text;
+  EXPECT_TRUE(p.invocation.count_based);
+  EXPECT_FALSE(p.invocation.transfer_count.has_value());  // one pass over the area
+  EXPECT_EQ(p.invocation.time_limit_ns, 2'000'000'000);
+  p = parse({"-R", "--warmup", "250ms", "-t", "2s", "f"});
+  ASSERT_EQ(p.action, ParsedCommandLine::Action::kRun) << p.text;
+  EXPECT_EQ(p.invocation.warmup_ns, 250'000'000);
+  EXPECT_EQ(p.invocation.time_limit_ns, 2'000'000'000);
+  EXPECT_EQ(parse({"-R", "--warmup", "0", "f"}).invocation.warmup_ns, 0);
+  p = parse({"-R", "-c", "5", "--warmup", "1s", "f"});
+  EXPECT_EQ(p.action, ParsedCommandLine::Action::kUsageError);
+  EXPECT_NE(p.text.find("--warmup"), std::string::npos) << p.text;
 }
 
 }  // namespace

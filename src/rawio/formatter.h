@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -12,6 +13,15 @@
 #include "rawio/run_result.h"
 
 namespace diskcond::rawio {
+
+// The rate columns of the text tables (--units): kKib, the seed's "K/sec" and "/sec"; kMib,
+// "MiB/sec" (2 decimals) and "IOPS"; kIops, "IOPS" alone with one decimal.
+enum class Units { kKib, kMib, kIops };
+std::string_view units_key(Units units);  // "kib", "mib", "iops"
+std::optional<Units> parse_units(std::string_view key);  // the inverse; nullopt for anything else
+inline constexpr const char* kUnitsHelp =
+    "Rate columns of the text tables: kib (default; K/sec and /sec, as the seed), mib (MiB/sec "
+    "and IOPS), iops (IOPS alone, with one decimal)";
 
 class Formatter {
  public:
@@ -22,13 +32,17 @@ class Formatter {
 
 // The original's text: verbosity 0 gives one row per target with K/sec and /sec for each test;
 // 1 gives one row per test with CPU use and transfer size; 2 adds a latency percentile table.
-std::unique_ptr<Formatter> make_text_formatter(int verbosity);
+// Each ends with format_measured_time().
+std::unique_ptr<Formatter> make_text_formatter(int verbosity, Units units = Units::kKib);
 // One JSON document (schema in docs/rawio.md); `options` is echoed under "options".
 std::unique_ptr<Formatter> make_json_formatter(nlohmann::json options);
 
 // The pieces of the text output, for tests and for other commands.
-std::string format_summary_table(std::span<const TargetReport> reports);
-std::string format_test_rows(std::span<const TargetReport> reports);
+std::string format_summary_table(std::span<const TargetReport> reports, Units units = Units::kKib);
+std::string format_test_rows(std::span<const TargetReport> reports, Units units = Units::kKib);
 std::string format_latency_rows(std::span<const TargetReport> reports);
+// One line per target with how long each test was measured (and the warm-up before it), then a
+// PARTIAL line for each test an interrupt stopped.
+std::string format_measured_time(std::span<const TargetReport> reports);
 
 }  // namespace diskcond::rawio

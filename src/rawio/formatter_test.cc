@@ -47,7 +47,8 @@ TEST(RawioTextFormat, DefaultTableMatchesTheSeed) {
   EXPECT_EQ(make_text_formatter(0)->render(reports),
             "            Random read  Sequential read    Random write Sequential write\n"
             "ID          K/sec  /sec    K/sec  /sec     K/sec  /sec     K/sec  /sec\n"
-            "anon        874.8    54   2683.1   164     868.0    54    1380.3    84\n");
+            "anon        874.8    54   2683.1   164     868.0    54    1380.3    84\n"
+            "Measured anon: RR 10.00 s, SR 10.00 s, RW 10.00 s, SW 10.00 s\n");
 }
 
 TEST(RawioTextFormat, VerboseRowsMatchTheSeed) {
@@ -58,7 +59,60 @@ TEST(RawioTextFormat, VerboseRowsMatchTheSeed) {
             "RR      anon      271.0      17   0.1   7.2    7.3  16384\n"
             "SR      anon     5290.5     323   0.9  90.0   90.9  16384\n"
             "RW      anon      514.1      32   0.2  13.1   13.3  16384\n"
-            "SW      anon     1454.7      89   0.2  27.8   28.0  16384\n");
+            "SW      anon     1454.7      89   0.2  27.8   28.0  16384\n"
+            "Measured anon: RR 10.00 s, SR 10.00 s, RW 10.00 s, SW 10.00 s\n");
+}
+
+TEST(RawioTextFormat, UnitsOfferMibPerSecondAndIops) {
+  std::vector<TargetReport> reports = {seed_report({874.8, 54}, {2683.1, 164}, {868.0, 54}, {1380.3, 84})};
+  EXPECT_EQ(format_summary_table(reports, Units::kMib),
+            "            Random read  Sequential read    Random write Sequential write\n"
+            "ID        MiB/sec  IOPS  MiB/sec  IOPS   MiB/sec  IOPS   MiB/sec  IOPS\n"
+            "anon         0.85    54     2.62   164      0.85    54      1.35    84\n");
+  EXPECT_EQ(format_summary_table(reports, Units::kIops),
+            "            Random read  Sequential read    Random write Sequential write\n"
+            "ID                 IOPS           IOPS            IOPS            IOPS\n"
+            "anon               54.0          164.0            54.0            84.0\n");
+  reports[0].tests.resize(1);
+  EXPECT_EQ(format_test_rows(reports, Units::kMib),
+            "Test    ID      MiB/sec    IOPS %User  %Sys %Total\n"
+            "RR      anon       0.85      54   0.1   7.2    7.3  16384\n");
+  EXPECT_EQ(format_test_rows(reports, Units::kIops),
+            "Test    ID         IOPS %User  %Sys %Total\n"
+            "RR      anon       54.0   0.1   7.2    7.3  16384\n");
+  EXPECT_EQ(make_text_formatter(0, Units::kKib)->render(reports), make_text_formatter(0)->render(reports));
+  EXPECT_EQ(parse_units("mib"), Units::kMib);
+  EXPECT_FALSE(parse_units("MiB").has_value());
+}
+
+TEST(RawioTextFormat, EachTargetSaysHowLongItsTestsRanAndAfterWhatWarmUp) {
+  std::vector<TargetReport> reports = {seed_report({874.8, 54}, {2683.1, 164}, {868.0, 54}, {1380.3, 84}),
+                                       seed_report({480.8, 30}, {5001.7, 305}, {478.2, 29}, {1244.2, 76})};
+  reports[1].id = "vinum";
+  for (auto& t : reports[0].tests) t.spec.warmup_ns = 1'000'000'000;
+  reports[0].tests[1].elapsed_ns = 5'003'000'000;
+  reports[1].tests[2].elapsed_ns = 34'120'000;
+  EXPECT_EQ(format_measured_time(reports),
+            "Measured anon: RR 10.00 s, SR 5.00 s, RW 10.00 s, SW 10.00 s, each after a 1.0 s warm-up\n"
+            "Measured vinum: RR 10.00 s, SR 10.00 s, RW 0.0341 s, SW 10.00 s\n");
+}
+
+TEST(RawioTextFormat, AnInterruptedRunIsMarkedPartialInTextAndJson) {
+  TargetReport report = seed_report({874.8, 54}, {2683.1, 164}, {868.0, 54}, {1380.3, 84});
+  report.tests.resize(2);
+  report.tests[1].stopped_by = StopReason::kCancelled;
+  report.tests[1].elapsed_ns = 2'310'000'000;
+  std::vector<TargetReport> reports = {report};
+  std::string text = make_text_formatter(0)->render(reports);
+  EXPECT_NE(text.find("Measured anon: RR 10.00 s, SR 2.31 s (interrupted)\n"
+                      "PARTIAL: interrupted during SR on anon; the figures are those up to then\n"),
+            std::string::npos) << text;
+  auto doc = nlohmann::json::parse(make_json_formatter({})->render(reports));
+  EXPECT_EQ(doc["partial"], true);
+  EXPECT_EQ(doc["targets"][0]["tests"][1]["stopped_by"], "cancelled");
+  reports[0].tests[1].stopped_by = StopReason::kTimeLimit;
+  EXPECT_EQ(nlohmann::json::parse(make_json_formatter({})->render(reports))["partial"], false);
+  EXPECT_EQ(make_text_formatter(1)->render(reports).find("PARTIAL"), std::string::npos);
 }
 
 TEST(RawioTextFormat, SeveralTargetsGiveOneRowEach) {

@@ -39,6 +39,7 @@ json test_json(const RunResult& t) {
           {"area_bytes", t.spec.area_bytes},
           {"transfer_count_limit", t.spec.transfer_count},
           {"time_limit_ns", t.spec.time_limit_ns},
+          {"warmup_ns", t.spec.warmup_ns},
           {"seed", t.spec.seed},
           {"stopped_by", std::string(stop_reason_key(t.stopped_by))},
           {"transfers", t.transfers},
@@ -64,9 +65,13 @@ class JsonFormatter final : public Formatter {
 
   std::string render(std::span<const TargetReport> reports) const override {
     json targets = json::array();
+    bool partial = false;
     for (const auto& r : reports) {
       json tests = json::array();
-      for (const auto& t : r.tests) tests.push_back(test_json(t));
+      for (const auto& t : r.tests) {
+        tests.push_back(test_json(t));
+        partial = partial || t.stopped_by == StopReason::kCancelled;
+      }
       targets.push_back({{"id", r.id},
                          {"target", r.target},
                          {"kind", r.kind},
@@ -77,6 +82,7 @@ class JsonFormatter final : public Formatter {
     }
     json doc = {{"tool", "rawio"},
                 {"version", DISKCOND_VERSION},
+                {"partial", partial},
                 {"options", options_},
                 {"targets", targets}};
     return doc.dump(2) + "\n";

@@ -27,7 +27,8 @@ size_t entries(const std::string& dir) {
   return static_cast<size_t>(std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
 }
 
-const char* kQuick = " --no-progress -n 2m -s 4k -p 2 -t 200ms ";
+const char* kQuick = " --no-progress -n 2m -s 4k -p 2 -t 200ms --warmup 0 ";
+const char* kMeasured = "Measured anon: RR [0-9.]+ s, SR [0-9.]+ s, RW [0-9.]+ s, SW [0-9.]+ s\n";
 
 TEST(RawioBinary, AllTestsOnADirectoryPrintTheSeedTableAndRemoveTheTestFile) {
   testing::ScratchDir dir;
@@ -36,7 +37,8 @@ TEST(RawioBinary, AllTestsOnADirectoryPrintTheSeedTableAndRemoveTheTestFile) {
   std::regex table(
       "            Random read  Sequential read    Random write Sequential write\n"
       "ID          K/sec  /sec    K/sec  /sec     K/sec  /sec     K/sec  /sec\n"
-      "anon +[0-9]+\\.[0-9] +[0-9]+ +[0-9]+\\.[0-9] +[0-9]+ +[0-9]+\\.[0-9] +[0-9]+ +[0-9]+\\.[0-9] +[0-9]+\n");
+      "anon +[0-9]+\\.[0-9] +[0-9]+ +[0-9]+\\.[0-9] +[0-9]+ +[0-9]+\\.[0-9] +[0-9]+ +[0-9]+\\.[0-9] +[0-9]+\n" +
+      std::string(kMeasured));
   EXPECT_TRUE(std::regex_match(r.out, table)) << r.out;
   EXPECT_EQ(entries(dir.path()), 0u) << "test file left behind";
 }
@@ -47,7 +49,8 @@ TEST(RawioBinary, VerboseRowsHaveTheSeedColumns) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::regex rows(
       "Test    ID        K/sec    /sec %User  %Sys %Total\n"
-      "(?:(RR|SR|RW|SW) +disk1 +[0-9]+\\.[0-9] +[0-9]+ +[0-9]+\\.[0-9] +[0-9]+\\.[0-9] +[0-9]+\\.[0-9] +4096\n){4}");
+      "(?:(RR|SR|RW|SW) +disk1 +[0-9]+\\.[0-9] +[0-9]+ +[0-9]+\\.[0-9] +[0-9]+\\.[0-9] +[0-9]+\\.[0-9] +4096\n){4}"
+      "Measured disk1: RR [0-9.]+ s, SR [0-9.]+ s, RW [0-9.]+ s, SW [0-9.]+ s\n");
   EXPECT_TRUE(std::regex_match(r.out, rows)) << r.out;
 }
 
@@ -62,13 +65,41 @@ TEST(RawioBinary, JsonIsOneDocumentAloneOnStdout) {
   ASSERT_EQ(tests.size(), 2u);
   EXPECT_EQ(tests[0]["test"], "RR");
   EXPECT_EQ(tests[1]["test"], "SW");
-  // One pass over the 2 MiB area in 4 KiB transfers, unless the 200 ms limit came first.
-  EXPECT_LE(tests[0]["transfers"].get<uint64_t>(), 512u);
+  // Time based: 200 ms measured, however many passes over the 2 MiB area that takes.
+  EXPECT_EQ(doc["partial"], false);
+  EXPECT_EQ(tests[0]["stopped_by"], "time_limit");
+  EXPECT_GE(tests[0]["elapsed_ns"].get<int64_t>(), 200'000'000);
   EXPECT_EQ(tests[0]["bytes"].get<uint64_t>(), tests[0]["transfers"].get<uint64_t>() * 4096);
   EXPECT_GT(tests[0]["lat_ns"]["p99"].get<uint64_t>(), 0u);
   EXPECT_TRUE(tests[0].contains("bw_bytes_per_sec"));
   EXPECT_TRUE(tests[0]["cpu"].contains("cpu_us_per_transfer"));
   EXPECT_FALSE(tests[0]["intervals"]["samples"].empty());
+}
+
+TEST(RawioBinary, TestsAreTimeBasedAfterAWarmUpUnlessACountIsAsked) {
+  // Issue 13, item 11: "-t 2s" ran 0.034 s, one pass over the area.
+  testing::ScratchDir dir;
+  Outcome r = rawio("-R -e null --json --no-progress -n 1m -s 4k -p 1 -t 300ms --warmup 200ms " + dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  const auto& rr = doc["targets"][0]["tests"][0];
+  EXPECT_EQ(rr["stopped_by"], "time_limit");
+  EXPECT_EQ(rr["warmup_ns"], 200'000'000);
+  EXPECT_GE(rr["elapsed_ns"].get<int64_t>(), 300'000'000);
+  EXPECT_GT(rr["transfers"].get<uint64_t>(), 256u);  // more than one pass over 1 MiB
+  EXPECT_EQ(doc["options"]["time_based"], true);
+  // -c pass: the old one pass over the area, no warm-up.
+  r = rawio("-R -e null --json --no-progress -n 1m -s 4k -p 1 -c pass " + dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["targets"][0]["tests"][0]["transfers"], 256u);
+  EXPECT_EQ(doc["targets"][0]["tests"][0]["stopped_by"], "count");
+  EXPECT_EQ(doc["targets"][0]["tests"][0]["warmup_ns"], 0);
+  // The text says how long each test ran.
+  r = rawio("-R -e null --no-progress -n 1m -s 4k -p 1 -t 300ms --warmup 100ms " + dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("\nMeasured anon: RR 0\\.3[0-9] s, each after a 0\\.1 s warm-up\n$")))
+      << r.out;
 }
 
 TEST(RawioBinary, SeveralTargetsGiveOneRowEachNamedByTarget) {
@@ -79,7 +110,7 @@ TEST(RawioBinary, SeveralTargetsGiveOneRowEachNamedByTarget) {
   std::string name_b = fs::path(b.path()).filename().string();
   EXPECT_NE(r.out.find("\n" + name_a + " "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\n" + name_b + " "), std::string::npos) << r.out;
-  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 4);
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 6);  // titles, header, 2 rows, 2 "Measured"
 }
 
 TEST(RawioBinary, ReadsAnExistingFileWithoutChangingIt) {
@@ -187,6 +218,61 @@ TEST(RawioBinary, SigtermRemovesTheTestFile) {
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM);
   EXPECT_EQ(entries(dir.path()), 0u);
+}
+
+// Runs rawio with stdout and stderr in files, sends `signal` once its test file has been there
+// for `after`, and returns what it printed and its exit code.
+Outcome interrupt_rawio(const std::vector<std::string>& args, const std::string& dir, int signal,
+                        std::chrono::milliseconds after) {
+  testing::ScratchDir io;
+  pid_t pid = fork();
+  if (pid == 0) {
+    int out = ::open(io.file("out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    int err = ::open(io.file("err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    dup2(out, 1);
+    dup2(err, 2);
+    std::vector<const char*> argv = {"rawio"};
+    for (const auto& a : args) argv.push_back(a.c_str());
+    argv.push_back(nullptr);
+    execv(RAWIO_BINARY, const_cast<char* const*>(argv.data()));
+    _exit(127);
+  }
+  for (int i = 0; i < 500 && entries(dir) == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::this_thread::sleep_for(after);
+  kill(pid, signal);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(io.file("out")), slurp(io.file("err"))};
+}
+
+TEST(RawioBinary, SigintPrintsTheResultsSoFarMarkedPartialAndSavesThemAsPartial) {
+  // Issue 13, item 17: Ctrl-C printed nothing.
+  testing::ScratchDir dir, db;
+  const std::vector<std::string> args = {"-R", "-S", "-e", "null", "-t", "20s", "--warmup", "0", "-n", "1m",
+                                         "-s", "4k", "-p", "2", "--save", "--db", db.file("h.db"), dir.path()};
+  Outcome r = interrupt_rawio(args, dir.path(), SIGINT, std::chrono::milliseconds(1300));
+  EXPECT_EQ(r.exit_code, 128 + SIGINT) << r.err;
+  EXPECT_EQ(entries(dir.path()), 0u) << "test file left behind";
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("\nanon +[0-9]+\\.[0-9] +[0-9]+\n")))  // RR only
+      << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("Measured anon: RR [0-9]+\\.[0-9]+ s \\(interrupted\\)\n"
+                                                  "PARTIAL: interrupted during RR on anon")))
+      << r.out;
+  EXPECT_NE(r.err.find("rawio: interrupted; the results so far are partial"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("rawio: saved as partial run 1"), std::string::npos) << r.err;
+  Outcome report = rawio("report --db " + db.file("h.db"));
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_NE(report.out.find("PARTIAL: interrupted during RR on anon"), std::string::npos) << report.out;
+
+  std::vector<std::string> json_args = args;
+  json_args.insert(json_args.begin(), "--json");
+  r = interrupt_rawio(json_args, dir.path(), SIGINT, std::chrono::milliseconds(1000));
+  EXPECT_EQ(r.exit_code, 128 + SIGINT) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["partial"], true);
+  ASSERT_EQ(doc["targets"][0]["tests"].size(), 1u);
+  EXPECT_EQ(doc["targets"][0]["tests"][0]["stopped_by"], "cancelled");
+  EXPECT_GT(doc["targets"][0]["tests"][0]["transfers"].get<uint64_t>(), 0u);
 }
 
 }  // namespace

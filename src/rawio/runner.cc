@@ -31,6 +31,7 @@ struct FileDescriptor {
 // What the start barrier records when the last worker arrives.
 struct StartOfTest {
   int64_t time_limit_ns = 0;
+  int64_t warmup_ns = 0;
   TestClock clock;
   CpuTimes cpu;
   std::atomic<bool> started{false};
@@ -39,29 +40,44 @@ struct StartOfTest {
     auto* s = static_cast<StartOfTest*>(self);
     s->cpu = process_cpu_times();
     s->clock.start_ns = monotonic_ns();
-    s->clock.deadline_ns = s->clock.start_ns + s->time_limit_ns;
+    s->clock.measure_start_ns = s->clock.start_ns + s->warmup_ns;
+    s->clock.deadline_ns = s->clock.measure_start_ns + s->time_limit_ns;
     s->started.store(true);
   }
 };
 
-// Waits for every worker to finish, reporting progress about once a second and turning a
-// cancel request into the workers' stop flag.
+// Waits for every worker to finish, reporting progress about once a second of the measured time,
+// turning a cancel request into the workers' stop flag, and (after a warm-up) taking the CPU
+// snapshot when the measured time starts.
 void supervise(std::vector<std::thread>& threads, const std::vector<WorkerProgress>& progress,
-               std::atomic<unsigned>& finished, std::atomic<bool>& stop, const TestClock& clock,
-               const std::atomic<bool>& clock_started, const TestSpec& spec,
-               const RunOptions& options) {
+               std::atomic<unsigned>& finished, std::atomic<bool>& stop, StartOfTest& begin,
+               const TestSpec& spec, const RunOptions& options) {
+  const TestClock& clock = begin.clock;
   int64_t next_report = 0;
+  bool cpu_taken = spec.warmup_ns == 0;
   while (finished.load() < threads.size()) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    auto wake = std::chrono::steady_clock::now() + std::chrono::milliseconds(50);
+    if (!cpu_taken && begin.started.load()) {
+      // steady_clock is CLOCK_MONOTONIC on Linux, the clock monotonic_now_ns() reads.
+      auto measure_start = std::chrono::steady_clock::time_point(std::chrono::nanoseconds(clock.measure_start_ns));
+      wake = std::min(wake, measure_start);
+    }
+    std::this_thread::sleep_until(wake);
     if (options.cancel && options.cancel->load()) stop.store(true);
-    if (!options.on_progress || !clock_started.load()) continue;
+    if (!begin.started.load()) continue;
     int64_t now = monotonic_ns();
-    if (next_report == 0) next_report = clock.start_ns + 1'000'000'000;
+    if (now < clock.measure_start_ns) continue;
+    if (!cpu_taken) {
+      begin.cpu = process_cpu_times();
+      cpu_taken = true;
+    }
+    if (!options.on_progress) continue;
+    if (next_report == 0) next_report = clock.measure_start_ns + 1'000'000'000;
     if (now < next_report) continue;
     next_report += 1'000'000'000;
     uint64_t transfers = 0;
     for (const auto& p : progress) transfers += p.transfers.load(std::memory_order_relaxed);
-    options.on_progress({spec.kind, now - clock.start_ns, transfers, transfers * spec.transfer_bytes});
+    options.on_progress({spec.kind, now - clock.measure_start_ns, transfers, transfers * spec.transfer_bytes});
   }
   for (auto& t : threads) t.join();
 }
@@ -83,6 +99,7 @@ Status validate_spec(const Target& target, const TestSpec& spec) {
   if (spec.iodepth == 0) return make_error("iodepth must be at least 1");
   if (spec.submit_batch == 0) return make_error("submit batch must be at least 1");
   if (spec.time_limit_ns <= 0) return make_error("time limit must be positive");
+  if (spec.warmup_ns < 0) return make_error("warm-up must not be negative");
   if (spec.transfer_count == 0) return make_error("transfer count must be at least 1");
   if (target.direct && spec.transfer_bytes % target.sector_bytes != 0) {
     return make_error(fmt::format(
@@ -127,8 +144,8 @@ Result<RunResult> run_test(const Target& target, const TestSpec& spec, const Run
 
   StartOfTest begin;
   begin.time_limit_ns = spec.time_limit_ns;
+  begin.warmup_ns = spec.warmup_ns;
   TestClock& clock = begin.clock;
-  std::atomic<bool>& clock_started = begin.started;
   StartBarrier start(spec.workers, StartAction{&StartOfTest::stamp, &begin});
   std::atomic<bool> stop{false};
   std::atomic<unsigned> finished{0};
@@ -142,7 +159,7 @@ Result<RunResult> run_test(const Target& target, const TestSpec& spec, const Run
       if (finished.fetch_add(1) + 1 == spec.workers) cpu_end = process_cpu_times();
     });
   }
-  supervise(threads, progress, finished, stop, clock, clock_started, spec, options);
+  supervise(threads, progress, finished, stop, begin, spec, options);
 
   RunResult result;
   result.spec = spec;
@@ -151,7 +168,7 @@ Result<RunResult> run_test(const Target& target, const TestSpec& spec, const Run
   result.direct = target.direct;
   result.cpu = cpu_end - begin.cpu;
   IntervalLog intervals(interval_slots(spec.time_limit_ns));
-  int64_t end_ns = clock.start_ns;
+  int64_t end_ns = clock.measure_start_ns;
   bool hit_deadline = false;
   for (const auto& w : workers) {
     if (!w->error().empty()) return make_error(fmt::format("{}: {}", target.name, w->error()));
@@ -162,7 +179,7 @@ Result<RunResult> run_test(const Target& target, const TestSpec& spec, const Run
     end_ns = std::max(end_ns, w->end_ns());
     hit_deadline = hit_deadline || w->hit_deadline();
   }
-  result.elapsed_ns = end_ns - clock.start_ns;
+  result.elapsed_ns = end_ns - clock.measure_start_ns;
   result.intervals = intervals.samples();
   if (options.cancel && options.cancel->load()) {
     result.stopped_by = StopReason::kCancelled;

@@ -4,6 +4,7 @@
 
 #include <numeric>
 
+#include "core/clock.h"
 #include "rawio/test_util.h"
 
 namespace diskcond::rawio {
@@ -67,6 +68,34 @@ TEST(RawioRunner, StopsAtTheTimeLimitWhenThatComesFirst) {
   EXPECT_LT(r->elapsed_ns, 600'000'000);
   EXPECT_GT(r->transfers, 1000u);
   EXPECT_EQ(interval_transfers(*r), r->transfers);
+}
+
+TEST(RawioRunner, AWarmUpRunsBeforeTheMeasuredTimeAndIsNotCounted) {
+  testing::ScratchDir dir;
+  testing::write_zero_file(dir.file("t"), 1 << 20);
+  RunOptions options;
+  options.engine = "null";
+  int64_t first_progress_ns = -1;
+  options.on_progress = [&](const Progress& p) {
+    if (first_progress_ns < 0) first_progress_ns = p.elapsed_ns;
+  };
+  TestSpec spec = small_spec(TestKind::kRandomRead, 1 << 20, kUnlimitedTransfers);
+  spec.warmup_ns = 1'200'000'000;
+  spec.time_limit_ns = 1'100'000'000;
+  const int64_t before = monotonic_now_ns();
+  auto r = run_test(file_target(dir.file("t"), 1 << 20), spec, options);
+  const int64_t wall = monotonic_now_ns() - before;
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r->stopped_by, StopReason::kTimeLimit);
+  EXPECT_GE(wall, 2'300'000'000);  // warm-up and measured time
+  // The elapsed time, the intervals and the progress start after the warm-up.
+  EXPECT_GE(r->elapsed_ns, 1'100'000'000);
+  EXPECT_LT(r->elapsed_ns, 1'700'000'000);
+  EXPECT_LE(r->intervals.size(), 2u);
+  EXPECT_EQ(interval_transfers(*r), r->transfers);
+  EXPECT_EQ(r->latency.count(), r->transfers);
+  EXPECT_GE(first_progress_ns, 1'000'000'000);
+  EXPECT_LT(first_progress_ns, 1'100'000'000);
 }
 
 TEST(RawioRunner, SequentialWriteCoversEveryBlockOfTheArea) {

@@ -26,7 +26,10 @@ bool is_random(TestKind kind);
 
 constexpr uint32_t kDefaultTransferBytes = 16384;
 constexpr unsigned kDefaultWorkers = 8;
-constexpr int64_t kDefaultTimeLimitNs = 10'000'000'000;  // 10 s per test
+constexpr int64_t kDefaultTimeLimitNs = 5'000'000'000;       // measured time per test
+constexpr int64_t kDefaultWarmupNs = 1'000'000'000;          // before it, not measured
+constexpr int64_t kDefaultCountTimeLimitNs = 10'000'000'000; // the cap of a count-based test
+constexpr uint64_t kUnlimitedTransfers = UINT64_MAX;          // a time-based test's count
 constexpr uint64_t kDefaultSeed = 1;
 
 struct TestSpec {
@@ -43,6 +46,10 @@ struct TestSpec {
   // `count % workers` doing one more) or at the time limit, whichever comes first.
   uint64_t transfer_count = 0;
   int64_t time_limit_ns = kDefaultTimeLimitNs;
+  // Workers run this long before the measured time starts (fio's ramp_time): what completes in it
+  // is not counted, and the time limit, the elapsed time, the CPU time and the per-second
+  // intervals all start after it. 0: measure from the first transfer.
+  int64_t warmup_ns = 0;
   uint64_t seed = kDefaultSeed;  // random offsets: same seed, same offsets
 };
 

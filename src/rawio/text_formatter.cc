@@ -85,66 +85,127 @@ const RunResult* find_test(const TargetReport& report, TestKind kind) {
   return nullptr;
 }
 
+// Seconds with two decimals, or three significant digits below 0.1 s (a count-based test of a
+// small area can take 0.034 s, which "0.03" would hide).
+std::string seconds_text(double seconds) {
+  return seconds >= 0.1 || seconds == 0 ? fmt::format("{:.2f}", seconds) : fmt::format("{:.3g}", seconds);
+}
+
 std::string us(uint64_t ns) { return fmt::format("{:.1f}", static_cast<double>(ns) / 1000.0); }
 
 class TextFormatter final : public Formatter {
  public:
-  explicit TextFormatter(int verbosity) : verbosity_(verbosity) {}
+  TextFormatter(int verbosity, Units units) : verbosity_(verbosity), units_(units) {}
   std::string render(std::span<const TargetReport> reports) const override {
-    if (verbosity_ <= 0) return format_summary_table(reports);
-    std::string out = format_test_rows(reports);
+    if (verbosity_ <= 0) return format_summary_table(reports, units_) + format_measured_time(reports);
+    std::string out = format_test_rows(reports, units_);
     if (verbosity_ >= 2) out += "\n" + format_latency_rows(reports);
-    return out;
+    return out + format_measured_time(reports);
   }
 
  private:
   int verbosity_;
+  Units units_;
 };
+
+// The rate cells of one test in the chosen units: the column headers and the values.
+std::vector<std::string> rate_headers(Units units) {
+  switch (units) {
+    case Units::kKib: return {"K/sec", "/sec"};
+    case Units::kMib: return {"MiB/sec", "IOPS"};
+    case Units::kIops: return {"IOPS"};
+  }
+  return {};
+}
+
+std::vector<std::string> rate_cells(const RunResult* t, Units units) {
+  if (!t) return std::vector<std::string>(rate_headers(units).size(), "-");
+  switch (units) {
+    case Units::kKib: return {fmt::format("{:.1f}", t->kib_per_sec()), fmt::format("{:.0f}", t->transfers_per_sec())};
+    case Units::kMib:
+      return {fmt::format("{:.2f}", t->kib_per_sec() / 1024.0), fmt::format("{:.0f}", t->transfers_per_sec())};
+    case Units::kIops: return {fmt::format("{:.1f}", t->transfers_per_sec())};
+  }
+  return {};
+}
 
 }  // namespace
 
-std::string format_summary_table(std::span<const TargetReport> reports) {
+std::string_view units_key(Units units) {
+  switch (units) {
+    case Units::kKib: return "kib";
+    case Units::kMib: return "mib";
+    case Units::kIops: return "iops";
+  }
+  return "?";
+}
+
+std::optional<Units> parse_units(std::string_view key) {
+  for (Units units : {Units::kKib, Units::kMib, Units::kIops}) {
+    if (key == units_key(units)) return units;
+  }
+  return std::nullopt;
+}
+
+std::string format_summary_table(std::span<const TargetReport> reports, Units units) {
   const std::vector<TestKind> kinds = tests_run(reports);
+  const std::vector<std::string> headers = rate_headers(units);
+  const size_t per_test = headers.size();
   std::vector<Column> columns = {{kIdWidth, Align::kLeft}};
   Row header = {"ID"};
   for (TestKind kind : kinds) {
-    columns.push_back({summary_columns(kind).kib, Align::kRight});
-    columns.push_back({6, Align::kRight});
-    header.insert(header.end(), {"K/sec", "/sec"});
+    // The seed's widths: K/sec 9 or 10, /sec 6; IOPS alone takes both.
+    const int kib = summary_columns(kind).kib;
+    if (per_test == 2) {
+      columns.push_back({kib, Align::kRight});
+      columns.push_back({6, Align::kRight});
+    } else {
+      columns.push_back({kib + 6, Align::kRight});
+    }
+    header.insert(header.end(), headers.begin(), headers.end());
   }
   std::vector<Row> rows = {header};
   for (const auto& report : reports) {
     Row row = {report.id};
     for (TestKind kind : kinds) {
-      const RunResult* t = find_test(report, kind);
-      row.push_back(t ? fmt::format("{:.1f}", t->kib_per_sec()) : "-");
-      row.push_back(t ? fmt::format("{:.0f}", t->transfers_per_sec()) : "-");
+      for (std::string& c : rate_cells(find_test(report, kind), units)) row.push_back(std::move(c));
     }
     rows.push_back(std::move(row));
   }
   widen(columns, rows);
-  // The titles line: each test's title over its two columns, as much wider than the seed's as
+  // The titles line: each test's title over its columns, as much wider than the seed's as
   // they widened.
   std::string titles(static_cast<size_t>(columns[0].width), ' ');
   for (size_t i = 0; i < kinds.size(); ++i) {
     const SummaryColumns seed = summary_columns(kinds[i]);
-    const int extra = columns[1 + 2 * i].width - seed.kib + columns[2 + 2 * i].width - 6;
+    int width = 0;
+    for (size_t c = 0; c < per_test; ++c) width += columns[1 + per_test * i + c].width;
+    const int extra = width - seed.kib - 6;
     titles += cell(std::string(test_title(kinds[i])), {seed.title + extra, Align::kRight});
   }
   return titles + "\n" + render_rows(columns, rows);
 }
 
-std::string format_test_rows(std::span<const TargetReport> reports) {
-  std::vector<Column> columns = {{8, Align::kLeft},  {kRowIdWidth, Align::kLeft}, {9, Align::kRight},
-                                 {8, Align::kRight}, {6, Align::kRight},          {6, Align::kRight},
-                                 {7, Align::kRight}, {7, Align::kRight}};
-  std::vector<Row> rows = {{"Test", "ID", "K/sec", "/sec", "%User", "%Sys", "%Total"}};
+std::string format_test_rows(std::span<const TargetReport> reports, Units units) {
+  std::vector<Column> columns = {{8, Align::kLeft}, {kRowIdWidth, Align::kLeft}};
+  Row header = {"Test", "ID"};
+  const std::vector<std::string> headers = rate_headers(units);
+  if (headers.size() == 2) {
+    columns.insert(columns.end(), {{9, Align::kRight}, {8, Align::kRight}});
+  } else {
+    columns.push_back({9, Align::kRight});
+  }
+  header.insert(header.end(), headers.begin(), headers.end());
+  columns.insert(columns.end(), {{6, Align::kRight}, {6, Align::kRight}, {7, Align::kRight}, {7, Align::kRight}});
+  header.insert(header.end(), {"%User", "%Sys", "%Total"});
+  std::vector<Row> rows = {header};
   for (const auto& report : reports) {
     for (const auto& t : report.tests) {
-      rows.push_back({std::string(test_code(t.spec.kind)), report.id, fmt::format("{:.1f}", t.kib_per_sec()),
-                      fmt::format("{:.0f}", t.transfers_per_sec()), fmt::format("{:.1f}", t.user_percent()),
-                      fmt::format("{:.1f}", t.sys_percent()), fmt::format("{:.1f}", t.total_percent()),
-                      fmt::format("{}", t.spec.transfer_bytes)});
+      Row row = {std::string(test_code(t.spec.kind)), report.id};
+      for (std::string& c : rate_cells(&t, units)) row.push_back(std::move(c));
+      row.insert(row.end(), {fmt::format("{:.1f}", t.user_percent()), fmt::format("{:.1f}", t.sys_percent()),
+                             fmt::format("{:.1f}", t.total_percent()), fmt::format("{}", t.spec.transfer_bytes)});
+      rows.push_back(std::move(row));
     }
   }
   widen(columns, rows);
@@ -168,8 +229,33 @@ std::string format_latency_rows(std::span<const TargetReport> reports) {
   return render_rows(columns, rows);
 }
 
-std::unique_ptr<Formatter> make_text_formatter(int verbosity) {
-  return std::make_unique<TextFormatter>(verbosity);
+std::string format_measured_time(std::span<const TargetReport> reports) {
+  std::string out;
+  for (const auto& report : reports) {
+    if (report.tests.empty()) continue;
+    std::string tests;
+    int64_t warmup_ns = report.tests.front().spec.warmup_ns;
+    for (const auto& t : report.tests) {
+      tests += fmt::format("{}{} {} s{}", tests.empty() ? "" : ", ", test_code(t.spec.kind), seconds_text(t.seconds()),
+                           t.stopped_by == StopReason::kCancelled ? " (interrupted)" : "");
+      if (t.spec.warmup_ns != warmup_ns) warmup_ns = -1;
+    }
+    std::string warmup;
+    if (warmup_ns > 0) warmup = fmt::format(", each after a {:.1f} s warm-up", static_cast<double>(warmup_ns) / 1e9);
+    out += fmt::format("Measured {}: {}{}\n", report.id, tests, warmup);
+  }
+  for (const auto& report : reports) {
+    for (const auto& t : report.tests) {
+      if (t.stopped_by != StopReason::kCancelled) continue;
+      out += fmt::format("PARTIAL: interrupted during {} on {}; the figures are those up to then\n",
+                         test_code(t.spec.kind), report.id);
+    }
+  }
+  return out;
+}
+
+std::unique_ptr<Formatter> make_text_formatter(int verbosity, Units units) {
+  return std::make_unique<TextFormatter>(verbosity, units);
 }
 
 }  // namespace diskcond::rawio

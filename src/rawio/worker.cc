@@ -73,7 +73,8 @@ void Worker::run(StartBarrier& start, const TestClock& clock,
 }
 
 void Worker::loop(const TestClock& clock, std::atomic<bool>& stop, WorkerProgress& progress) {
-  intervals_.start(clock.start_ns);
+  intervals_.start(clock.measure_start_ns);
+  const int64_t measure_start = clock.measure_start_ns;
   const int64_t deadline = clock.deadline_ns;
   const bool write = is_write(spec_.kind);
   const uint32_t length = spec_.transfer_bytes;
@@ -126,7 +127,7 @@ void Worker::loop(const TestClock& clock, std::atomic<bool>& stop, WorkerProgres
       if (c.result != static_cast<int64_t>(length)) {
         if (error_.empty()) record_error(c.result, slot_offset_[c.slot]);
         stop.store(true, std::memory_order_relaxed);
-      } else {
+      } else if (now >= measure_start) {
         latency_.record(static_cast<uint64_t>(now - submitted_ns_[c.slot]));
         intervals_.add(now, length);
         ++transfers_;

@@ -23,7 +23,8 @@ namespace diskcond::rawio {
 // Shared by all workers of one test.
 struct TestClock {
   int64_t start_ns = 0;     // written by the barrier's completion, before anyone is released
-  int64_t deadline_ns = 0;
+  int64_t measure_start_ns = 0;  // start_ns + the warm-up: completions before it are not counted
+  int64_t deadline_ns = 0;       // measure_start_ns + the time limit
 };
 
 // The start barrier's completion step: runs once, on one worker, before any worker is released.

@@ -30,11 +30,13 @@ const std::vector<OptionValues>& run_options() {
       {"-p", "--workers", {"0", "-1", "1025", "1.5", "x", "", "99999999999999999999"}, "1", "2"},
       {"-q", "--iodepth", {"0", "-1", "4097", "1.5", "x", ""}, "1", "2"},
       {"", "--submit-batch", {"0", "-1", "4097", "x", ""}, "1", "2"},
-      {"-c", "--count", {"0", "-1", "1.5", "x", "", "99999999999999999999", "00"}, "10", "20"},
+      {"-c", "--count", {"0", "-1", "1.5", "x", "", "99999999999999999999", "00", "PASS", "passes", "pass1"}, "10", "pass"},
       {"-t", "--time", {"0", "-1s", "0.5ns", "25h", "90000s", "x", "", "1y", "0ms"}, "100ms", "200ms"},
+      {"", "--warmup", {"-1s", "0.5ns", "25h", "x", "", "1y"}, "0", "10ms"},
       {"", "--seed", {"-1", "x", "1.5", "", "99999999999999999999"}, "1", "2"},
       {"-e", "--engine", {"nope", "", "PSYNC", "psync,null", "x\ny"}, "null", "psync"},
       {"-d", "--direct", {"yes", "", "ON", "1", "on\n"}, "auto", "off"},
+      {"", "--units", {"MiB", "", "kb", "mib,iops", "x\ny"}, "mib", "iops"},
       {"", "--db", {""}, "a.db", "b.db"},  // the base words have --save; relative to the world
   };
   return options;
@@ -47,6 +49,7 @@ const std::vector<OptionValues>& report_options() {
       {"-i", "--id", {"nope", ""}, "", ""},  // repeatable
       {"-v", "--verbose", {"3", "-1", "x", ""}, "1", "2"},
       {"", "--plot", {"x.txt", "", "plot.svgx", "plot"}, "", ""},
+      {"", "--units", {"MiB", "", "kb", "x\ny"}, "mib", "iops"},
   };
   return options;
 }
@@ -66,7 +69,7 @@ class RawioBadInput : public ::testing::Test {
     fs::create_directories(world_.path("home"));
     std::ofstream(world_.path("data")) << std::string(1 << 20, 'd');
     // One saved run in the default database, so `rawio report` has history that must not change.
-    ProgramRun saved = rawio({"-R", "-e", "null", "-n", "1m", "-s", "4k", "-p", "1", "-t", "100ms", "--no-progress",
+    ProgramRun saved = rawio({"-R", "-e", "null", "-n", "1m", "-s", "4k", "-p", "1", "-t", "100ms", "--warmup", "0", "--no-progress",
                               "--save", world_.path("data")});
     ASSERT_EQ(saved.code, 0) << saved.err;
     ASSERT_TRUE(fs::exists(db_path()));
@@ -98,8 +101,9 @@ class RawioBadInput : public ::testing::Test {
   std::vector<std::string> run_words(const std::vector<std::string>& option_words, const std::string& skip_long = "",
                                      const std::string& skip_short = "", bool quick_read = false) const {
     const std::vector<std::pair<std::string, std::string>> base = {
-        {"--engine", "null"}, {"--size", "1m"}, {"--transfer-size", "4k"}, {"--workers", "1"}, {"--time", "200ms"}};
-    const std::vector<std::string> shorts = {"-e", "-n", "-s", "-p", "-t"};
+        {"--engine", "null"}, {"--size", "1m"}, {"--transfer-size", "4k"}, {"--workers", "1"}, {"--time", "200ms"},
+        {"--warmup", "0"}};
+    const std::vector<std::string> shorts = {"-e", "-n", "-s", "-p", "-t", "--warmup"};
     std::vector<std::string> words = {"-a", "--no-progress", "--save"};
     if (quick_read) words = {"-R", "--no-progress"};
     for (size_t i = 0; i < base.size(); ++i) {
@@ -200,6 +204,7 @@ TEST_F(RawioBadInput, BadWordsTargetsAndAbsurdCombinationsAreRefused) {
       {{"-R", "-i", "a", dir, data}, 2},                    // one id, two targets
       {{"-R", "-i", "", dir}, 2},                           // an empty id
       {{"-R", "--db", world_.path("other.db"), dir}, 2},    // --db without --save
+      {{"-R", "-c", "5", "--warmup", "1s", dir}, 2},        // a count-based run has no warm-up
       {{"-R", "--save", "--db", "", dir}, 2},               // an empty database path
       {{"-a", data}, 3},                                    // would overwrite an existing file
       {{"-W", "--force-write", dir, data}, 3},              // forcing another path lifts nothing
@@ -253,6 +258,7 @@ TEST_F(RawioBadInput, ReportRefusesBadOptionsRunsAndConflicts) {
       {{"report", "--list", "--id", "anon"}, 2},
       {{"report", "--list", "--plot", world_.path("p.svg")}, 2},
       {{"report", "--list", "-v", "1"}, 2},
+      {{"report", "--list", "--units", "mib"}, 2},
       {{"report", "--db", world_.path("none.db")}, 1},  // no such database: read, never created
       {{"report", "--db", world_.path("dir")}, 1},
       {{"report", "--db", world_.path("data")}, 1},  // not a database

@@ -51,7 +51,7 @@ int run_report(const ReportInvocation& inv, std::FILE* out, std::FILE* err) {
   if (!inv.plot_path.empty()) {
     if (Status s = write_plot(inv.plot_path, plot_svg(rows)); !s) return say(err, s.error()), kExitIoError;
   }
-  print(out, inv.json ? format_report_json(runs, labels) : make_text_formatter(inv.verbosity)->render(rows));
+  print(out, inv.json ? format_report_json(runs, labels) : make_text_formatter(inv.verbosity, inv.units)->render(rows));
   return kExitOk;
 }
 

@@ -36,7 +36,7 @@ CLI::Validator run_number() {
       "RUN");
 }
 
-std::unique_ptr<CLI::App> build_app(ReportInvocation& inv, size_t& last) {
+std::unique_ptr<CLI::App> build_app(ReportInvocation& inv, size_t& last, std::string& units_text) {
   auto app = std::make_unique<CLI::App>(kDescription, "rawio report");
   app->add_option("--db", inv.db_path,
                   "History database (default ${XDG_DATA_HOME:-~/.local/share}/diskcond/rawio.db)")
@@ -51,6 +51,7 @@ std::unique_ptr<CLI::App> build_app(ReportInvocation& inv, size_t& last) {
                   "As rawio: 0 summary table, 1 one row per test with CPU, 2 adds latency")
       ->check(CLI::Range(0, 2))->default_val(0);
   app->add_flag("--json", inv.json, "One JSON document with the runs (or the list) on stdout");
+  app->add_option("--units", units_text, kUnitsHelp)->type_name("UNITS");
   app->add_flag("--list", inv.list, "List the saved runs: run, when, host, target, ID, tests");
   app->add_option("--plot", inv.plot_path,
                   "Draw K/sec, latency percentiles and throughput over time to FILE (.svg, or "
@@ -60,16 +61,21 @@ std::unique_ptr<CLI::App> build_app(ReportInvocation& inv, size_t& last) {
 }
 
 // What CLI11 cannot check: "" or the one-line error.
-std::string check_combination(const CLI::App& app, const ReportInvocation& inv) {
+std::string check_combination(const CLI::App& app, ReportInvocation& inv, const std::string& units_text) {
   if (std::string error = repeated_flag_error(app); !error.empty()) return error;
   if (app.count("--db") > 0 && inv.db_path.empty()) return "--db: the database path is empty";
   const std::string& plot = inv.plot_path;
   if (app.count("--plot") > 0 && !ends_with(plot, ".svg") && !ends_with(plot, ".png")) {
     return fmt::format("--plot {}: the file name must end in .svg or .png", plot);
   }
+  if (auto units = parse_units(units_text)) {
+    inv.units = *units;
+  } else {
+    return fmt::format("--units: '{}' is not kib, mib or iops", units_text);
+  }
   if (inv.list) {
     // --list shows every saved run: a choice of runs, a plot or a table detail would be ignored.
-    for (const char* option : {"runs", "--last", "--id", "--plot", "--verbose"}) {
+    for (const char* option : {"runs", "--last", "--id", "--plot", "--verbose", "--units"}) {
       if (app.count(option) > 0) {
         return fmt::format("--list shows every saved run; it takes no {}",
                            std::string_view(option) == "runs" ? "RUN numbers" : option);
@@ -88,7 +94,8 @@ bool is_report_command(int argc, const char* const* argv) {
 ParsedReportCommandLine parse_report_command_line(int argc, const char* const* argv) {
   ParsedReportCommandLine parsed;
   size_t last = 0;
-  auto app = build_app(parsed.invocation, last);
+  std::string units_text = "kib";
+  auto app = build_app(parsed.invocation, last, units_text);
   const bool help = asks_for_help(argc, argv);  // help wins: nothing else is checked
   if (std::string error = help ? "" : equals_form_error(*app, argc, argv); !error.empty()) {
     parsed.action = ParsedReportCommandLine::Action::kUsageError;
@@ -112,7 +119,7 @@ ParsedReportCommandLine parse_report_command_line(int argc, const char* const* a
     return parsed;
   }
   if (last > 0) parsed.invocation.selection.last = last;
-  if (std::string error = check_combination(*app, parsed.invocation); !error.empty()) {
+  if (std::string error = check_combination(*app, parsed.invocation, units_text); !error.empty()) {
     parsed.action = ParsedReportCommandLine::Action::kUsageError;
     parsed.text = "report: " + one_line(error);
   }

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "rawio/formatter.h"
+
 namespace diskcond::rawio::report {
 
 // Which saved runs to show. See select_runs() for how the three combine.
@@ -21,6 +23,7 @@ struct ReportInvocation {
   RunSelection selection;
   int verbosity = 0;    // as rawio -v: 0 summary table, 1 rows per test, 2 adds latency
   bool json = false;
+  Units units = Units::kKib;  // --units, as rawio
   bool list = false;    // --list: the saved runs instead of a report
   std::string plot_path;  // --plot; ends in .svg or .png
 };

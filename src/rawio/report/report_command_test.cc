@@ -32,7 +32,9 @@ TEST(ReportCommand, TwoSavedRunsSideBySideInTheSeedTable) {
             "            Random read  Sequential read    Random write Sequential write\n"
             "ID          K/sec  /sec    K/sec  /sec     K/sec  /sec     K/sec  /sec\n"
             "plain       874.8    54   2683.1   164     868.0    54    1380.3    84\n"
-            "vinum       480.8    30   5001.7   305     478.2    29    1244.2    76\n");
+            "vinum       480.8    30   5001.7   305     478.2    29    1244.2    76\n"
+            "Measured plain: RR 10.00 s, SR 10.00 s, RW 10.00 s, SW 10.00 s\n"
+            "Measured vinum: RR 10.00 s, SR 10.00 s, RW 10.00 s, SW 10.00 s\n");
 }
 
 TEST(ReportCommand, VerboseRowsForTwoRuns) {
@@ -51,7 +53,9 @@ TEST(ReportCommand, VerboseRowsForTwoRuns) {
             "RR      plain     874.8      54   0.1   8.8    8.9  16384\n"
             "SR      plain    2683.1     164   0.9  85.8   86.7  16384\n"
             "RW      plain     868.0      54   0.2  10.7   10.9  16384\n"
-            "SW      plain    1380.3      84   0.1  16.4   16.5  16384\n");
+            "SW      plain    1380.3      84   0.1  16.4   16.5  16384\n"
+            "Measured vinum: RR 10.00 s, SR 10.00 s, RW 10.00 s, SW 10.00 s\n"
+            "Measured plain: RR 10.00 s, SR 10.00 s, RW 10.00 s, SW 10.00 s\n");
 }
 
 TEST(ReportCommand, LatencyTableFromTheStoredHistogram) {
