@@ -40,7 +40,9 @@ void Writeback::advance(int64_t now) {
   advance_locked(now);
 }
 
-int64_t Writeback::next_event() const { return std::min(next_wakeup_ns_, txn_commit_ns_); }
+int64_t Writeback::next_event() const {
+  return std::min(next_wakeup_ns_, txn_commit_ns_);
+}
 
 void Writeback::advance_locked(int64_t now) {
   for (int64_t at = next_event(); at <= now; at = next_event()) {
@@ -61,9 +63,9 @@ void Writeback::wake(int64_t at) {
     if (file.dirtied_ns <= at - params_.expire_ns) expired.push_back(id);
   }
   if (!expired.empty()) write_files(expired, at);
-  next_wakeup_ns_ =
-      dirty_total_ > 0 && params_.writeback_interval_ns > 0 ? at + params_.writeback_interval_ns
-                                                            : kNever;
+  next_wakeup_ns_ = dirty_total_ > 0 && params_.writeback_interval_ns > 0
+                        ? at + params_.writeback_interval_ns
+                        : kNever;
 }
 
 void Writeback::add_dirty(FileId id, uint64_t address, uint64_t length, int64_t at) {
@@ -121,17 +123,21 @@ int64_t Writeback::write_files(const std::vector<FileId>& files, int64_t at) {
 void Writeback::background(int64_t at) {
   const uint64_t threshold = params_.background_threshold();
   if (dirty_total_ <= threshold) return;
+  write_files(oldest_files_until(threshold), at);
+}
+
+std::vector<Writeback::FileId> Writeback::oldest_files_until(uint64_t target) const {
   std::vector<std::pair<int64_t, FileId>> by_age;
   for (const auto& [id, file] : dirty_) by_age.emplace_back(file.dirtied_ns, id);
   std::sort(by_age.begin(), by_age.end());
   std::vector<FileId> chosen;
   uint64_t left = dirty_total_;
   for (const auto& [dirtied, id] : by_age) {
-    if (left <= threshold) break;
+    if (left <= target) break;
     chosen.push_back(id);
     left -= dirty_.at(id).bytes;
   }
-  write_files(chosen, at);
+  return chosen;
 }
 
 int64_t Writeback::commit(int64_t at) {
@@ -167,19 +173,8 @@ int64_t Writeback::room_at(uint64_t needed, int64_t arrival) {
   if (dirty_total_ + under_writeback(arrival) + needed <= limit) return arrival;
   // Too much dirty data not yet under writeback to make room even once the device is done: send
   // the oldest files now (as balance_dirty_pages' background writeback would).
-  if (dirty_total_ + needed > limit) {
-    std::vector<std::pair<int64_t, FileId>> by_age;
-    for (const auto& [id, file] : dirty_) by_age.emplace_back(file.dirtied_ns, id);
-    std::sort(by_age.begin(), by_age.end());
-    std::vector<FileId> chosen;
-    uint64_t left = dirty_total_;
-    for (const auto& [dirtied, id] : by_age) {
-      if (left + needed <= limit) break;
-      chosen.push_back(id);
-      left -= dirty_.at(id).bytes;
-    }
-    write_files(chosen, arrival);
-  }
+  if (dirty_total_ + needed > limit)
+    write_files(oldest_files_until(needed >= limit ? 0 : limit - needed), arrival);
   uint64_t outstanding = under_writeback(arrival);
   int64_t at = arrival;
   for (const InFlight& w : in_flight_) {

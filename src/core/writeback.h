@@ -129,6 +129,8 @@ class Writeback {
   void add_dirty(FileId file, uint64_t address, uint64_t length, int64_t at);
   int64_t write_files(const std::vector<FileId>& files, int64_t at);
   void background(int64_t at);
+  // The files dirtied longest ago, oldest first, until the dirty data left is at most `target`.
+  std::vector<FileId> oldest_files_until(uint64_t target) const;
   int64_t commit(int64_t at);
   void prune(int64_t now);
   uint64_t under_writeback(int64_t now) const;

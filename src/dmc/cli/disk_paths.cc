@@ -10,19 +10,12 @@
 #include <filesystem>
 
 #include "core/units.h"
+#include "dmc/cli/mount_path.h"
 
 namespace diskcond::dmc {
 namespace {
 
 namespace fs = std::filesystem;
-
-Result<std::string> real_path(const std::string& path) {
-  char buf[PATH_MAX];
-  if (::realpath(path.c_str(), buf) == nullptr) {
-    return make_error(fmt::format("cannot resolve '{}': {}", path, std::strerror(errno)));
-  }
-  return std::string(buf);
-}
 
 }  // namespace
 

@@ -14,14 +14,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-Result<std::string> real_path(const std::string& path) {
-  char buf[PATH_MAX];
-  if (::realpath(path.c_str(), buf) == nullptr) {
-    return make_error(fmt::format("cannot resolve '{}': {}", path, std::strerror(errno)));
-  }
-  return std::string(buf);
-}
-
 // `arg` made absolute and lexically normal, without a trailing slash.
 fs::path lexical_path(const std::string& arg) {
   fs::path lexical = fs::absolute(fs::path(arg)).lexically_normal();
@@ -77,6 +69,14 @@ bool path_is_missing(std::string_view arg) {
 Result<std::string> resolve_missing_dir(std::string_view arg) {
   if (arg.empty()) return make_error("the mount path is empty");
   return resolve_through_ancestor(std::string(arg), is_missing_error);
+}
+
+Result<std::string> real_path(const std::string& path) {
+  char buf[PATH_MAX];
+  if (::realpath(path.c_str(), buf) == nullptr) {
+    return make_error(fmt::format("cannot resolve '{}': {}", path, std::strerror(errno)));
+  }
+  return std::string(buf);
 }
 
 }  // namespace diskcond::dmc

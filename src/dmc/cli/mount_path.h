@@ -21,4 +21,7 @@ bool path_is_missing(std::string_view arg);
 // directory: its nearest existing ancestor resolved, the rest appended (lexically normalized).
 Result<std::string> resolve_missing_dir(std::string_view arg);
 
+// realpath(3) of `path`; the error is one line: "cannot resolve '<path>': <reason>".
+Result<std::string> real_path(const std::string& path);
+
 }  // namespace diskcond::dmc
