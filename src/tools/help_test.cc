@@ -50,7 +50,7 @@ TEST_F(HelpTest, DmcHelpForTheToolAndEveryCommand) {
     }
     ++commands;
   }
-  EXPECT_EQ(commands, 11u);
+  EXPECT_EQ(commands, 12u);
   expect_help("dmc", {"--version"}, "dmc (diskcond) ");
 }
 

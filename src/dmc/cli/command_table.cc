@@ -29,6 +29,13 @@ constexpr std::string_view kStopHelp =
     "\n"
     "  -force  detach a busy mount lazily (it goes away when the last file is closed)\n";
 
+constexpr std::string_view kSyncHelp =
+    "sync(1) for a conditioned directory (beyond macOS): returns once everything written under\n"
+    "<mount> is durable, on the backing disk and on the pretend one. In write-back mode that is\n"
+    "what the profile's disk takes to commit the journal, write back every dirty byte and flush\n"
+    "its cache; sync(1) and syncfs(2) do not reach a conditioned directory's daemon (libfuse\n"
+    "3.14), so use this where a test needs a sync to cost what it would. Any user may sync.\n";
+
 constexpr std::string_view kStatusHelp =
     "Shows whether <mount> is conditioned, its settings, and (beyond macOS) its cache mode, boot\n"
     "persistence and live counters. A directory that is not conditioned shows OFF with the settings\n"
@@ -145,6 +152,7 @@ std::vector<CommandSpec> make_table() {
       {"boot", "boot", {"boot", 0, 0, {}, {}}, true, run_boot, kBootHelp},
       {"verify", "verify <mount> [-json] [-quick]", {"verify", 1, 1, {"json", "quick"}, {"<mount>"}}, false,
        run_verify, kVerifyHelp},
+      {"sync", "sync <mount>", {"sync", 1, 1, {}, {"<mount>"}}, false, run_sync, kSyncHelp},
       {"disk",
        // Three lines: `dmc help` indents each like a command of its own.
        "disk create <image> <size> [profile] [-start] [-existing] [-mkfs ext4] [-mount <dir>] [-json]\n"

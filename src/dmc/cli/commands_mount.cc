@@ -83,6 +83,23 @@ Outcome forget_deleted_directory(Context& ctx, const std::string& arg, const std
 
 }  // namespace
 
+Outcome run_sync(Context& ctx, const CommandArgs& args) {
+  auto mount = resolve_mount_dir(args.positional[0]);
+  if (!mount.ok()) return usage_error(mount.error());
+  Outcome outcome;
+  MountState state = read_mount_state(ctx, *mount, outcome);
+  if (!outcome.ok()) return outcome;
+  const std::string& target = state.mount();
+  if (!state.status.mounted) {
+    return failure(ExitCode::kWrongState, fmt::format("{} is not conditioned", *mount));
+  }
+  if (Status s = ctx.mounts().sync(target); !s.ok()) {
+    return failure(ExitCode::kFailed, fmt::format("cannot sync {}: {}", target, s.error()));
+  }
+  if (state.inside()) ctx.out << inside_line(*mount, target);
+  return success();
+}
+
 Outcome run_stop(Context& ctx, const CommandArgs& args) {
   auto mount = resolve_mount_dir(args.positional[0]);
   if (!mount.ok()) {

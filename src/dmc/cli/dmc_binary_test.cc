@@ -88,6 +88,7 @@ TEST_F(DmcBinary, HelpHasMacOSUsageShape) {
                           "[<ioqueue_depth> <maxreadcnt> <maxwritecnt> <segreadcnt> <segwritecnt>]\n"
                           "  boot\n"
                           "  verify <mount> [-json] [-quick]\n"
+                          "  sync <mount>\n"
                         "  disk create <image> <size> [profile] [-start] [-existing] [-mkfs ext4] [-mount <dir>] [-json]\n"
                         "  disk remove <image|device|dir> [-delete]\n"
                         "  disk list [-json]\n"

@@ -170,6 +170,19 @@ TEST_F(DmcCliChange, StopWhenNotConditioned) {
   EXPECT_EQ(fake_.changing_calls(), std::vector<std::string>{});
 }
 
+TEST_F(DmcCliChange, SyncAsksTheMountHoldingThePathAndSaysNothing) {
+  fake_.add_running(mount_, {builtin(0), CacheMode::kWriteBack});
+  EXPECT_EQ(run({"sync", mount_}), 0) << err();
+  EXPECT_EQ(out(), "");
+  EXPECT_EQ(fake_.changing_calls(), (std::vector<std::string>{"sync " + mount_}));
+}
+
+TEST_F(DmcCliChange, SyncWhenNotConditionedFailsWithWrongState) {
+  EXPECT_EQ(run({"sync", mount_}), 4);
+  EXPECT_EQ(err(), "dmc: " + mount_ + " is not conditioned\n");
+  EXPECT_EQ(fake_.changing_calls(), std::vector<std::string>{});
+}
+
 TEST_F(DmcCliChange, StopOfANotRunningBootMountDropsThePersistence) {
   ASSERT_EQ(run({"start", mount_, "2", "-boot"}), 0);
   fake_.mounts.clear();  // as after a reboot before dmc-boot.service ran

@@ -14,7 +14,7 @@ namespace diskcond::dmc {
 class FakeMountControl final : public MountControl {
  public:
   // Every call, in order: "check <dir>", "start <dir>", "stop <dir>", "stop -force <dir>", "status <dir>",
-  // "update <dir>".
+  // "update <dir>", "sync <dir>".
   std::vector<std::string> calls;
   // The mounts the fake "runs", by directory.
   std::map<std::string, MountStatus> mounts;
@@ -94,6 +94,12 @@ class FakeMountControl final : public MountControl {
     auto it = mounts.find(dir);
     if (it == mounts.end() || !it->second.daemon_alive) return make_error("not conditioned");
     it->second.settings = settings;
+    return ok_status();
+  }
+  Status sync(const std::string& dir) override {
+    calls.push_back("sync " + dir);
+    auto it = mounts.find(dir);
+    if (it == mounts.end() || !it->second.daemon_alive) return make_error("not conditioned");
     return ok_status();
   }
 };

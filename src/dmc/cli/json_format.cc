@@ -27,6 +27,10 @@ json counters_json(const MountCounters& c) {
       {"queue_occupancy_commands", c.queue_occupancy},
       {"floor_read_4k_ns", c.floor_read_ns},
       {"floor_write_4k_ns", c.floor_write_ns},
+      {"files_placed_from_extents", c.files_mapped},
+      {"files_hashed", c.files_hashed},
+      {"files_linear", c.files_linear},
+      {"metadata_reads", c.metadata_reads},
   };
 }
 

@@ -34,6 +34,11 @@ std::string counter_lines(const MountCounters& c) {
   out += fmt::format(" Queue occupancy: {}\n", count(c.queue_occupancy, "command", "commands"));
   out += fmt::format(" Fastest 4 KiB read service: {}\n", floor_text(c.floor_read_ns));
   out += fmt::format(" Fastest 4 KiB write service: {}\n", floor_text(c.floor_write_ns));
+  out += fmt::format(" Placement: {} from the backing file's extents (FIEMAP), {} linear (O_DIRECT), {}{}\n",
+                     count(c.files_mapped, "file", "files"), count(c.files_linear, "file", "files"),
+                     count(c.files_hashed, "file", "files"),
+                     c.files_hashed > 0 ? " hashed (the backing file system has no FIEMAP)" : " hashed");
+  out += fmt::format(" Metadata reads: {}\n", count(c.metadata_reads, "inode-table read", "inode-table reads"));
   return out;
 }
 

@@ -107,7 +107,11 @@ json counters_to_json(const MountCounters& c) {
               {"mean_added_delay_ns", c.mean_added_delay_ns},
               {"queue_occupancy", c.queue_occupancy},
               {"floor_read_ns", c.floor_read_ns},
-              {"floor_write_ns", c.floor_write_ns}};
+              {"floor_write_ns", c.floor_write_ns},
+              {"files_mapped", c.files_mapped},
+              {"files_hashed", c.files_hashed},
+              {"files_linear", c.files_linear},
+              {"metadata_reads", c.metadata_reads}};
 }
 
 Result<MountCounters> counters_from_json(const json& j) {
@@ -133,6 +137,13 @@ Result<MountCounters> counters_from_json(const json& j) {
     *out = it->get<double>();
   }
   TRY(read_int(j, "queue_occupancy", c.queue_occupancy));
+  // Absent from daemons older than the layout: read when present.
+  for (auto [key, out] : {std::pair{"files_mapped", &c.files_mapped},
+                          std::pair{"files_hashed", &c.files_hashed},
+                          std::pair{"files_linear", &c.files_linear},
+                          std::pair{"metadata_reads", &c.metadata_reads}}) {
+    if (j.contains(key)) TRY(read_int(j, key, *out));
+  }
   return c;
 }
 
@@ -158,6 +169,9 @@ std::string encode_request(const ControlRequest& r) {
     case ControlOp::kStop:
       j = {{"op", "stop"}, {"force", r.force}};
       break;
+    case ControlOp::kSync:
+      j = {{"op", "sync"}};
+      break;
   }
   return j.dump() + "\n";
 }
@@ -178,6 +192,8 @@ Result<ControlRequest> decode_request(const std::string& line) {
     auto s = settings_from_json(*it);
     if (!s.ok()) return Error{s.error()};
     r.settings = *s;
+  } else if (op == "sync") {
+    r.op = ControlOp::kSync;
   } else if (op == "stop") {
     r.op = ControlOp::kStop;
     auto it = j.find("force");
@@ -221,6 +237,18 @@ std::string encode_status(const StatusReply& s) {
                 {"lateness_max_ns", s.diagnostics.lateness_max_ns}}}}
              .dump() +
          "\n";
+}
+
+std::string encode_synced(int64_t durable_at_ns) {
+  return json{{"ok", true}, {"durable_at_ns", durable_at_ns}}.dump() + "\n";
+}
+
+Result<int64_t> decode_synced(const std::string& line) {
+  auto ack = decode_ack(line);
+  if (!ack.ok()) return Error{ack.error()};
+  int64_t at = 0;
+  TRY(read_int(*parse_object(line), "durable_at_ns", at));
+  return at;
 }
 
 Status decode_ack(const std::string& line) {

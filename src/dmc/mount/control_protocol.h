@@ -4,6 +4,10 @@
 //   {"op":"status"}                              anyone
 //   {"op":"update","settings":{...}}             root only (SO_PEERCRED uid 0)
 //   {"op":"stop","force":false}                  root only
+//   {"op":"sync"}                                anyone: commits the journal, writes every dirty
+//                                                byte back and flushes; the reply says when that is
+//                                                done on the daemon's CLOCK_MONOTONIC:
+//                                                {"ok":true,"durable_at_ns":N}
 // Replies: {"ok":true, ...} or {"ok":false,"error":"<one line>"}. A status reply carries
 // "pid", "mount_point", "settings", "counters" and "diagnostics" (optional). Settings:
 //   {"cache":"writeback"|"page"|"none","profile":{"name":..,"type":"SSD"|"HDD","access_time_ns":..,
@@ -25,7 +29,7 @@ namespace diskcond::mount {
 // Longest request or reply line accepted.
 constexpr size_t kMaxControlLine = 64 * 1024;
 
-enum class ControlOp { kStatus, kUpdate, kStop };
+enum class ControlOp { kStatus, kUpdate, kStop, kSync };
 
 struct ControlRequest {
   ControlOp op = ControlOp::kStatus;
@@ -52,5 +56,7 @@ std::string encode_status(const StatusReply& status);
 // Ok() for {"ok":true}, the error message for {"ok":false}, an Error for garbage.
 Status decode_ack(const std::string& line);
 Result<StatusReply> decode_status(const std::string& line);
+std::string encode_synced(int64_t durable_at_ns);
+Result<int64_t> decode_synced(const std::string& line);
 
 }  // namespace diskcond::mount

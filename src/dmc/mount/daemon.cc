@@ -80,6 +80,11 @@ struct Daemon {
         s.settings.profile = conditioner.profile();
         s.settings.cache = fs.cache.load();
         s.counters = conditioner.counters();
+        const LayoutCounters placed = fs.layout.counters();
+        s.counters.files_mapped = placed.files_mapped;
+        s.counters.files_hashed = placed.files_hashed;
+        s.counters.files_linear = placed.files_linear;
+        s.counters.metadata_reads = placed.metadata_reads;
         const BackingBound bound = conditioner.backing_bound();
         s.diagnostics.backing_bound_replies = bound.replies;
         s.diagnostics.backing_bound_mean_excess_ns = bound.mean_excess_ns;
@@ -105,8 +110,22 @@ struct Daemon {
       case ControlOp::kStop:
         if (peer_uid != 0) return encode_error("only root may stop a conditioned mount");
         return stop(request->force);
+      case ControlOp::kSync:
+        return sync();
     }
     return encode_error("unknown request");
+  }
+
+  // sync(2) for this mount (`dmc sync`; the kernel sends no FUSE_SYNCFS to libfuse 3.14): the
+  // backing file system's data to its disk, then the model's journal commit, every dirty byte
+  // and a flush. Replies at once with when the model is done; the client waits for that, so the
+  // control thread never sleeps.
+  std::string sync() {
+    const int dir = openat(config.root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    const int r = dir < 0 ? -errno : (::syncfs(dir) == 0 ? 0 : -errno);
+    if (dir >= 0) close(dir);
+    if (r < 0) return encode_error(std::string("syncfs: ") + std::strerror(-r));
+    return encode_synced(conditioner.sync_all(conditioner.now()));
   }
 
   std::string stop(bool force) {
@@ -234,7 +253,8 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
   // DISKCOND_INODE_FD_BUDGET: tests shrink the descriptor budget to exercise reopening.
   const char* budget = std::getenv("DISKCOND_INODE_FD_BUDGET");
   Filesystem fs(root_copy, capacity, conditioner, config.settings.cache,
-                budget ? std::strtoul(budget, nullptr, 10) : 0);
+                budget ? std::strtoul(budget, nullptr, 10) : 0,
+                LayoutParams::like_ext4(capacity, backing.f_files));
   fs.ready_fd = ready_fd;
 
   const std::string options = mount_options(backing);

@@ -3,8 +3,12 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <cstring>
 
+#include "dmc/mount/fiemap.h"
 #include "dmc/mount/syscall.h"
 
 namespace diskcond::mount {
@@ -35,7 +39,8 @@ Filesystem& fs_of(fuse_req_t req) {
   return *static_cast<Filesystem*>(fuse_req_userdata(req));
 }
 
-int lookup_entry(Filesystem& fs, int parent_fd, const char* name, fuse_entry_param* e) {
+int lookup_entry(Filesystem& fs, int parent_fd, const char* name, fuse_entry_param* e,
+                 MetadataReads* reads) {
   std::memset(e, 0, sizeof(*e));
   int fd = static_cast<int>(check(openat(parent_fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC)));
   if (fd < 0) return fd;
@@ -44,26 +49,77 @@ int lookup_entry(Filesystem& fs, int parent_fd, const char* name, fuse_entry_par
     close(fd);
     return r;
   }
-  Inode& inode = fs.inodes.add_lookup(fd, e->attr);
+  bool fresh = false;
+  Inode& inode = fs.inodes.add_lookup(fd, e->attr, &fresh);
+  if (fresh) {
+    const Piece table = fs.layout.hold_inode(inode.ino);
+    if (reads != nullptr && table.length > 0) {
+      reads->done_ns = std::max(
+          reads->done_ns, fs.conditioner.submit(Op::kRead, table.address, table.length,
+                                                reads->arrival_ns));
+    }
+    if (reads == nullptr && inode.type == S_IFDIR) inode.dir_cached = true;  // just made
+  }
   e->ino = fs.inodes.id_of(inode);
   e->attr_timeout = fs.attr_timeout_s;
   e->entry_timeout = fs.entry_timeout_s;
   return 0;
 }
 
-int64_t charge_metadata(Filesystem& fs, const Inode& dir, int64_t arrival_ns) {
-  if (fs.cache.load() == CacheMode::kWriteBack) {
-    return fs.conditioner.journal(writeback_file_id(dir), fs.space.address(dir.region_base, 0),
-                                  arrival_ns);
+void read_directory_blocks(Filesystem& fs, Inode& dir, int dir_fd, MetadataReads& reads) {
+  if (dir.dir_cached.exchange(true)) return;
+  struct stat st;
+  if (fstat(dir_fd, &st) != 0) return;
+  constexpr uint64_t kBlock = 4096, kMaxRead = 128 * 1024;
+  const uint64_t bytes =
+      std::clamp<uint64_t>((static_cast<uint64_t>(st.st_size) + kBlock - 1) / kBlock * kBlock,
+                           kBlock, kMaxRead);
+  reads.done_ns = std::max(
+      reads.done_ns, fs.conditioner.submit(Op::kRead, fs.layout.group_data_address(dir.ino),
+                                           bytes, reads.arrival_ns));
+}
+
+void forget_inode(Filesystem& fs, fuse_ino_t id, uint64_t n) {
+  auto dropped = fs.inodes.forget(id, n);
+  if (!dropped) return;
+  fs.layout.release_inode(dropped->ino);
+  fs.layout.drop(writeback_file_id(dropped->dev, dropped->ino));
+}
+
+std::vector<Piece> data_pieces(Filesystem& fs, const Inode& inode, uint64_t offset,
+                               uint64_t length, bool write) {
+  return fs.layout.map(writeback_file_id(inode), inode.region_base, offset, length, write);
+}
+
+void place_file(Filesystem& fs, const Inode& inode, int fd, bool direct) {
+  const uint64_t file = writeback_file_id(inode);
+  if (inode.type != S_IFREG) return;
+  if (direct) {
+    fs.layout.set_linear(file, inode.region_base);
+    return;
   }
-  return fs.conditioner.submit(Op::kWrite, fs.space.address(dir.region_base, 0),
-                               kMetadataWriteBytes, arrival_ns);
+  if (fs.layout.placed(file)) return;
+  auto extents = file_extents(fd);
+  if (extents) {
+    fs.layout.set_extents(file, inode.ino, std::move(*extents));
+  } else {
+    fs.layout.set_hashed(file, inode.region_base);
+  }
+}
+
+int64_t charge_metadata(Filesystem& fs, const Inode& dir, int64_t arrival_ns) {
+  const uint64_t home = fs.layout.inode_address(dir.ino);
+  if (fs.cache.load() == CacheMode::kWriteBack) {
+    return fs.conditioner.journal(writeback_file_id(dir), home, arrival_ns);
+  }
+  return fs.conditioner.submit(Op::kWrite, home - home % kMetadataWriteBytes, kMetadataWriteBytes,
+                               arrival_ns);
 }
 
 void journal_new_entry(Filesystem& fs, fuse_ino_t ino, int64_t arrival_ns) {
   if (fs.cache.load() != CacheMode::kWriteBack) return;
   const Inode& inode = fs.inodes.get(ino);
-  fs.conditioner.journal(writeback_file_id(inode), fs.space.address(inode.region_base, 0),
+  fs.conditioner.journal(writeback_file_id(inode), fs.layout.inode_address(inode.ino),
                          arrival_ns);
 }
 

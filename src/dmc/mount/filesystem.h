@@ -10,7 +10,9 @@
 
 #include <atomic>
 #include <string>
+#include <vector>
 
+#include "core/layout.h"
 #include "dmc/mount/address_space.h"
 #include "dmc/mount/buffer_pool.h"
 #include "dmc/mount/conditioner.h"
@@ -24,16 +26,22 @@ namespace diskcond::mount {
 constexpr size_t kCachedBufferBytes = size_t{64} << 20;
 
 struct Filesystem {
-  // `fd_budget`: see InodeTable (0 = from RLIMIT_NOFILE).
+  // `fd_budget`: see InodeTable (0 = from RLIMIT_NOFILE). `layout`: the pretend device's
+  // geometry (LayoutParams::like_ext4 of the backing filesystem); its capacity is `capacity`.
   Filesystem(int root_fd, uint64_t capacity, Conditioner& conditioner, CacheMode cache,
-             size_t fd_budget = 0)
+             size_t fd_budget = 0, LayoutParams layout_params = {})
       : space(capacity),
         inodes(root_fd, space, fd_budget),
+        layout(with_capacity(layout_params, capacity)),
         conditioner(conditioner),
         cache(cache) {}
+  // The root's inode is not held in `layout`: the kernel keeps it for the mount's life, but its
+  // inode-table block would not stay in memory for that (ext4 reads an inode once), and it must
+  // not keep the directory's first files warm.
 
-  AddressSpace space;
+  AddressSpace space;  // hashed addresses: the fallback where the backing has no FIEMAP
   InodeTable inodes;
+  Layout layout;  // where files and metadata live; which inode-table blocks are in memory
   BufferPool buffers{kCachedBufferBytes};  // data buffers of reads and direct writes
   Conditioner& conditioner;
   std::atomic<CacheMode> cache;  // applies to files opened afterwards
@@ -41,6 +49,12 @@ struct Filesystem {
   double entry_timeout_s = 1.0;
   double attr_timeout_s = 1.0;
   int ready_fd = -1;  // the daemon's readiness pipe; init writes "ok <pid>" to it and closes it
+
+ private:
+  static LayoutParams with_capacity(LayoutParams p, uint64_t capacity) {
+    p.capacity = capacity;
+    return p;
+  }
 };
 
 // An open file. Owns its descriptors.
@@ -76,12 +90,41 @@ Filesystem& fs_of(fuse_req_t req);
 inline FileHandle& handle_of(fuse_file_info* fi) {
   return *reinterpret_cast<FileHandle*>(static_cast<uintptr_t>(fi->fh));
 }
+// The metadata a request must read from the pretend device before it can answer (Layout): the
+// inode-table clusters of inodes the kernel did not hold, and the blocks of a directory not read
+// since the kernel took it. Each read is submitted at the request's arrival; `done_ns` is when the
+// last one completes (the arrival when none was needed).
+struct MetadataReads {
+  explicit MetadataReads(int64_t arrival) : arrival_ns(arrival), done_ns(arrival) {}
+  int64_t arrival_ns;
+  int64_t done_ns;
+};
 // Opens `name` in the directory `parent_fd` (pinned) as O_PATH, records the lookup and fills
-// `e`. Returns 0 or -errno. REQUIRES: caller credentials in effect.
-int lookup_entry(Filesystem& fs, int parent_fd, const char* name, fuse_entry_param* e);
+// `e`. Returns 0 or -errno. An inode the kernel did not hold costs its inode-table read in
+// `reads`; with `reads` null (the request just created the entry, whose inode block ext4 writes
+// without reading it) it costs nothing. REQUIRES: caller credentials in effect.
+int lookup_entry(Filesystem& fs, int parent_fd, const char* name, fuse_entry_param* e,
+                 MetadataReads* reads);
+// A lookup or listing in `dir` (descriptor `dir_fd`): the first since the kernel took it reads
+// the directory's blocks (up to 128 KiB, where ext4 keeps a directory: its inode's group).
+void read_directory_blocks(Filesystem& fs, Inode& dir, int dir_fd, MetadataReads& reads);
+// The kernel dropped `n` lookups of `id` (forget): when it holds the inode no more, so does
+// the layout's metadata cache, and the file's placement is asked again at its next open.
+void forget_inode(Filesystem& fs, fuse_ino_t id, uint64_t n);
+// Device pieces of [offset, offset + length) of `inode` (Layout::map; `write` allocates).
+std::vector<Piece> data_pieces(Filesystem& fs, const Inode& inode, uint64_t offset,
+                               uint64_t length, bool write);
+// Asks the backing file's extents (FIEMAP on `fd`, an open descriptor of it) when the layout
+// does not know them yet; a file system without FIEMAP makes the file hashed.
+// An O_DIRECT open (`direct`) makes the file one linear region instead (Layout::set_linear).
+void place_file(Filesystem& fs, const Inode& inode, int fd, bool direct);
 // The identity of an inode in the write-back model (dirty data and journal entries).
+// The same identity keys the file's placement in the layout.
+inline uint64_t writeback_file_id(dev_t dev, ino_t ino) {
+  return (static_cast<uint64_t>(dev) << 48) ^ static_cast<uint64_t>(ino);
+}
 inline uint64_t writeback_file_id(const Inode& inode) {
-  return (static_cast<uint64_t>(inode.dev) << 48) ^ static_cast<uint64_t>(inode.ino);
+  return writeback_file_id(inode.dev, inode.ino);
 }
 // Charges one metadata change of `dir` (or a file); returns the model completion time. Write-back
 // mode: a journal entry, complete at once. Otherwise: one 4 KiB write at its region, waited for.

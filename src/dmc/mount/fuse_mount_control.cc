@@ -172,6 +172,25 @@ class FuseMountControl final : public MountControl {
     return st;
   }
 
+  Status sync(const std::string& dir) override {
+    auto path = canonical_directory_path(dir);
+    if (!path.ok()) return Error{path.error()};
+    if (!is_conditioned_mount(*path)) return make_error(*path + " is not conditioned");
+    ControlRequest request;
+    request.op = ControlOp::kSync;
+    auto reply = control_call(run_paths_for(*path).socket, encode_request(request));
+    if (!reply.ok())
+      return make_error(*path + ": the daemon does not answer (" + reply.error() + "); run stop");
+    auto durable_at = decode_synced(*reply);
+    if (!durable_at.ok()) return Error{*path + ": " + durable_at.error()};
+    // The daemon's model time is CLOCK_MONOTONIC, the same clock here.
+    const timespec at{static_cast<time_t>(*durable_at / 1'000'000'000),
+                      static_cast<long>(*durable_at % 1'000'000'000)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, nullptr) == EINTR) {
+    }
+    return ok_status();
+  }
+
   Status update(const std::string& dir, const MountSettings& settings) override {
     if (auto s = need_root("change"); !s.ok()) return s;
     if (auto v = validate(settings.profile); !v.ok()) return v;

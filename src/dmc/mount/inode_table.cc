@@ -153,7 +153,8 @@ void InodeTable::unpin(Inode& inode) {
   --inode.pins;
 }
 
-Inode& InodeTable::add_lookup(int fd, const struct stat& st) {
+Inode& InodeTable::add_lookup(int fd, const struct stat& st, bool* fresh) {
+  if (fresh != nullptr) *fresh = false;
   std::unique_lock lock(mu_);
   if (st.st_dev == root_->dev && st.st_ino == root_->ino) {
     lock.unlock();
@@ -161,6 +162,7 @@ Inode& InodeTable::add_lookup(int fd, const struct stat& st) {
     return *root_;  // ".." of a child or a bind of the root: the kernel never forgets the root
   }
   auto [it, added] = inodes_.try_emplace(Key{st.st_dev, st.st_ino});
+  if (fresh != nullptr) *fresh = added;
   bool keep_fd = false;
   if (added) {
     auto inode = std::make_unique<Inode>();
@@ -198,10 +200,11 @@ Inode& InodeTable::add_lookup(int fd, const struct stat& st) {
   return inode;
 }
 
-void InodeTable::forget(fuse_ino_t id, uint64_t n) {
-  if (id == FUSE_ROOT_ID) return;
+std::optional<InodeTable::Dropped> InodeTable::forget(fuse_ino_t id, uint64_t n) {
+  if (id == FUSE_ROOT_ID) return std::nullopt;
   Inode& inode = get(id);
   int fd_to_close = -1;
+  std::optional<Dropped> dropped;
   {
     std::lock_guard lock(mu_);
     inode.nlookup = inode.nlookup > n ? inode.nlookup - n : 0;
@@ -213,11 +216,13 @@ void InodeTable::forget(fuse_ino_t id, uint64_t n) {
           fd_to_close = inode.fd;
           --open_fds_;
         }
+        dropped = Dropped{inode.dev, inode.ino};
         inodes_.erase(it);
       }
     }
   }
   if (fd_to_close >= 0) close(fd_to_close);
+  return dropped;
 }
 
 size_t InodeTable::size() const {

@@ -23,11 +23,13 @@
 #include <fuse_lowlevel.h>
 #include <sys/stat.h>
 
+#include <atomic>
 #include <cstdint>
 #include <list>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -42,6 +44,9 @@ struct Inode {
   ino_t ino = 0;
   mode_t type = 0;  // S_IFMT bits
   uint64_t region_base = 0;
+  // A directory whose blocks the model has read since the kernel took it (or that it created):
+  // lookups and listings in it read no directory block (Layout, docs/disk-model.md).
+  std::atomic<bool> dir_cached{false};
   // Guarded by InodeTable::mu_:
   uint64_t nlookup = 0;
   int fd = -1;                        // O_PATH|O_NOFOLLOW, or -1 while closed for the budget
@@ -93,10 +98,16 @@ class InodeTable {
   InodeFd pin(Inode& inode);
 
   // Records one kernel lookup of the file `fd` (O_PATH) whose attributes are `st`: returns the
-  // existing entry for (st_dev, st_ino) or a new one. Takes ownership of `fd`.
-  Inode& add_lookup(int fd, const struct stat& st);
-  // The kernel dropped `n` lookups of `id`; the entry goes when none remain.
-  void forget(fuse_ino_t id, uint64_t n);
+  // existing entry for (st_dev, st_ino) or a new one (then `*fresh` is set: the kernel did not
+  // hold this inode). Takes ownership of `fd`.
+  Inode& add_lookup(int fd, const struct stat& st, bool* fresh = nullptr);
+  // The kernel dropped `n` lookups of `id`; the entry goes when none remain, and then its
+  // identity is returned.
+  struct Dropped {
+    dev_t dev;
+    ino_t ino;
+  };
+  std::optional<Dropped> forget(fuse_ino_t id, uint64_t n);
   size_t size() const;
   size_t open_descriptors() const;
 

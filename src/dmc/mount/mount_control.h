@@ -36,6 +36,11 @@ struct MountCounters {
   uint32_t queue_occupancy = 0;   // model pieces outstanding now
   double floor_read_ns = 0;       // fastest 4 KiB read service the mount has delivered (0 if none)
   double floor_write_ns = 0;
+  // Where files live on the pretend device (core/layout.h), since start:
+  uint64_t files_mapped = 0;    // placed from the backing file's extents (FIEMAP)
+  uint64_t files_hashed = 0;    // hashed addresses: the backing file system has no FIEMAP
+  uint64_t files_linear = 0;    // opened O_DIRECT: one linear region each
+  uint64_t metadata_reads = 0;  // inode-table reads (inodes the kernel did not hold)
 };
 
 // Figures that explain a measurement (why a mount was slower than its profile), from a live
@@ -88,6 +93,10 @@ class MountControl {
   virtual Result<MountStatus> status(const std::string& dir) = 0;
   // Changes a running mount's settings live; commands arriving afterwards use them.
   virtual Status update(const std::string& dir, const MountSettings& settings) = 0;
+  // sync(2) for the conditioned mount `dir`: returns once everything written to it is durable
+  // on the backing disk and on the pretend one (journal committed, dirty data written back,
+  // cache flushed: what the model charges for that). Anyone may sync.
+  virtual Status sync(const std::string& dir) = 0;
 };
 
 std::unique_ptr<MountControl> make_fuse_mount_control();

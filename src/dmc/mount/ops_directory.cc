@@ -1,5 +1,7 @@
-// Directories: opendir, readdir, readdirplus, releasedir, fsyncdir. Listing a directory is not
-// conditioned (the kernel caches little of it and it is metadata the model does not price).
+// Directories: opendir, readdir, readdirplus, releasedir, fsyncdir. A listing costs what ext4
+// would read from the disk: the directory's blocks the first time after the kernel took the
+// directory, and (readdirplus) the inode-table blocks of entries the kernel did not hold
+// (MetadataReads in filesystem.h). Later listings of a directory the kernel holds are free.
 #include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -64,9 +66,12 @@ bool is_dot_or_dotdot(const char* name) {
   return name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'));
 }
 
-void read_directory(fuse_req_t req, size_t size, off_t offset, fuse_file_info* fi, bool plus) {
+void read_directory(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset,
+                    fuse_file_info* fi, bool plus) {
   Filesystem& fs = fs_of(req);
   DirHandle& d = dir_of(fi);
+  MetadataReads reads(fs.conditioner.now());
+  read_directory_blocks(fs, fs.inodes.get(ino), dirfd(d.dir), reads);
   if (offset != d.offset) {
     seekdir(d.dir, offset);
     d.pending = nullptr;
@@ -104,7 +109,7 @@ void read_directory(fuse_req_t req, size_t size, off_t offset, fuse_file_info* f
       // that vanished meanwhile, is listed as getdents(2) lists it: name, inode number and type,
       // without attributes (node id 0: the kernel only lists it).
       const bool looked_up =
-          !is_dot_or_dotdot(entry->d_name) && lookup_entry(fs, dirfd(d.dir), entry->d_name, &e) == 0;
+          !is_dot_or_dotdot(entry->d_name) && lookup_entry(fs, dirfd(d.dir), entry->d_name, &e, &reads) == 0;
       if (!looked_up) {
         std::memset(&e, 0, sizeof(e));
         e.attr.st_ino = entry->d_ino;
@@ -112,7 +117,7 @@ void read_directory(fuse_req_t req, size_t size, off_t offset, fuse_file_info* f
       }
       added = fuse_add_direntry_plus(req, buf.data() + used, size - used, entry->d_name, &e, next);
       if (added > size - used) {
-        if (looked_up) fs.inodes.forget(e.ino, 1);  // the kernel will not see this entry
+        if (looked_up) forget_inode(fs, e.ino, 1);  // the kernel will not see this entry
         break;
       }
     } else {
@@ -130,17 +135,21 @@ void read_directory(fuse_req_t req, size_t size, off_t offset, fuse_file_info* f
   creds.reset();
   if (err != 0 && used == 0) {
     fuse_reply_err(req, err);
-  } else {
+  } else if (reads.done_ns == reads.arrival_ns) {
     fuse_reply_buf(req, buf.data(), used);
+  } else {
+    auto listing = std::make_shared<std::vector<char>>(std::move(buf));
+    fs.conditioner.reply(reads.arrival_ns, reads.done_ns, Op::kRead, 0, false,
+                         [req, listing, used] { fuse_reply_buf(req, listing->data(), used); });
   }
 }
 
-void op_readdir(fuse_req_t req, fuse_ino_t, size_t size, off_t offset, fuse_file_info* fi) {
-  read_directory(req, size, offset, fi, false);
+void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_file_info* fi) {
+  read_directory(req, ino, size, offset, fi, false);
 }
 
-void op_readdirplus(fuse_req_t req, fuse_ino_t, size_t size, off_t offset, fuse_file_info* fi) {
-  read_directory(req, size, offset, fi, true);
+void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_file_info* fi) {
+  read_directory(req, ino, size, offset, fi, true);
 }
 
 void op_releasedir(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {

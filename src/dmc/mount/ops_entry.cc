@@ -14,35 +14,52 @@
 namespace diskcond::mount {
 namespace {
 
+// A lookup the kernel could not answer from its caches. It costs what ext4 would read: the
+// directory's blocks if they were not read since the kernel took the directory, and the inode's
+// table block if the kernel did not hold the inode (MetadataReads). Replies at their completion.
 void op_lookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
   Filesystem& fs = fs_of(req);
+  MetadataReads reads(fs.conditioner.now());
   fuse_entry_param e;
-  InodeFd dir = fs.inodes.pin(fs.inodes.get(parent));
+  Inode& dir_inode = fs.inodes.get(parent);
+  InodeFd dir = fs.inodes.pin(dir_inode);
   int r = dir.error();
   if (r == 0) {
+    read_directory_blocks(fs, dir_inode, dir.get(), reads);
     CallerCredentials creds(req);
-    r = creds.error() ? creds.error() : lookup_entry(fs, dir.get(), name, &e);
+    r = creds.error() ? creds.error() : lookup_entry(fs, dir.get(), name, &e, &reads);
   }
   if (r == -ENOENT) {
     // Negative entry: the kernel caches the absence for entry_timeout.
     std::memset(&e, 0, sizeof(e));
     e.entry_timeout = fs.entry_timeout_s;
-    fuse_reply_entry(req, &e);
-  } else if (r < 0) {
-    fuse_reply_err(req, -r);
-  } else {
-    fuse_reply_entry(req, &e);
+    r = 0;
   }
+  if (reads.done_ns == reads.arrival_ns) {
+    if (r < 0) {
+      fuse_reply_err(req, -r);
+    } else {
+      fuse_reply_entry(req, &e);
+    }
+    return;
+  }
+  fs.conditioner.reply(reads.arrival_ns, reads.done_ns, Op::kRead, 0, false, [req, r, e] {
+    if (r < 0) {
+      fuse_reply_err(req, -r);
+    } else {
+      fuse_reply_entry(req, &e);
+    }
+  });
 }
 
 void op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup) {
-  fs_of(req).inodes.forget(ino, nlookup);
+  forget_inode(fs_of(req), ino, nlookup);
   fuse_reply_none(req);
 }
 
 void op_forget_multi(fuse_req_t req, size_t count, fuse_forget_data* forgets) {
   Filesystem& fs = fs_of(req);
-  for (size_t i = 0; i < count; ++i) fs.inodes.forget(forgets[i].ino, forgets[i].nlookup);
+  for (size_t i = 0; i < count; ++i) forget_inode(fs, forgets[i].ino, forgets[i].nlookup);
   fuse_reply_none(req);
 }
 

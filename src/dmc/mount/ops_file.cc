@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <utility>
@@ -73,6 +74,7 @@ void op_open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
              : static_cast<int>(check(open(path.c_str(), (fi->flags & ~O_NOFOLLOW) | O_CLOEXEC)));
     if (fd >= 0) twin = read_twin(fd, fi->flags);
   }
+  if (fd >= 0) place_file(fs, inode, fd, (fi->flags & O_DIRECT) != 0);
   if (fd < 0) {
     if (truncates) {
       reply_err_at(fs, req, arrival, completion, -fd);
@@ -115,9 +117,10 @@ void op_create(fuse_req_t req, fuse_ino_t parent_id, const char* name, mode_t mo
              ? creds.error()
              : static_cast<int>(check(
                    openat(dir.get(), name, (fi->flags & ~O_NOFOLLOW) | O_CREAT | O_CLOEXEC, mode)));
-    r = fd < 0 ? fd : lookup_entry(fs, dir.get(), name, &e);
+    r = fd < 0 ? fd : lookup_entry(fs, dir.get(), name, &e, nullptr);
     if (r >= 0) twin = read_twin(fd, fi->flags);
   }
+  if (r >= 0) place_file(fs, fs.inodes.get(e.ino), fd, (fi->flags & O_DIRECT) != 0);
   if (r < 0) {
     if (fd >= 0) close(fd);
     reply_err_at(fs, req, arrival, completion, -r);
@@ -146,8 +149,10 @@ void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_fil
   }
   const int64_t arrival = fs.conditioner.now();
   const Inode& inode = fs.inodes.get(ino);
-  const int64_t completion = fs.conditioner.submit(
-      Op::kRead, fs.space.address(inode.region_base, static_cast<uint64_t>(offset)), size, arrival);
+  int64_t completion = arrival;
+  for (const Piece& p : data_pieces(fs, inode, static_cast<uint64_t>(offset), size, false)) {
+    completion = std::max(completion, fs.conditioner.submit(Op::kRead, p.address, p.length, arrival));
+  }
   auto buf = std::make_shared<BufferPool::Buffer>(fs.buffers.get(size));
   ssize_t n = buf->data() ? pread(h.read_fd, buf->data(), size, offset) : -1;
   const int err = n < 0 ? (buf->data() ? errno : ENOMEM) : 0;
@@ -208,12 +213,15 @@ void op_write_buf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t offset,
   const Inode& inode = fs.inodes.get(ino);
   const FileHandle& h = handle_of(fi);
   const size_t size = fuse_buf_size(in);
-  const uint64_t address = fs.space.address(inode.region_base, static_cast<uint64_t>(offset));
-  const int64_t completion =
-      h.writeback && !h.direct
-          ? fs.conditioner.buffered_write(writeback_file_id(inode), address, size,
-                                          fs.space.address(inode.region_base, 0), arrival)
-          : fs.conditioner.submit(Op::kWrite, address, size, arrival);
+  const bool buffered = h.writeback && !h.direct;
+  int64_t completion = arrival;
+  for (const Piece& p : data_pieces(fs, inode, static_cast<uint64_t>(offset), size, true)) {
+    completion = std::max(
+        completion,
+        buffered ? fs.conditioner.buffered_write(writeback_file_id(inode), p.address, p.length,
+                                                 fs.layout.inode_address(inode.ino), arrival)
+                 : fs.conditioner.submit(Op::kWrite, p.address, p.length, arrival));
+  }
   ssize_t n;
   {
     CapabilityDrop drop(fuse_req_ctx(req)->uid);  // a write by a user clears setuid bits

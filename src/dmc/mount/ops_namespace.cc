@@ -31,7 +31,7 @@ void create_entry(fuse_req_t req, fuse_ino_t parent_id, const char* name, Make m
     CallerCredentials creds(req);
     r = creds.error();
     if (r == 0) r = make(dir.get());
-    if (r == 0) r = lookup_entry(fs, dir.get(), name, &e);
+    if (r == 0) r = lookup_entry(fs, dir.get(), name, &e, nullptr);
   }
   if (r == 0) journal_new_entry(fs, e.ino, arrival);
   reply_entry_at(fs, req, arrival, completion, -r, e);

@@ -1,0 +1,153 @@
+// The layout rules with exact addresses: ext4's group geometry, allocation next to the previous
+// allocation of the same group, FIEMAP extents, hashed fallback, and the inode-table cache.
+#include "core/layout.h"
+
+#include <gtest/gtest.h>
+
+#include "core/units.h"
+
+namespace diskcond {
+namespace {
+
+constexpr uint64_t kGroup = 128 * kMiB;
+
+// 64 groups of 128 MiB, 8192 inodes each, 16 groups per flex group.
+LayoutParams small_ext4() {
+  LayoutParams p;
+  p.capacity = 64 * kGroup;
+  return p;
+}
+
+TEST(LayoutParams, InodesPerGroupFromTheInodeCount) {
+  LayoutParams p = LayoutParams::like_ext4(64 * kGroup, 64 * 4096);
+  EXPECT_EQ(p.inodes_per_group, 4096u);
+  EXPECT_EQ(p.group_bytes, kGroup);
+  EXPECT_EQ(LayoutParams::like_ext4(kMiB, 0).inodes_per_group, 8192u);  // unknown: ext4's default
+}
+
+TEST(Layout, InodeTablesOfAFlexGroupSitTogetherAtItsStart) {
+  Layout layout(small_ext4());
+  const uint64_t bitmaps = 2 * 16 * 4096;
+  EXPECT_EQ(layout.inode_address(1), bitmaps);
+  EXPECT_EQ(layout.inode_address(2), bitmaps + 256);
+  // Group 1's table follows group 0's (8192 inodes of 256 bytes = 2 MiB), still in group 0.
+  EXPECT_EQ(layout.inode_address(8193), bitmaps + 2 * kMiB);
+  // Group 16 starts the next flex group.
+  EXPECT_EQ(layout.inode_address(16 * 8192 + 1), 16 * kGroup + bitmaps);
+}
+
+TEST(Layout, GroupDataStartsAfterTheFlexGroupsMetadata) {
+  Layout layout(small_ext4());
+  EXPECT_EQ(layout.group_data_address(1), 2 * 16 * 4096 + 16 * 2 * kMiB);
+  EXPECT_EQ(layout.group_data_address(8193), kGroup);  // group 1 holds no metadata
+  EXPECT_EQ(layout.group_data_address(3 * 8192 + 5), 3 * kGroup);
+}
+
+TEST(Layout, FilesOfOneGroupAreAllocatedOneAfterTheOther) {
+  Layout layout(small_ext4());
+  const uint64_t ino_a = 8192 + 10, ino_b = 8192 + 11;  // group 1
+  layout.set_extents(1, ino_a, {});
+  layout.set_extents(2, ino_b, {});
+  EXPECT_EQ(layout.map(1, 0, 0, 10000, true), (std::vector<Piece>{{kGroup, 10000}}));
+  // Whole blocks: 10000 bytes took 3 blocks, so b starts 12 KiB further.
+  EXPECT_EQ(layout.map(2, 0, 0, 4096, true), (std::vector<Piece>{{kGroup + 12288, 4096}}));
+  EXPECT_EQ(layout.counters().allocated_bytes, 16384u);
+}
+
+TEST(Layout, AFileThatGrowsAloneStaysInOneExtent) {
+  Layout layout(small_ext4());
+  layout.set_extents(1, 8192 + 1, {});
+  for (uint64_t off = 0; off < kMiB; off += 64 * kKiB) layout.map(1, 0, off, 64 * kKiB, true);
+  EXPECT_EQ(layout.map(1, 0, 0, kMiB, false), (std::vector<Piece>{{kGroup, kMiB}}));
+}
+
+TEST(Layout, InterleavedWritersFragmentEachOther) {
+  Layout layout(small_ext4());
+  layout.set_extents(1, 8192 + 1, {});
+  layout.set_extents(2, 8192 + 2, {});
+  layout.map(1, 0, 0, 4096, true);
+  layout.map(2, 0, 0, 4096, true);
+  layout.map(1, 0, 4096, 4096, true);
+  EXPECT_EQ(layout.map(1, 0, 0, 8192, false),
+            (std::vector<Piece>{{kGroup, 4096}, {kGroup + 8192, 4096}}));
+}
+
+TEST(Layout, RewritingPlacedBytesKeepsTheirPlace) {
+  Layout layout(small_ext4());
+  layout.set_extents(1, 8192 + 1, {});
+  layout.map(1, 0, 0, 8192, true);
+  EXPECT_EQ(layout.map(1, 0, 100, 200, true), (std::vector<Piece>{{kGroup + 100, 200}}));
+  EXPECT_EQ(layout.counters().allocated_bytes, 8192u);
+}
+
+TEST(Layout, FiemapExtentsAreUsedAndMergedWhenContiguous) {
+  Layout layout(small_ext4());
+  layout.set_extents(7, 5, {{0, 10 * kMiB, kMiB}, {kMiB, 11 * kMiB, kMiB}, {2 * kMiB, 40 * kMiB, kMiB}});
+  EXPECT_EQ(layout.map(7, 0, kMiB / 2, 2 * kMiB, false),
+            (std::vector<Piece>{{10 * kMiB + kMiB / 2, kMiB + kMiB / 2}, {40 * kMiB, kMiB / 2}}));
+  EXPECT_EQ(layout.counters().files_mapped, 1u);
+}
+
+TEST(Layout, AFileGrowingPastItsExtentsIsAllocatedInItsGroup) {
+  Layout layout(small_ext4());
+  layout.set_extents(7, 8192 + 3, {{0, 50 * kMiB, 4096}});
+  EXPECT_EQ(layout.map(7, 0, 0, 8192, true),
+            (std::vector<Piece>{{50 * kMiB, 4096}, {kGroup, 4096}}));
+}
+
+TEST(Layout, UnplacedReadsAreChargedAtTheHashedAddress) {
+  Layout layout(small_ext4());
+  layout.set_extents(7, 5, {{0, 10 * kMiB, 4096}});
+  EXPECT_EQ(layout.map(7, 30 * kMiB, 0, 8192, false),
+            (std::vector<Piece>{{10 * kMiB, 4096}, {30 * kMiB + 4096, 4096}}));
+  // A file never placed: all of it at the hashed address.
+  EXPECT_EQ(layout.map(8, 30 * kMiB, 100, 50, false), (std::vector<Piece>{{30 * kMiB + 100, 50}}));
+  EXPECT_FALSE(layout.placed(8));
+}
+
+TEST(Layout, HashedFilesWrapAroundTheDevice) {
+  Layout layout(small_ext4());
+  layout.set_hashed(3, 64 * kGroup - 4096);
+  EXPECT_EQ(layout.map(3, 0, 8192, 4096, true), (std::vector<Piece>{{4096, 4096}}));
+  EXPECT_EQ(layout.counters().allocated_bytes, 0u);
+  EXPECT_EQ(layout.counters().files_hashed, 1u);
+}
+
+TEST(Layout, AFileOpenedDirectIsOneLinearRegionFromThenOn) {
+  Layout layout(small_ext4());
+  layout.set_extents(1, 8192 + 1, {{0, 50 * kMiB, 4096}});
+  layout.set_linear(1, 7 * kGroup);
+  EXPECT_EQ(layout.map(1, 0, 4096, 8192, true), (std::vector<Piece>{{7 * kGroup + 4096, 8192}}));
+  layout.set_linear(1, 9 * kGroup);  // already linear: stays where it is
+  EXPECT_EQ(layout.map(1, 0, 0, 4096, false), (std::vector<Piece>{{7 * kGroup, 4096}}));
+  EXPECT_EQ(layout.counters().files_linear, 1u);
+  EXPECT_EQ(layout.counters().allocated_bytes, 0u);
+}
+
+TEST(Layout, DroppedFilesAreAskedAgain) {
+  Layout layout(small_ext4());
+  layout.set_extents(1, 5, {});
+  EXPECT_TRUE(layout.placed(1));
+  layout.drop(1);
+  EXPECT_FALSE(layout.placed(1));
+}
+
+TEST(Layout, AnInodeTableClusterIsReadOnceWhileTheKernelHoldsAnInodeInIt) {
+  Layout layout(small_ext4());
+  const uint64_t bitmaps = 2 * 16 * 4096;
+  // The table begins after the bitmaps (128 KiB); a cluster is the 128 KiB-aligned piece of the
+  // device holding the inode, so inodes 1..512 share one.
+  EXPECT_EQ(layout.hold_inode(1), (Piece{128 * kKiB, 128 * kKiB}));
+  EXPECT_EQ(layout.hold_inode(2), (Piece{}));
+  EXPECT_EQ(bitmaps + 999 * 256, 386816u);  // inode 1000, in the third cluster
+  EXPECT_EQ(layout.hold_inode(1000), (Piece{256 * kKiB, 128 * kKiB}));
+  layout.release_inode(1);
+  EXPECT_EQ(layout.hold_inode(3), (Piece{}));  // inode 2 still holds the cluster
+  layout.release_inode(2);
+  layout.release_inode(3);
+  EXPECT_EQ(layout.hold_inode(2), (Piece{128 * kKiB, 128 * kKiB}));  // all dropped: read again
+  EXPECT_EQ(layout.counters().metadata_reads, 3u);
+}
+
+}  // namespace
+}  // namespace diskcond
