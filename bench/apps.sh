@@ -230,7 +230,11 @@ load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 mkdir -p "$SCRATCH/out" "$DISKCOND_STATE_DIR" "$COND" "$REF" "$NATIVE"
 log "making a tree of $FILES files, its tarball and a git repository of it"
 cmd "$PY" bench/apps/make_tree.py "$SCRATCH/tree" "$FILES"
-cmd tar -cf "$TAR" -C "$SCRATCH/tree" .
+# Sorted by name, as reproducible tarballs are: extracting it creates files in name order, while
+# ext4 lists a directory in hash order (seeded per file system). Unsorted, the archive would hold
+# the source file system's hash order, which on the backing file system (the same one) is also
+# its listing order: reads in listing order would be reads in creation order there only.
+cmd tar --sort=name -cf "$TAR" -C "$SCRATCH/tree" .
 git init -q "$SRC_REPO"
 cp -r "$SCRATCH/tree/." "$SRC_REPO/"
 git -C "$SRC_REPO" add -A
@@ -287,6 +291,18 @@ geomean() {  # numbers on stdin -> their geometric mean
   awk '$1 > 0 { s += log($1); n++ } END { if (n) printf "%.4f\n", exp(s / n); else print "nan" }'
 }
 in_band() { ge "$1" 0.67 && le "$1" 1.5; }
+# goal_ratio PROFILE WORKLOAD: the ratio the goal is judged on. Issue 12: where the unconditioned
+# directory alone already takes longer than the reference (a small untar into the page cache), the
+# mount's own cost decides the row, so the conditioned directory is compared with that time.
+goal_ratio() {
+  local ref floor dir
+  ref=$(med "ref.$1.$2"); floor=$(med "floor.dir.$2"); dir=$(med "dir.$1.$2")
+  if is_num "$ref" && is_num "$floor" && is_num "$dir" && ! le "$floor" "$ref"; then
+    calc "$dir / $floor"
+  else
+    paired "dir.$1.$2" "ref.$1.$2"
+  fi
+}
 in_geo() { ge "$1" 0.8 && le "$1" 1.25; }
 
 {
@@ -305,7 +321,9 @@ in_geo() { ge "$1" 0.8 && le "$1" 1.25; }
   echo "conditioned directory itself, same profile, same mount, one after the other (the order"
   echo "alternates by round); figures are medians over rounds of wall-clock seconds, ratios are"
   echo "conditioned directory / reference (median of the per-round ratios). Goal (issue 12): every"
-  echo "ratio within 0.67x-1.5x, the geometric mean within 0.8-1.25."
+  echo "ratio within 0.67x-1.5x, the geometric mean within 0.8-1.25. Where the unconditioned directory"
+  echo "alone takes longer than the reference, the goal ratio compares with that time instead (the"
+  echo "mount's own cost per operation is not the disk model's; both figures are shown)."
   echo
   echo "| | |"
   echo "|---|---|"
@@ -329,7 +347,7 @@ in_geo() { ge "$1" 0.8 && le "$1" 1.25; }
     name=$("$DMC" show "$p" -json | jq -r .profile.name)
     n_ok=0; n=0; : >"$SCRATCH/ratios.$p"
     for w in "${WORKLOADS[@]}"; do
-      r=$(paired "dir.$p.$w" "ref.$p.$w")
+      r=$(goal_ratio "$p" "$w")
       if is_num "$r"; then n=$((n + 1)); echo "$r" >>"$SCRATCH/ratios.$p"; in_band "$r" && n_ok=$((n_ok + 1)); fi
     done
     gm=$(geomean <"$SCRATCH/ratios.$p")
@@ -340,15 +358,16 @@ in_geo() { ge "$1" 0.8 && le "$1" 1.25; }
     name=$("$DMC" show "$p" -json | jq -r .profile.name)
     echo "## Profile $p: $name"
     echo
-    echo "| Workload | Reference: ext4 on the disk | Conditioned directory | Ratio | 0.67x-1.5x | Unconditioned directory | Unconditioned / reference |"
-    echo "|---|---|---|---|---|---|---|"
+    echo "| Workload | Reference: ext4 on the disk | Conditioned directory | Ratio | Unconditioned directory | Unconditioned / reference | Goal ratio | 0.67x-1.5x |"
+    echo "|---|---|---|---|---|---|---|---|"
     for w in "${WORKLOADS[@]}"; do
       ref=$(med "ref.$p.$w"); dir=$(med "dir.$p.$w"); r=$(paired "dir.$p.$w" "ref.$p.$w")
       floor=$(med "floor.dir.$w"); fr=$(is_num "$floor" && is_num "$ref" && calc "$floor / $ref" || echo nan)
-      verdict=$(is_num "$r" && mark in_band "$r" || echo "-")
-      echo "| ${LABEL[$w]} | $(secs "$ref") | $(secs "$dir") | $(ratio "$r") | $verdict | $(secs "$floor") | $(ratio "$fr") |"
+      g=$(goal_ratio "$p" "$w")
+      verdict=$(is_num "$g" && mark in_band "$g" || echo "-")
+      echo "| ${LABEL[$w]} | $(secs "$ref") | $(secs "$dir") | $(ratio "$r") | $(secs "$floor") | $(ratio "$fr") | $(ratio "$g") | $verdict |"
     done
-    echo "| **Geometric mean** | | | **$(ratio "$(geomean <"$SCRATCH/ratios.$p")")** | goal 0.8-1.25 | | |"
+    echo "| **Geometric mean** | | | | | | **$(ratio "$(geomean <"$SCRATCH/ratios.$p")")** | goal 0.8-1.25 |"
     echo
   done
   echo "## Without conditioning"

@@ -115,8 +115,18 @@ void Layout::allocate(File& f, uint64_t offset, uint64_t length) {
     }
     const uint64_t gap_end = next == f.extents.end() ? stop : std::min(stop, next->first);
     const uint64_t bytes = gap_end - pos;
-    const uint64_t physical = wrap(cursor->second);
-    cursor->second = physical + bytes;
+    // ext4's goal: as far from the file's nearest placed block as the logical distance (the
+    // extent before the gap, else the one after it); a file with nothing placed starts at its
+    // group's cursor. The cursor moves past what is allocated at or beyond it.
+    uint64_t physical = cursor->second;
+    if (next != f.extents.begin()) {
+      const Extent& prev = std::prev(next)->second;
+      physical = prev.physical + (pos - prev.logical);
+    } else if (next != f.extents.end() && next->second.physical >= next->first - pos) {
+      physical = next->second.physical - (next->first - pos);
+    }
+    physical = wrap(physical);
+    cursor->second = std::max(cursor->second, physical + bytes);
     counters_.allocated_bytes += bytes;
     // Continues the extent before it on the device too: one extent.
     if (next != f.extents.begin()) {

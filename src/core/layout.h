@@ -11,13 +11,15 @@
 //    consecutive groups sit together at the start of the first of them, `inode_bytes` per inode,
 //    in inode number order: inodes of one directory (allocated together) share table blocks.
 //  - Data placement: a file whose extents are known (FIEMAP of the backing file) is read and
-//    written where they say. Bytes not placed yet are allocated when written, at the allocation
-//    cursor of the file's inode group (ext4 allocates a file's data in its inode's group, and a
-//    directory's files in the directory's group), in whole blocks; the cursor moves past them.
-//    Files written one after the other in one directory therefore sit one after the other, as
-//    delayed allocation places them; a file that grows while nobody else allocates stays in one
-//    extent. Free space is not tracked (two files may share pretend blocks; only distances
-//    matter to the model).
+//    written where they say. Bytes not placed yet are allocated when written, in whole blocks,
+//    with ext4's goal: as far from the file's nearest placed block as they are from it in the
+//    file (so a sparse file written at random keeps its offsets' distances, and an append
+//    continues its extent); a file with nothing placed starts at the allocation cursor of its
+//    inode's group (ext4 allocates a file's data in its inode's group, and a directory's files
+//    in the directory's group). The cursor moves past every allocation at or beyond it, so files
+//    written one after the other in one directory sit one after the other, as delayed
+//    allocation places them. Free space is not tracked: a file that grows after another was
+//    placed behind it shares blocks with it (only distances matter to the model).
 //  - Hashed files: where the backing filesystem has no FIEMAP (tmpfs), byte o of a file lives at
 //    (base + o) mod capacity for a base the caller derives from the file's identity.
 //  - Linear files: a file opened with O_DIRECT is laid out the same way, one linear region, from

@@ -61,15 +61,29 @@ TEST(Layout, AFileThatGrowsAloneStaysInOneExtent) {
   EXPECT_EQ(layout.map(1, 0, 0, kMiB, false), (std::vector<Piece>{{kGroup, kMiB}}));
 }
 
-TEST(Layout, InterleavedWritersFragmentEachOther) {
+TEST(Layout, AnAppendContinuesItsExtentEvenPastAnotherFile) {
   Layout layout(small_ext4());
   layout.set_extents(1, 8192 + 1, {});
   layout.set_extents(2, 8192 + 2, {});
   layout.map(1, 0, 0, 4096, true);
-  layout.map(2, 0, 0, 4096, true);
+  layout.map(2, 0, 0, 4096, true);  // right behind file 1
   layout.map(1, 0, 4096, 4096, true);
-  EXPECT_EQ(layout.map(1, 0, 0, 8192, false),
-            (std::vector<Piece>{{kGroup, 4096}, {kGroup + 8192, 4096}}));
+  // Free space is not tracked: file 1 keeps its goal and shares file 2's block.
+  EXPECT_EQ(layout.map(1, 0, 0, 8192, false), (std::vector<Piece>{{kGroup, 8192}}));
+  EXPECT_EQ(layout.map(2, 0, 0, 4096, false), (std::vector<Piece>{{kGroup + 4096, 4096}}));
+  // The cursor is past both: the next file starts after them.
+  layout.set_extents(3, 8192 + 3, {});
+  EXPECT_EQ(layout.map(3, 0, 0, 4096, true), (std::vector<Piece>{{kGroup + 8192, 4096}}));
+}
+
+TEST(Layout, ASparseFileWrittenAtRandomKeepsItsOffsetsDistances) {
+  Layout layout(small_ext4());
+  layout.set_extents(1, 8192 + 1, {});
+  layout.map(1, 0, 10 * kMiB, 4096, true);  // first block: at the cursor
+  layout.map(1, 0, 12 * kMiB, 4096, true);  // 2 MiB further in the file: 2 MiB further on disk
+  layout.map(1, 0, 9 * kMiB, 4096, true);   // before the first: 1 MiB before it
+  EXPECT_EQ(layout.map(1, 0, 12 * kMiB, 4096, false), (std::vector<Piece>{{kGroup + 2 * kMiB, 4096}}));
+  EXPECT_EQ(layout.map(1, 0, 9 * kMiB, 4096, false), (std::vector<Piece>{{kGroup - kMiB, 4096}}));
 }
 
 TEST(Layout, RewritingPlacedBytesKeepsTheirPlace) {
@@ -88,11 +102,10 @@ TEST(Layout, FiemapExtentsAreUsedAndMergedWhenContiguous) {
   EXPECT_EQ(layout.counters().files_mapped, 1u);
 }
 
-TEST(Layout, AFileGrowingPastItsExtentsIsAllocatedInItsGroup) {
+TEST(Layout, AFileGrowingPastItsExtentsContinuesThem) {
   Layout layout(small_ext4());
   layout.set_extents(7, 8192 + 3, {{0, 50 * kMiB, 4096}});
-  EXPECT_EQ(layout.map(7, 0, 0, 8192, true),
-            (std::vector<Piece>{{50 * kMiB, 4096}, {kGroup, 4096}}));
+  EXPECT_EQ(layout.map(7, 0, 0, 8192, true), (std::vector<Piece>{{50 * kMiB, 8192}}));
 }
 
 TEST(Layout, UnplacedReadsAreChargedAtTheHashedAddress) {
