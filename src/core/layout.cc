@@ -98,7 +98,8 @@ void Layout::drop(FileId file) {
   files_.erase(file);
 }
 
-void Layout::allocate(File& f, uint64_t offset, uint64_t length) {
+uint64_t Layout::allocate(File& f, uint64_t offset, uint64_t length) {
+  uint64_t allocated = 0;
   const uint64_t start = round_down(offset, params_.block_bytes);
   const uint64_t stop = round_up(offset + length, params_.block_bytes);
   const uint64_t group = group_of(f.ino);
@@ -128,6 +129,7 @@ void Layout::allocate(File& f, uint64_t offset, uint64_t length) {
     physical = wrap(physical);
     cursor->second = std::max(cursor->second, physical + bytes);
     counters_.allocated_bytes += bytes;
+    allocated += bytes;
     // Continues the extent before it on the device too: one extent.
     if (next != f.extents.begin()) {
       Extent& prev = std::prev(next)->second;
@@ -140,11 +142,13 @@ void Layout::allocate(File& f, uint64_t offset, uint64_t length) {
     f.extents[pos] = Extent{pos, physical, bytes};
     pos = gap_end;
   }
+  return allocated;
 }
 
 std::vector<Piece> Layout::map(FileId file, uint64_t hash_base, uint64_t offset, uint64_t length,
-                               bool write) {
+                               bool write, uint64_t* allocated) {
   std::vector<Piece> out;
+  if (allocated != nullptr) *allocated = 0;
   std::lock_guard lock(mu_);
   auto it = files_.find(file);
   if (it == files_.end() || it->second.hashed) {
@@ -154,7 +158,10 @@ std::vector<Piece> Layout::map(FileId file, uint64_t hash_base, uint64_t offset,
     return out;
   }
   File& f = it->second;
-  if (write) allocate(f, offset, length);
+  if (write) {
+    const uint64_t bytes = allocate(f, offset, length);
+    if (allocated != nullptr) *allocated = bytes;
+  }
   uint64_t pos = offset;
   const uint64_t end = offset + length;
   while (pos < end) {

@@ -107,10 +107,11 @@ class Layout {
   void drop(FileId file);
 
   // The device pieces holding [offset, offset + length) of `file`, in file order, adjacent
-  // pieces merged. `write`: unplaced bytes are allocated first (see above); otherwise they are
-  // read at (hash_base + offset). A file without placement is treated as hashed at hash_base.
+  // pieces merged. `write`: unplaced bytes are allocated first (see above; `*allocated`, when
+  // given, is set to how many bytes were); otherwise they are read at (hash_base + offset). A file
+  // without placement is treated as hashed at hash_base.
   std::vector<Piece> map(FileId file, uint64_t hash_base, uint64_t offset, uint64_t length,
-                         bool write);
+                         bool write, uint64_t* allocated = nullptr);
 
   // The kernel took inode `ino` (it did not hold it). Returns the inode-table read that costs,
   // or a piece of length 0 when its cluster is in memory.
@@ -129,7 +130,7 @@ class Layout {
     std::map<uint64_t, Extent> extents;   // by logical offset
   };
   // REQUIRE mu_.
-  void allocate(File& f, uint64_t offset, uint64_t length);
+  uint64_t allocate(File& f, uint64_t offset, uint64_t length);  // returns bytes allocated
   uint64_t group_of(uint64_t ino) const;
   uint64_t wrap(uint64_t address) const { return address % params_.capacity; }
 

@@ -89,8 +89,11 @@ TEST(Layout, ASparseFileWrittenAtRandomKeepsItsOffsetsDistances) {
 TEST(Layout, RewritingPlacedBytesKeepsTheirPlace) {
   Layout layout(small_ext4());
   layout.set_extents(1, 8192 + 1, {});
-  layout.map(1, 0, 0, 8192, true);
-  EXPECT_EQ(layout.map(1, 0, 100, 200, true), (std::vector<Piece>{{kGroup + 100, 200}}));
+  uint64_t allocated = 0;
+  layout.map(1, 0, 0, 8192, true, &allocated);
+  EXPECT_EQ(allocated, 8192u);
+  EXPECT_EQ(layout.map(1, 0, 100, 200, true, &allocated), (std::vector<Piece>{{kGroup + 100, 200}}));
+  EXPECT_EQ(allocated, 0u);
   EXPECT_EQ(layout.counters().allocated_bytes, 8192u);
 }
 

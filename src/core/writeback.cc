@@ -151,6 +151,7 @@ int64_t Writeback::commit(int64_t at) {
   for (uint64_t block : txn_blocks_) add_dirty(kMetadataFile, block, kJournalBlockBytes, at);
   txn_blocks_.clear();
   txn_files_.clear();
+  txn_timestamp_files_.clear();
   ++counters_.commits;
   background(at);
   return done;
@@ -187,7 +188,7 @@ int64_t Writeback::room_at(uint64_t needed, int64_t arrival) {
 }
 
 int64_t Writeback::write(FileId file, uint64_t address, uint64_t length, uint64_t inode_address,
-                         int64_t arrival) {
+                         int64_t arrival, bool resizes) {
   std::lock_guard lock(mu_);
   advance_locked(arrival);
   arrival = last_event_ns_;
@@ -199,7 +200,7 @@ int64_t Writeback::write(FileId file, uint64_t address, uint64_t length, uint64_
   add_dirty(file, address, length, arrival);
   background(arrival);
   txn_blocks_.insert(inode_address / kJournalBlockBytes * kJournalBlockBytes);
-  txn_files_.insert(file);
+  (resizes ? txn_files_ : txn_timestamp_files_).insert(file);
   ++counters_.journal_entries;
   if (txn_commit_ns_ == kNever) txn_commit_ns_ = arrival + params_.commit_interval_ns;
   return done;
@@ -216,12 +217,14 @@ int64_t Writeback::journal(FileId file, uint64_t home_address, int64_t arrival) 
   return arrival;
 }
 
-int64_t Writeback::fsync(FileId file, int64_t arrival) {
+int64_t Writeback::fsync(FileId file, int64_t arrival, bool datasync) {
   std::lock_guard lock(mu_);
   advance_locked(arrival);
   arrival = last_event_ns_;
   int64_t done = write_files({file}, arrival);
-  if (txn_files_.count(file) != 0) done = std::max(done, commit(arrival));
+  if (txn_files_.count(file) != 0 || (!datasync && txn_timestamp_files_.count(file) != 0)) {
+    done = std::max(done, commit(arrival));
+  }
   return std::max(done, model_.submit(Command{Op::kFlush, 0, 0, arrival}));
 }
 

@@ -30,7 +30,9 @@
 //    head, then a device flush. After a commit its home blocks are dirty (the checkpoint), and
 //    the writeback above writes them to their home addresses like any dirty data.
 //  - fsync(file): that file's dirty data (address order), the commit of the running transaction
-//    if it holds the file, then a flush. Other files' dirty data that is not yet under writeback
+//    if it holds the file, then a flush. fdatasync (`datasync`) skips the commit when the
+//    transaction holds only the file's timestamps (writes that changed neither its size nor its
+//    blocks), as ext4 does. Other files' dirty data that is not yet under writeback
 //    is not waited for; the flush does wait for every write already sent to the device, as a
 //    disk cache flush does.
 //
@@ -91,15 +93,16 @@ class Writeback {
   // A foreground command (read, direct write, flush): writeback due by its arrival goes first.
   int64_t submit(const Command& c);
   // A buffered write of `length` bytes at `address` of `file`, whose inode lives at
-  // `inode_address` (its timestamps change: a journal entry). Returns when write(2) returns:
-  // `arrival`, or later when the writer is throttled at the dirty limit.
+  // `inode_address` (its timestamps change: a journal entry; `resizes`: its size or its blocks
+  // change too, which fdatasync must commit). Returns when write(2) returns: `arrival`, or later
+  // when the writer is throttled at the dirty limit.
   int64_t write(FileId file, uint64_t address, uint64_t length, uint64_t inode_address,
-                int64_t arrival);
+                int64_t arrival, bool resizes = true);
   // A metadata change whose home block is at `home_address`, on behalf of `file`. Acknowledged at
   // once: returns `arrival`.
   int64_t journal(FileId file, uint64_t home_address, int64_t arrival);
-  // fsync/fdatasync of `file`. Returns its completion.
-  int64_t fsync(FileId file, int64_t arrival);
+  // fsync (or fdatasync, `datasync`) of `file`. Returns its completion.
+  int64_t fsync(FileId file, int64_t arrival, bool datasync = false);
   // Commits the running transaction and writes every dirty byte, then flushes (sync(2)).
   int64_t sync_all(int64_t arrival);
   // Submits the writeback due by `now` (nothing else). Idempotent.
@@ -145,7 +148,8 @@ class Writeback {
   int64_t next_wakeup_ns_;          // periodic writeback; kNever when none is pending
   // The running transaction.
   std::set<uint64_t> txn_blocks_;
-  std::set<FileId> txn_files_;
+  std::set<FileId> txn_files_;            // files with changes fdatasync must commit
+  std::set<FileId> txn_timestamp_files_;  // files whose only change is their timestamps
   int64_t txn_commit_ns_;           // when it commits by the timer; kNever when empty
   uint64_t journal_head_ = 0;       // offset of the next journal write inside the region
   int64_t last_event_ns_;

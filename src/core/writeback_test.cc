@@ -150,6 +150,21 @@ TEST(Writeback, FsyncWritesItsFileCommitsTheSharedJournalAndFlushes) {
   EXPECT_EQ(f.wb.counters().commits, 1u);
 }
 
+TEST(Writeback, FdatasyncSkipsTheCommitWhenOnlyTimestampsChanged) {
+  Fixture f(small_limits(kMiB, 2 * kMiB));
+  f.wb.write(1, 0, kBlock, kInodes, 0, /*resizes=*/false);  // an overwrite: mtime only
+  // Its block (100 .. 4196), no commit, the flush.
+  EXPECT_EQ(f.wb.fsync(1, 100, /*datasync=*/true), 4196);
+  EXPECT_EQ(f.wb.counters().commits, 0u);
+  // fsync commits the timestamps: descriptor + 1 block + commit block.
+  EXPECT_EQ(f.wb.fsync(1, 5000, /*datasync=*/false), 5000 + 3 * 4096);
+  EXPECT_EQ(f.wb.counters().commits, 1u);
+  // A write that changes the size needs the commit for fdatasync too.
+  f.wb.write(1, kBlock, kBlock, kInodes, 20000, /*resizes=*/true);
+  EXPECT_EQ(f.wb.fsync(1, 20000, /*datasync=*/true), 20000 + 4096 + 3 * 4096);
+  EXPECT_EQ(f.wb.counters().commits, 2u);
+}
+
 TEST(Writeback, FsyncDoesNotCommitATransactionThatDoesNotHoldTheFile) {
   Fixture f(small_limits(kMiB, 2 * kMiB));
   EXPECT_EQ(f.wb.journal(2, kInodes, 50), 50);

@@ -49,13 +49,15 @@ class Conditioner {
   // (complete at once); fsync pays for the file's dirty data, the journal commit and a flush.
   // `file` identifies the inode; `inode_address` is where its metadata lives (its region base).
   int64_t buffered_write(uint64_t file, uint64_t address, uint64_t length, uint64_t inode_address,
-                         int64_t arrival_ns) {
-    return writeback_.write(file, address, length, inode_address, arrival_ns);
+                         int64_t arrival_ns, bool resizes = true) {
+    return writeback_.write(file, address, length, inode_address, arrival_ns, resizes);
   }
   int64_t journal(uint64_t file, uint64_t home_address, int64_t arrival_ns) {
     return writeback_.journal(file, home_address, arrival_ns);
   }
-  int64_t fsync(uint64_t file, int64_t arrival_ns) { return writeback_.fsync(file, arrival_ns); }
+  int64_t fsync(uint64_t file, int64_t arrival_ns, bool datasync = false) {
+    return writeback_.fsync(file, arrival_ns, datasync);
+  }
   int64_t sync_all(int64_t arrival_ns) { return writeback_.sync_all(arrival_ns); }
   WritebackCounters writeback_counters() const { return writeback_.counters(); }
   // Step 3. `length` is the data size (4 KiB data commands feed the floor); `data` says whether

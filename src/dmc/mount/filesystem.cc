@@ -87,8 +87,9 @@ void forget_inode(Filesystem& fs, fuse_ino_t id, uint64_t n) {
 }
 
 std::vector<Piece> data_pieces(Filesystem& fs, const Inode& inode, uint64_t offset,
-                               uint64_t length, bool write) {
-  return fs.layout.map(writeback_file_id(inode), inode.region_base, offset, length, write);
+                               uint64_t length, bool write, uint64_t* allocated) {
+  return fs.layout.map(writeback_file_id(inode), inode.region_base, offset, length, write,
+                       allocated);
 }
 
 void place_file(Filesystem& fs, const Inode& inode, int fd, bool direct) {

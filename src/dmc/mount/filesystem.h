@@ -111,9 +111,10 @@ void read_directory_blocks(Filesystem& fs, Inode& dir, int dir_fd, MetadataReads
 // The kernel dropped `n` lookups of `id` (forget): when it holds the inode no more, so does
 // the layout's metadata cache, and the file's placement is asked again at its next open.
 void forget_inode(Filesystem& fs, fuse_ino_t id, uint64_t n);
-// Device pieces of [offset, offset + length) of `inode` (Layout::map; `write` allocates).
+// Device pieces of [offset, offset + length) of `inode` (Layout::map; `write` allocates, and
+// `*allocated` says how many bytes).
 std::vector<Piece> data_pieces(Filesystem& fs, const Inode& inode, uint64_t offset,
-                               uint64_t length, bool write);
+                               uint64_t length, bool write, uint64_t* allocated = nullptr);
 // Asks the backing file's extents (FIEMAP on `fd`, an open descriptor of it) when the layout
 // does not know them yet; a file system without FIEMAP makes the file hashed.
 // An O_DIRECT open (`direct`) makes the file one linear region instead (Layout::set_linear).

@@ -214,12 +214,20 @@ void op_write_buf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t offset,
   const FileHandle& h = handle_of(fi);
   const size_t size = fuse_buf_size(in);
   const bool buffered = h.writeback && !h.direct;
+  // A buffered write that grows the file or gets new blocks changes more than its timestamps:
+  // fdatasync must commit it (Writeback::fsync).
+  struct stat before;
+  const bool grows = buffered && (fstat(h.fd, &before) != 0 ||
+                                  static_cast<uint64_t>(before.st_size) < static_cast<uint64_t>(offset) + size);
+  uint64_t allocated = 0;
   int64_t completion = arrival;
-  for (const Piece& p : data_pieces(fs, inode, static_cast<uint64_t>(offset), size, true)) {
+  for (const Piece& p :
+       data_pieces(fs, inode, static_cast<uint64_t>(offset), size, true, &allocated)) {
     completion = std::max(
         completion,
         buffered ? fs.conditioner.buffered_write(writeback_file_id(inode), p.address, p.length,
-                                                 fs.layout.inode_address(inode.ino), arrival)
+                                                 fs.layout.inode_address(inode.ino), arrival,
+                                                 grows || allocated > 0)
                  : fs.conditioner.submit(Op::kWrite, p.address, p.length, arrival));
   }
   ssize_t n;
@@ -250,7 +258,7 @@ void flush_like(fuse_req_t req, fuse_ino_t ino, const FileHandle& h, int kind) {
   const int fd = h.fd;
   const int64_t arrival = fs.conditioner.now();
   const int64_t completion =
-      h.writeback ? fs.conditioner.fsync(writeback_file_id(fs.inodes.get(ino)), arrival)
+      h.writeback ? fs.conditioner.fsync(writeback_file_id(fs.inodes.get(ino)), arrival, kind == 2)
                   : fs.conditioner.submit(Op::kFlush, 0, 0, arrival);
   int r = 0;
   if (kind == 1) r = static_cast<int>(check(fsync(fd)));
