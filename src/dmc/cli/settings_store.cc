@@ -16,7 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "dmc/cli/profile_json.h"
+#include "dmc/mount/settings_json.h"
 
 namespace diskcond::dmc {
 namespace {

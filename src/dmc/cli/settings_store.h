@@ -4,7 +4,7 @@
 // /var/lib/diskcond/mounts. File name: the mount path escaped like `systemd-escape --path`
 // ("/srv/data" -> "srv-data.json"). Content (docs/dmc.md, "Settings store"):
 //   {"schema_version": 1, "mount": "/srv/data", "boot": false, "cache_mode": "page_cache",
-//    "profile": {...profile_json.h...}}
+//    "profile": {...settings_json.h...}}
 // Writes are atomic (temporary file, fsync, rename), so a reader sees the old or the new record.
 // Files are created 0644 in 0755 directories: `dmc status` reads them without root.
 #pragma once

@@ -10,7 +10,7 @@
 #include <fstream>
 
 #include "dmc/cli/configure_values.h"
-#include "dmc/cli/profile_json.h"
+#include "dmc/mount/settings_json.h"
 #include "dmc/mount/test_temp_dir.h"
 
 namespace diskcond::dmc {
