@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "core/profile.h"
 #include "dmc/mount/settings_json.h"
 
@@ -141,6 +144,18 @@ TEST(MountControlProtocol, StatusOfADaemonFromBeforeIsRead) {
   std::string none = old_reply;
   none.replace(none.find("\"page\""), 6, "\"none\"");
   EXPECT_EQ(decode_status(none)->settings.cache, CacheMode::kNoCache);
+}
+
+// The fuzzer's seed for the control protocol (fuzz/corpus/control) is a request that decodes, so
+// that fuzzing starts from inside the profile's decoding.
+TEST(MountControlProtocol, TheFuzzSeedsDecode) {
+  for (const char* seed : {"status", "stop", "update"}) {
+    std::ifstream in(std::string(DISKCOND_SOURCE_DIR) + "/fuzz/corpus/control/" + seed);
+    std::stringstream text;
+    text << in.rdbuf();
+    auto request = decode_request(text.str());
+    EXPECT_TRUE(request.ok()) << seed << ": " << request.error();
+  }
 }
 
 TEST(MountControlProtocol, AcksCarryErrors) {
