@@ -5,6 +5,7 @@
 
 #include <array>
 
+#include "core/profile_fields.h"
 #include "core/units.h"
 
 namespace diskcond {
@@ -19,8 +20,6 @@ Result<DiskType> parse_disk_type(std::string_view text) {
 }
 
 Status validate(const Profile& p) {
-  constexpr int64_t kMaxTime = 60 * kNsPerSec;
-  constexpr uint64_t kMaxCommand = 1024 * kGiB;
   if (p.name.empty()) return make_error("profile name is empty");
   // `dmc list` prints one name per line; a newline or an escape sequence in a name would break it.
   for (char c : p.name) {
@@ -28,21 +27,8 @@ Status validate(const Profile& p) {
       return make_error("profile name has a control character (a newline, a tab or the like)");
     }
   }
-  if (p.access_time_ns < 0 || p.access_time_ns > kMaxTime) {
-    return make_error(fmt::format("access time {} ns is out of range (0 to 60 s)", p.access_time_ns));
-  }
-  if (p.queue_depth < 1 || p.queue_depth > 65536) {
-    return make_error(fmt::format("queue depth {} is out of range (1 to 65536)", p.queue_depth));
-  }
-  if (p.max_read_bytes > kMaxCommand || p.max_write_bytes > kMaxCommand) {
-    return make_error("max read/write bytes is out of range (0 to 1 TiB)");
-  }
-  if ((p.max_read_bytes != 0 && p.max_read_bytes < kSectorBytes) ||
-      (p.max_write_bytes != 0 && p.max_write_bytes < kSectorBytes)) {
-    return make_error("max read/write bytes must be 0 (no limit) or at least 512");
-  }
-  if (p.spinup_ns < 0 || p.spinup_ns > kMaxTime || p.spinup_idle_ns < 0) {
-    return make_error("spin-up time is out of range (0 to 60 s)");
+  for (const ProfileField& field : profile_fields()) {
+    if (Status s = check_field(field, p); !s.ok()) return s;
   }
   return ok_status();
 }
@@ -50,9 +36,9 @@ Status validate(const Profile& p) {
 Profile profile_defaults(DiskType type) {
   Profile p;
   p.type = type;
-  p.queue_depth = 32;
-  p.max_read_bytes = p.max_write_bytes = (type == DiskType::kHDD ? 16 : 32) * kMiB;
-  p.max_read_segments = p.max_write_segments = 128;
+  for (const ProfileField& field : profile_fields()) {
+    set_field(field, p, type == DiskType::kHDD ? field.default_hdd : field.default_ssd);
+  }
   return p;
 }
 

@@ -34,12 +34,12 @@ struct Profile {
   bool operator==(const Profile&) const = default;
 };
 
-// Checks ranges (queue depth >= 1, access time < 1 min, ...) and that the name is non-empty
-// and free of control characters. Errors name the field.
+// Checks each field's range (profile_fields.h: queue depth 1 to 65536, access time 0 to 60 s, ...)
+// and that the name is non-empty and free of control characters. Errors name the field.
 Status validate(const Profile& p);
 
-// The values a profile takes for the fields it leaves out, one set for `dmc configure` and
-// profile files alike (docs/profiles.md): queue depth 32, largest command 16 MiB (HDD) or 32 MiB
+// The values a profile takes for the fields it leaves out (profile_fields.h), one set for
+// `dmc configure` and profile files alike (docs/profiles.md): queue depth 32, largest command 16 MiB (HDD) or 32 MiB
 // (SSD), 128 segments, as the built-in 5400/7200 HDDs and SATA SSDs; no spin-up. The name is
 // empty; access time and throughputs are 0 (unlimited).
 Profile profile_defaults(DiskType type);

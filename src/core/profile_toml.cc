@@ -2,14 +2,19 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <charconv>
-
 #include "core/flat_toml.h"
-#include "core/units.h"
+#include "core/profile_fields.h"
 
 namespace diskcond {
 namespace {
+
+// The entry for `field` (its key, or the old spelling); nullptr when the file leaves it out.
+const FlatTomlEntry* find_entry(const std::vector<FlatTomlEntry>& entries, const ProfileField& field) {
+  for (const FlatTomlEntry& e : entries) {
+    if (find_profile_field(e.key) == &field) return &e;
+  }
+  return nullptr;
+}
 
 const FlatTomlEntry* find_entry(const std::vector<FlatTomlEntry>& entries, std::string_view key) {
   for (const FlatTomlEntry& e : entries) {
@@ -18,33 +23,13 @@ const FlatTomlEntry* find_entry(const std::vector<FlatTomlEntry>& entries, std::
   return nullptr;
 }
 
-// Parses the value of `key` (a string or a number, as text) with `parse` into `out`.
-template <class T, class Parse>
-Status read_field(const std::vector<FlatTomlEntry>& entries, std::string_view key, const std::string& origin,
-                  bool required, Parse parse, T& out) {
-  const FlatTomlEntry* entry = find_entry(entries, key);
-  if (entry == nullptr) {
-    if (required) return make_error(fmt::format("{}: missing key '{}'", origin, key));
-    return ok_status();
-  }
-  auto parsed = parse(entry->value);
-  if (!parsed.ok()) return make_error(fmt::format("{}:{}: {}: {}", origin, entry->line, key, parsed.error()));
-  out = static_cast<T>(*parsed);
-  return ok_status();
+Error missing(const std::string& origin, std::string_view key) {
+  return make_error(fmt::format("{}: missing key '{}'", origin, key));
 }
 
-Result<uint64_t> parse_count(std::string_view text) {
-  uint64_t v = 0;
-  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || p != text.data() + text.size() || v > UINT32_MAX) {
-    return make_error(fmt::format("invalid count '{}'", text));
-  }
-  return v;
+Error bad_value(const std::string& origin, const FlatTomlEntry& e, const std::string& what) {
+  return make_error(fmt::format("{}:{}: {}: {}", origin, e.line, e.key, what));
 }
-
-const char* const kKnownKeys[] = {"name", "type", "access_time", "read_throughput", "write_throughput",
-                                  "queue_depth", "max_read_bytes", "max_write_bytes", "max_read_segments",
-                                  "max_write_segments", "spinup_idle", "spinup_time"};
 
 }  // namespace
 
@@ -53,37 +38,33 @@ Result<Profile> parse_profile_toml(std::string_view text, const std::string& ori
   if (!parsed.ok()) return make_error(parsed.error());
   const std::vector<FlatTomlEntry>& t = *parsed;
   for (const FlatTomlEntry& e : t) {
-    if (std::find(std::begin(kKnownKeys), std::end(kKnownKeys), e.key) == std::end(kKnownKeys)) {
-      return make_error(fmt::format("{}:{}: unknown key '{}'", origin, e.line, e.key));
+    if (e.key == "name" || e.key == "type") continue;
+    const ProfileField* field = find_profile_field(e.key);
+    if (field == nullptr) return make_error(fmt::format("{}:{}: unknown key '{}'", origin, e.line, e.key));
+    if (const FlatTomlEntry* first = find_entry(t, *field); first != &e) {
+      return make_error(fmt::format("{}:{}: '{}' gives {} again (line {})", origin, e.line, e.key, field->key,
+                                    first->line));
     }
   }
-  auto as_string = [](std::string_view s) -> Result<std::string> { return std::string(s); };
-  auto type = [](std::string_view s) { return parse_disk_type(s); };
-  // Left-out keys take the defaults `dmc configure` uses for the same type. A bad or missing type
-  // is reported below, in key order.
-  DiskType disk_type = DiskType::kSSD;
-  (void)read_field(t, "type", origin, true, type, disk_type);
-  Profile p = profile_defaults(disk_type);
-  auto micros = [](std::string_view s) { return parse_time_ns(s, TimeUnit::kMicroseconds); };
-  auto seconds = [](std::string_view s) { return parse_time_ns(s, TimeUnit::kSeconds); };
-  auto size = [](std::string_view s) { return parse_size(s); };
-  auto rate = [](std::string_view s) { return parse_rate(s); };
-  Status checks[] = {
-      read_field(t, "name", origin, true, as_string, p.name),
-      read_field(t, "type", origin, true, type, p.type),
-      read_field(t, "access_time", origin, true, micros, p.access_time_ns),
-      read_field(t, "read_throughput", origin, true, rate, p.read_bytes_per_sec),
-      read_field(t, "write_throughput", origin, true, rate, p.write_bytes_per_sec),
-      read_field(t, "queue_depth", origin, false, parse_count, p.queue_depth),
-      read_field(t, "max_read_bytes", origin, false, size, p.max_read_bytes),
-      read_field(t, "max_write_bytes", origin, false, size, p.max_write_bytes),
-      read_field(t, "max_read_segments", origin, false, parse_count, p.max_read_segments),
-      read_field(t, "max_write_segments", origin, false, parse_count, p.max_write_segments),
-      read_field(t, "spinup_idle", origin, false, seconds, p.spinup_idle_ns),
-      read_field(t, "spinup_time", origin, false, seconds, p.spinup_ns),
-  };
-  for (const Status& s : checks) {
-    if (!s.ok()) return make_error(s.error());
+  // Left-out keys take the defaults `dmc configure` uses for the same type. Errors come in key
+  // order: name, type, then the fields.
+  const FlatTomlEntry* name = find_entry(t, "name");
+  const FlatTomlEntry* type = find_entry(t, "type");
+  if (name == nullptr) return missing(origin, "name");
+  if (type == nullptr) return missing(origin, "type");
+  auto disk_type = parse_disk_type(type->value);
+  if (!disk_type.ok()) return bad_value(origin, *type, disk_type.error());
+  Profile p = profile_defaults(*disk_type);
+  p.name = name->value;
+  for (const ProfileField& field : profile_fields()) {
+    const FlatTomlEntry* e = find_entry(t, field);
+    if (e == nullptr) {
+      if (field.required_in_file) return missing(origin, field.key);
+      continue;
+    }
+    auto value = parse_field_text(field, e->value, e->key);
+    if (!value.ok()) return make_error(fmt::format("{}:{}: {}", origin, e->line, value.error()));
+    set_field(field, p, *value);
   }
   if (Status v = validate(p); !v.ok()) return make_error(fmt::format("{}: {}", origin, v.error()));
   return p;

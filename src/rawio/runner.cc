@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "posix/unique_fd.h"
 #include "rawio/engine.h"
 #include "rawio/worker.h"
 
@@ -19,14 +20,6 @@ namespace diskcond::rawio {
 namespace {
 
 int64_t monotonic_ns() { return monotonic_now_ns(); }
-
-// Closes the descriptor when the test ends, however it ends.
-struct FileDescriptor {
-  int fd = -1;
-  ~FileDescriptor() {
-    if (fd >= 0) ::close(fd);
-  }
-};
 
 // What the start barrier records when the last worker arrives.
 struct StartOfTest {
@@ -128,9 +121,8 @@ Result<RunResult> run_test(const Target& target, const TestSpec& spec, const Run
   if (!engine) return make_error(fmt::format("unknown engine '{}' (known: {})", options.engine, engine_names()));
 
   const bool write = is_write(spec.kind);
-  FileDescriptor file;
-  file.fd = ::open(target.io_path.c_str(), open_flags(target, write));
-  if (file.fd < 0) {
+  posix::UniqueFd file(::open(target.io_path.c_str(), open_flags(target, write)));  // closed however the test ends
+  if (!file.valid()) {
     return make_error(fmt::format("cannot open {} for {}: {}", target.io_path,
                                   write ? "writing" : "reading", strerror(errno)));
   }
@@ -138,7 +130,7 @@ Result<RunResult> run_test(const Target& target, const TestSpec& spec, const Run
   std::vector<std::unique_ptr<Worker>> workers;
   for (unsigned w = 0; w < spec.workers; ++w) {
     workers.push_back(std::make_unique<Worker>(spec, w));
-    Status ready = workers.back()->prepare(file.fd, *engine, spec.iodepth, target.sector_bytes);
+    Status ready = workers.back()->prepare(file.get(), *engine, spec.iodepth, target.sector_bytes);
     if (!ready) return make_error(ready.error());
   }
 

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "posix/unique_fd.h"
 #include "rawio/cleanup.h"
 #include "rawio/offsets.h"
 
@@ -22,12 +23,7 @@ namespace {
 
 std::string errno_text(int err) { return strerror(err); }
 
-struct FileDescriptor {
-  int fd = -1;
-  ~FileDescriptor() {
-    if (fd >= 0) ::close(fd);
-  }
-};
+using posix::UniqueFd;
 
 // O_DIRECT alignment a file system asks for (statx STATX_DIOALIGN), or 0 if it does not say.
 uint32_t file_dio_alignment(const std::string& path) {
@@ -40,14 +36,14 @@ uint32_t file_dio_alignment(const std::string& path) {
 Result<Target> inspect_block_device(Target t, const struct stat& st) {
   t.kind = TargetKind::kBlockDevice;
   t.rdev = st.st_rdev;
-  FileDescriptor dev{::open(t.io_path.c_str(), O_RDONLY | O_CLOEXEC)};
-  if (dev.fd < 0) return make_error(fmt::format("cannot open {}: {}", t.name, errno_text(errno)));
+  UniqueFd dev(::open(t.io_path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (dev.get() < 0) return make_error(fmt::format("cannot open {}: {}", t.name, errno_text(errno)));
   uint64_t bytes = 0;
   int sector = 0;
-  if (ioctl(dev.fd, BLKGETSIZE64, &bytes) != 0) {
+  if (ioctl(dev.get(), BLKGETSIZE64, &bytes) != 0) {
     return make_error(fmt::format("BLKGETSIZE64 on {}: {}", t.name, errno_text(errno)));
   }
-  if (ioctl(dev.fd, BLKSSZGET, &sector) != 0) {
+  if (ioctl(dev.get(), BLKSSZGET, &sector) != 0) {
     return make_error(fmt::format("BLKSSZGET on {}: {}", t.name, errno_text(errno)));
   }
   t.size_bytes = bytes;
@@ -119,8 +115,8 @@ Status choose_direct_io(Target& target, DirectMode mode, std::string* warning) {
     target.direct = false;
     return ok_status();
   }
-  FileDescriptor f{::open(target.io_path.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECT)};
-  if (f.fd >= 0) {
+  UniqueFd f(::open(target.io_path.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECT));
+  if (f.get() >= 0) {
     target.direct = true;
     if (target.kind != TargetKind::kBlockDevice) {
       if (uint32_t align = file_dio_alignment(target.io_path)) target.sector_bytes = align;
@@ -159,20 +155,19 @@ Status check_room_for_test_file(const Target& target, uint64_t bytes) {
 }
 
 Status create_test_file(Target& target, uint64_t bytes) {
-  FileDescriptor f{::open(target.io_path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600)};
-  if (f.fd < 0) {
+  UniqueFd f(::open(target.io_path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+  if (f.get() < 0) {
     return make_error(fmt::format("cannot create test file {}: {}", target.io_path, errno_text(errno)));
   }
   register_cleanup_path(target.io_path);
   auto fail = [&](std::string message) -> Status {
-    ::close(f.fd);
-    f.fd = -1;
+    f.reset();
     remove_test_file(target);
     return make_error(std::move(message));
   };
   // Allocate first where the file system can (fails cleanly on a full disk), then write real
   // data so that reads hit allocated blocks, not holes.
-  if (int rc = posix_fallocate(f.fd, 0, static_cast<off_t>(bytes)); rc != 0 && rc != EOPNOTSUPP) {
+  if (int rc = posix_fallocate(f.get(), 0, static_cast<off_t>(bytes)); rc != 0 && rc != EOPNOTSUPP) {
     return fail(fmt::format("cannot allocate {} bytes for {}: {}", bytes, target.io_path, errno_text(rc)));
   }
   constexpr size_t kChunk = 1 << 20;
@@ -182,14 +177,14 @@ Status create_test_file(Target& target, uint64_t bytes) {
   for (uint64_t done = 0; done < bytes;) {
     if (cancel_requested().load()) return fail("interrupted while creating the test file");
     size_t n = static_cast<size_t>(std::min<uint64_t>(kChunk, bytes - done));
-    ssize_t w = ::pwrite(f.fd, chunk.get(), n, static_cast<off_t>(done));
+    ssize_t w = ::pwrite(f.get(), chunk.get(), n, static_cast<off_t>(done));
     if (w <= 0) {
       return fail(fmt::format("cannot fill test file {}: {}", target.io_path,
                               w < 0 ? errno_text(errno) : "no progress"));
     }
     done += static_cast<uint64_t>(w);
   }
-  if (::fsync(f.fd) != 0) return fail(fmt::format("fsync {}: {}", target.io_path, errno_text(errno)));
+  if (::fsync(f.get()) != 0) return fail(fmt::format("fsync {}: {}", target.io_path, errno_text(errno)));
   target.size_bytes = bytes;
   return ok_status();
 }

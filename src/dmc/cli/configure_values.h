@@ -7,7 +7,8 @@
 // ("52ms", "100us"). Throughputs: MB/s (2^20 bytes) when plain, or with a unit ("1.5GB/s");
 // 0 = unlimited. ioqueue_depth: 1..65536. maxreadcnt/maxwritecnt: bytes per command, plain or with a
 // unit ("16m"); 0 = no limit, else at least 512. segreadcnt/segwritecnt: 0..65536.
-// The optional fields may be given from the left; the rest take type_defaults(type).
+// The optional fields may be given from the left; the rest take type_defaults(type). Each value's
+// unit, range and default are its field's in core/profile_fields.h (configure_word names it).
 #pragma once
 
 #include <cstdint>
@@ -22,9 +23,7 @@ namespace diskcond::dmc {
 
 inline constexpr std::string_view kCustomProfileName = "Custom";
 inline constexpr size_t kConfigureMinValues = 4;
-inline constexpr size_t kConfigureMaxValues = 9;
-// Throughputs above this are rejected as typos (1 TiB/s).
-inline constexpr uint64_t kMaxThroughputBytesPerSec = uint64_t{1} << 40;
+inline constexpr size_t kConfigureMaxValues = 9;  // <type> and the 8 fields with a configure_word
 
 // profile_defaults(type) named "Custom": what configure's left-out values take.
 Profile type_defaults(DiskType type);
@@ -32,8 +31,5 @@ Profile type_defaults(DiskType type);
 // `words` are the values after <mount>: kConfigureMinValues to kConfigureMaxValues of them.
 // Errors name the field and the word; the result passed validate().
 Result<Profile> parse_configure_values(std::span<const std::string> words);
-
-// A whole number in [min, max], digits only ("-1", "1.5", "1e3" are rejected). Errors name `field`.
-Result<uint32_t> parse_count(std::string_view text, std::string_view field, uint32_t min, uint32_t max);
 
 }  // namespace diskcond::dmc

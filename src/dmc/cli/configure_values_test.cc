@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/profile_fields.h"
 #include "core/units.h"
 
 namespace diskcond::dmc {
@@ -82,6 +83,13 @@ TEST(DmcConfigureValues, BadValuesNameTheFieldAndWord) {
     EXPECT_NE(p.error().find(c.needle), std::string::npos) << p.error();
     EXPECT_EQ(p.error().find('\n'), std::string::npos) << p.error();
   }
+}
+
+// configure's values are the fields of core/profile_fields.h that have a configure word, in order.
+TEST(DmcConfigureValues, OneValuePerFieldWithAConfigureWord) {
+  size_t words = 0;
+  for (const ProfileField& field : profile_fields()) words += field.configure_word.empty() ? 0 : 1;
+  EXPECT_EQ(1 + words, kConfigureMaxValues);
 }
 
 TEST(DmcConfigureValues, TypeDefaults) {

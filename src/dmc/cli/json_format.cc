@@ -1,6 +1,6 @@
 #include "dmc/cli/json_format.h"
 
-#include "dmc/cli/profile_json.h"
+#include "dmc/mount/settings_json.h"
 
 namespace diskcond::dmc {
 namespace {
@@ -31,23 +31,6 @@ json counters_json(const MountCounters& c) {
       {"files_hashed", c.files_hashed},
       {"files_linear", c.files_linear},
       {"metadata_reads", c.metadata_reads},
-  };
-}
-
-json diagnostics_json(const MountDiagnostics& d) {
-  return json{
-      {"backing_bound_replies", d.backing_bound_replies},
-      {"backing_bound_mean_excess_ns", d.backing_bound_mean_excess_ns},
-      {"wake_ahead_ns", d.wake_ahead_ns},
-      {"transit_lead_read_ns", d.transit_lead_read_ns},
-      {"transit_lead_write_ns", d.transit_lead_write_ns},
-      {"lateness_replies", d.lateness_replies},
-      {"lateness_early_replies", d.lateness_early_replies},
-      {"lateness_p50_ns", d.lateness_p50_ns},
-      {"lateness_p90_ns", d.lateness_p90_ns},
-      {"lateness_p99_ns", d.lateness_p99_ns},
-      {"lateness_p999_ns", d.lateness_p999_ns},
-      {"lateness_max_ns", d.lateness_max_ns},
   };
 }
 
@@ -85,7 +68,7 @@ json status_json(const StatusView& view) {
   j["cache_mode"] = view.settings ? json(std::string(cache_mode_name(view.settings->cache))) : json(nullptr);
   j["boot"] = view.boot;
   j["counters"] = view.counters ? counters_json(*view.counters) : json(nullptr);
-  j["diagnostics"] = view.diagnostics ? diagnostics_json(*view.diagnostics) : json(nullptr);
+  j["diagnostics"] = view.diagnostics ? diagnostics_to_json(*view.diagnostics, /*documented_only=*/true) : json(nullptr);
   return j;
 }
 

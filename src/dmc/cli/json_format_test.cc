@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/units.h"
-#include "dmc/cli/profile_json.h"
+#include "dmc/mount/settings_json.h"
 
 namespace diskcond::dmc {
 namespace {

@@ -16,7 +16,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "dmc/cli/profile_json.h"
+#include "dmc/mount/settings_json.h"
+#include "posix/files.h"
 
 namespace diskcond::dmc {
 namespace {
@@ -78,53 +79,21 @@ Result<StoredMount> read_record(const std::string& file) {
   return record;
 }
 
-Status write_all(int fd, const std::string& text) {
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return make_error(std::strerror(errno));
-    done += static_cast<size_t>(n);
-  }
-  return ok_status();
-}
-
-// 64-bit FNV-1a: names the record of a path too long to escape into a file name.
-uint64_t fnv1a(const std::string& s) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
-
 }  // namespace
-
-StoreLock& StoreLock::operator=(StoreLock&& other) noexcept {
-  if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = other.fd_;
-    other.fd_ = -1;
-  }
-  return *this;
-}
-
-StoreLock::~StoreLock() {
-  if (fd_ >= 0) ::close(fd_);
-}
 
 Result<StoreLock> SettingsStore::lock() const {
   std::error_code ec;
   fs::create_directories(dir_, ec);
   if (ec) return make_error(fmt::format("cannot create {}: {}", dir_, ec.message()));
   std::string file = (fs::path(dir_) / ".lock").string();
-  int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return make_error(fmt::format("cannot open {}: {}", file, std::strerror(errno)));
-  StoreLock lock(fd);
+  posix::UniqueFd fd(::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+  if (!fd.valid()) return make_error(fmt::format("cannot open {}: {}", file, std::strerror(errno)));
   int rc;
   do {
-    rc = ::flock(fd, LOCK_EX);
+    rc = ::flock(fd.get(), LOCK_EX);
   } while (rc != 0 && errno == EINTR);
   if (rc != 0) return make_error(fmt::format("cannot lock {}: {}", file, std::strerror(errno)));
-  return lock;
+  return StoreLock(std::move(fd));
 }
 
 std::string SettingsStore::default_dir() {
@@ -132,28 +101,11 @@ std::string SettingsStore::default_dir() {
   return "/var/lib/diskcond/mounts";
 }
 
-std::string escape_mount_path(const std::string& mount) {
-  std::string trimmed = mount;
-  while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
-  size_t start = trimmed.find_first_not_of('/');
-  if (start == std::string::npos) return "-";
-  std::string out;
-  for (size_t i = start; i < trimmed.size(); ++i) {
-    unsigned char c = static_cast<unsigned char>(trimmed[i]);
-    if (c == '/') {
-      out += '-';
-    } else if (std::isalnum(c) || c == '_' || (c == '.' && i != start) || c == ':') {
-      out += static_cast<char>(c);
-    } else {
-      out += fmt::format("\\x{:02x}", c);
-    }
-  }
-  return out;
-}
+std::string escape_mount_path(const std::string& mount) { return posix::escape_path(mount); }
 
 std::string SettingsStore::path_for(const std::string& mount) const {
   std::string name = escape_mount_path(mount);
-  if (name.size() > kMaxFileName) name = fmt::format("{}-{:016x}", name.substr(0, 200), fnv1a(mount));
+  if (name.size() > kMaxFileName) name = fmt::format("{}-{:016x}", name.substr(0, 200), posix::fnv1a_64(mount));
   return (fs::path(dir_) / (name + ".json")).string();
 }
 
@@ -177,16 +129,8 @@ Status SettingsStore::save(const StoredMount& record) const {
   fs::create_directories(dir_, ec);
   if (ec) return make_error(fmt::format("cannot create {}: {}", dir_, ec.message()));
   std::string file = path_for(record.mount);
-  std::string temp = file + ".tmp";
-  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return make_error(fmt::format("cannot write {}: {}", temp, std::strerror(errno)));
-  Status written = write_all(fd, record_to_json(record).dump(2) + "\n");
-  if (written.ok() && ::fsync(fd) != 0) written = make_error(std::strerror(errno));
-  ::close(fd);
-  if (written.ok() && ::rename(temp.c_str(), file.c_str()) != 0) written = make_error(std::strerror(errno));
-  if (!written.ok()) {
-    ::unlink(temp.c_str());
-    return make_error(fmt::format("cannot write {}: {}", file, written.error()));
+  if (int r = posix::replace_file(file, record_to_json(record).dump(2) + "\n", 0644); r < 0) {
+    return make_error(fmt::format("cannot write {}: {}", file, std::strerror(-r)));
   }
   return ok_status();
 }

@@ -4,7 +4,7 @@
 // /var/lib/diskcond/mounts. File name: the mount path escaped like `systemd-escape --path`
 // ("/srv/data" -> "srv-data.json"). Content (docs/dmc.md, "Settings store"):
 //   {"schema_version": 1, "mount": "/srv/data", "boot": false, "cache_mode": "page_cache",
-//    "profile": {...profile_json.h...}}
+//    "profile": {...settings_json.h...}}
 // Writes are atomic (temporary file, fsync, rename), so a reader sees the old or the new record.
 // Files are created 0644 in 0755 directories: `dmc status` reads them without root.
 #pragma once
@@ -15,6 +15,7 @@
 
 #include "core/result.h"
 #include "dmc/mount/mount_control.h"
+#include "posix/unique_fd.h"
 
 namespace diskcond::dmc {
 
@@ -33,15 +34,10 @@ struct StoredMount {
 // saved the new settings, so two dmc processes cannot interleave changes. Released on destruction.
 class StoreLock {
  public:
-  explicit StoreLock(int fd = -1) : fd_(fd) {}
-  StoreLock(StoreLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
-  StoreLock& operator=(StoreLock&& other) noexcept;
-  StoreLock(const StoreLock&) = delete;
-  StoreLock& operator=(const StoreLock&) = delete;
-  ~StoreLock();
+  explicit StoreLock(posix::UniqueFd fd = posix::UniqueFd()) : fd_(std::move(fd)) {}
 
  private:
-  int fd_;
+  posix::UniqueFd fd_;  // the locked <dir>/.lock; closing it releases the lock
 };
 
 struct StoreListing {
@@ -75,7 +71,7 @@ class SettingsStore {
   std::string dir_;
 };
 
-// "/srv/my data" -> "srv-my\x20data", as `systemd-escape --path`; "/" -> "-".
+// "/srv/my data" -> "srv-my\x20data", as `systemd-escape --path`; "/" -> "-" (posix::escape_path).
 std::string escape_mount_path(const std::string& mount);
 
 }  // namespace diskcond::dmc

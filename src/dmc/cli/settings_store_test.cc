@@ -8,9 +8,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
+#include "core/units.h"
 #include "dmc/cli/configure_values.h"
-#include "dmc/cli/profile_json.h"
+#include "dmc/mount/settings_json.h"
 #include "dmc/mount/test_temp_dir.h"
 
 namespace diskcond::dmc {
@@ -122,6 +124,44 @@ TEST_F(DmcSettingsStore, VeryLongPathsGetAShortFileName) {
   EXPECT_NE(store_.path_for(deep), store_.path_for(deep2));
   ASSERT_TRUE(store_.save(record(deep, false)).ok());
   EXPECT_EQ((*store_.load(deep))->mount, deep);
+}
+
+// Records written by earlier dmc versions (testdata/README.md) are still read, and a save writes
+// the same keys back.
+TEST_F(DmcSettingsStore, RecordsOfEarlierVersionsAreRead) {
+  std::filesystem::create_directories(root_ + "/mounts");
+  const std::string testdata = std::string(DISKCOND_SOURCE_DIR) + "/src/dmc/cli/testdata/";
+  std::filesystem::copy_file(testdata + "srv-data.json", store_.path_for("/srv/data"));
+  std::filesystem::copy_file(testdata + "srv-old.json", store_.path_for("/srv/old"));
+  Profile custom = type_defaults(DiskType::kHDD);
+  custom.access_time_ns = 1500;
+  custom.read_bytes_per_sec = 80 * kMiB;
+  custom.write_bytes_per_sec = 60 * kMiB;
+  custom.queue_depth = 8;
+  custom.max_read_bytes = kMiB;
+  custom.max_write_bytes = 2 * kMiB;
+  custom.max_read_segments = 64;
+  custom.max_write_segments = 32;
+
+  auto data = store_.load("/srv/data");
+  ASSERT_TRUE(data.ok()) << data.error();
+  ASSERT_TRUE(data->has_value());
+  EXPECT_EQ(**data, (StoredMount{"/srv/data", {custom, CacheMode::kPageCache}, false}));
+  auto old = store_.load("/srv/old");
+  ASSERT_TRUE(old.ok()) << old.error();
+  ASSERT_TRUE(old->has_value());
+  Profile old_custom = custom;
+  old_custom.access_time_ns = 12000 * kNsPerUs;
+  EXPECT_EQ(**old, (StoredMount{"/srv/old", {old_custom, CacheMode::kNoCache}, true}));
+
+  std::ifstream written(testdata + "srv-data.json");
+  std::stringstream text;
+  text << written.rdbuf();
+  ASSERT_TRUE(store_.save(**data).ok());
+  std::ifstream saved(store_.path_for("/srv/data"));
+  std::stringstream saved_text;
+  saved_text << saved.rdbuf();
+  EXPECT_EQ(saved_text.str(), text.str());
 }
 
 TEST_F(DmcSettingsStore, LockIsExclusiveUntilReleased) {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/profile_fields.h"
 #include "core/units.h"
 
 namespace diskcond::dmc {
@@ -63,16 +64,20 @@ std::string format_profile_list(std::span<const Profile> profiles) {
 }
 
 std::string profile_field_lines(const Profile& p) {
-  std::string out;
-  out += fmt::format(" Type: {}\n", to_string(p.type));
-  out += fmt::format(" Access time: {}\n", format_access_time(p.access_time_ns));
-  out += fmt::format(" Read throughput: {}\n", format_rate_mb(p.read_bytes_per_sec));
-  out += fmt::format(" Write throughput: {}\n", format_rate_mb(p.write_bytes_per_sec));
-  out += fmt::format(" I/O Queue Depth: {}\n", p.queue_depth);
-  out += fmt::format(" Max Read Bytes: {}\n", p.max_read_bytes);
-  out += fmt::format(" Max Write Bytes: {}\n", p.max_write_bytes);
-  out += fmt::format(" Max Read Segments: {}\n", p.max_read_segments);
-  out += fmt::format(" Max Write Segments: {}\n", p.max_write_segments);
+  std::string out = fmt::format(" Type: {}\n", to_string(p.type));
+  for (const ProfileField& field : profile_fields()) {
+    if (field.label.empty()) continue;
+    std::string value = visit_field(field, p, [&](auto v) {
+      switch (field.kind) {
+        case FieldKind::kTime: return format_access_time(static_cast<int64_t>(v));
+        case FieldKind::kRate: return format_rate_mb(static_cast<uint64_t>(v));
+        case FieldKind::kBytes:
+        case FieldKind::kCount: break;
+      }
+      return fmt::format("{}", v);
+    });
+    out += fmt::format(" {}: {}\n", field.label, value);
+  }
   if (p.spinup_ns > 0 && p.spinup_idle_ns > 0) {
     out += fmt::format(" Spin-up: {} after {} idle\n", format_duration(static_cast<double>(p.spinup_ns)),
                        format_duration(static_cast<double>(p.spinup_idle_ns)));

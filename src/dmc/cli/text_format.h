@@ -16,7 +16,8 @@ std::string format_profile_list(std::span<const Profile> profiles);
 // "Profile: <name>\n" then profile_field_lines().
 std::string format_profile(const Profile& profile);
 
-// The nine indented lines macOS prints for a profile (" Type: HDD", " Access time: 52222 us",
+// The nine indented lines macOS prints for a profile (" Type: HDD", then one per field of
+// core/profile_fields.h with a label: " Access time: 52222 us",
 // " Read throughput: 50 MB/s", ... " Max Write Segments: 128"), then " Spin-up: ..." for a
 // profile with a spin-up penalty (beyond macOS).
 std::string profile_field_lines(const Profile& profile);

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "dmc/mount/aligned_buffer.h"
+#include "posix/unique_fd.h"
 
 namespace diskcond::integrity {
 namespace {
@@ -18,16 +19,7 @@ namespace {
 constexpr uint64_t kMaxIo = 1 << 20;
 constexpr uint64_t kPage = 4096;
 
-// Owns a descriptor for the length of one step.
-struct Fd {
-  int fd = -1;
-  explicit Fd(int f) : fd(f) {}
-  ~Fd() {
-    if (fd >= 0) close(fd);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-};
+using Fd = posix::UniqueFd;  // owns a descriptor for the length of one step
 
 std::string errno_text(const char* call) { return std::string(call) + ": " + strerror(errno); }
 
@@ -216,55 +208,55 @@ std::optional<Mismatch> OpEngine::step(Op op) {
 
 std::optional<Mismatch> OpEngine::do_create(size_t slot) {
   Fd f(open(path(slot).c_str(), O_RDWR | O_CREAT | O_EXCL, 0644));
-  if (f.fd < 0) return failure(slot, errno_text("open(O_CREAT|O_EXCL)"));
+  if (f.get() < 0) return failure(slot, errno_text("open(O_CREAT|O_EXCL)"));
   model_.create(slot);
-  return check_size(f.fd, slot);
+  return check_size(f.get(), slot);
 }
 
 std::optional<Mismatch> OpEngine::do_write(size_t slot) {
   Fd f(open(path(slot).c_str(), O_RDWR));
-  if (f.fd < 0) return failure(slot, errno_text("open"));
+  if (f.get() < 0) return failure(slot, errno_text("open"));
   const uint64_t length = pick_length(kMaxIo);
   // A third of the writes append (while the file is small); the rest land anywhere below
   // max_file_bytes, leaving holes when past the end.
   const bool append = rng_() % 3 == 0 && model_.size(slot) < options_.max_file_bytes;
   const uint64_t offset = append ? model_.size(slot) : rng_() % options_.max_file_bytes;
   const Bytes data = random_bytes(length);
-  const ssize_t n = write_fully(f.fd, data.data(), length, offset);
+  const ssize_t n = write_fully(f.get(), data.data(), length, offset);
   if (n != static_cast<ssize_t>(length)) {
     return failure(slot, "pwrite returned " + std::to_string(n) + " of " + std::to_string(length));
   }
   model_.write(slot, offset, data);
-  return check_range(f.fd, slot, offset, length);
+  return check_range(f.get(), slot, offset, length);
 }
 
 std::optional<Mismatch> OpEngine::do_read(size_t slot) {
   Fd f(open(path(slot).c_str(), O_RDONLY));
-  if (f.fd < 0) return failure(slot, errno_text("open"));
+  if (f.get() < 0) return failure(slot, errno_text("open"));
   const uint64_t offset = rng_() % (model_.size(slot) + kPage);  // sometimes past the end
-  return check_range(f.fd, slot, offset, pick_length(kMaxIo));
+  return check_range(f.get(), slot, offset, pick_length(kMaxIo));
 }
 
 std::optional<Mismatch> OpEngine::do_truncate(size_t slot) {
   Fd f(open(path(slot).c_str(), O_RDWR));
-  if (f.fd < 0) return failure(slot, errno_text("open"));
+  if (f.get() < 0) return failure(slot, errno_text("open"));
   const uint64_t old_size = model_.size(slot);
   const uint64_t size = rng_() % options_.max_file_bytes;
-  if (ftruncate(f.fd, static_cast<off_t>(size)) != 0) return failure(slot, errno_text("ftruncate"));
+  if (ftruncate(f.get(), static_cast<off_t>(size)) != 0) return failure(slot, errno_text("ftruncate"));
   model_.truncate(slot, size);
   // Around the new end, and the whole grown region (it must read as zeros).
   const uint64_t lo = std::min(old_size, size) > kPage ? std::min(old_size, size) - kPage : 0;
-  return check_range(f.fd, slot, lo, std::max(old_size, size) - lo + kPage);
+  return check_range(f.get(), slot, lo, std::max(old_size, size) - lo + kPage);
 }
 
 std::optional<Mismatch> OpEngine::do_fallocate(size_t slot, bool punch) {
   Fd f(open(path(slot).c_str(), O_RDWR));
-  if (f.fd < 0) return failure(slot, errno_text("open"));
+  if (f.get() < 0) return failure(slot, errno_text("open"));
   const uint64_t offset = punch ? rng_() % (model_.size(slot) + 1)
                                 : rng_() % options_.max_file_bytes;
   const uint64_t length = pick_length(kMaxIo);
   const int mode = punch ? FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE : 0;
-  if (fallocate(f.fd, mode, static_cast<off_t>(offset), static_cast<off_t>(length)) != 0) {
+  if (fallocate(f.get(), mode, static_cast<off_t>(offset), static_cast<off_t>(length)) != 0) {
     return failure(slot, errno_text(punch ? "fallocate(PUNCH_HOLE|KEEP_SIZE)" : "fallocate"));
   }
   if (punch) {
@@ -273,21 +265,21 @@ std::optional<Mismatch> OpEngine::do_fallocate(size_t slot, bool punch) {
     model_.allocate(slot, offset, length);
   }
   const uint64_t lo = offset > kPage ? offset - kPage : 0;
-  return check_range(f.fd, slot, lo, length + 2 * kPage);
+  return check_range(f.get(), slot, lo, length + 2 * kPage);
 }
 
 std::optional<Mismatch> OpEngine::do_mmap(size_t slot, bool write) {
   Fd f(open(path(slot).c_str(), write ? O_RDWR : O_RDONLY));
-  if (f.fd < 0) return failure(slot, errno_text("open"));
+  if (f.get() < 0) return failure(slot, errno_text("open"));
   const uint64_t size = model_.size(slot);
-  if (size == 0) return check_size(f.fd, slot);  // nothing to map
+  if (size == 0) return check_size(f.get(), slot);  // nothing to map
   const uint64_t offset = rng_() % size;
   const uint64_t length = pick_length(std::min(kMaxIo, size - offset));
   const uint64_t map_start = offset / kPage * kPage;
   const size_t map_length = offset + length - map_start;
   const bool shared = write || options_.mmap_shared_reads;
   void* m = mmap(nullptr, map_length, write ? PROT_READ | PROT_WRITE : PROT_READ,
-                 shared ? MAP_SHARED : MAP_PRIVATE, f.fd, static_cast<off_t>(map_start));
+                 shared ? MAP_SHARED : MAP_PRIVATE, f.get(), static_cast<off_t>(map_start));
   if (m == MAP_FAILED) {
     return failure(slot, errno_text(shared ? "mmap(MAP_SHARED)" : "mmap(MAP_PRIVATE)"));
   }
@@ -304,26 +296,26 @@ std::optional<Mismatch> OpEngine::do_mmap(size_t slot, bool write) {
   }
   munmap(m, map_length);
   if (result || !write) return result;
-  return check_range(f.fd, slot, offset, length);
+  return check_range(f.get(), slot, offset, length);
 }
 
 std::optional<Mismatch> OpEngine::do_direct(size_t slot, bool write) {
   const uint64_t offset = rng_() % (options_.max_file_bytes / kPage) * kPage;
   const uint64_t length = (1 + rng_() % 64) * kPage;
   Fd f(open(path(slot).c_str(), O_RDWR | O_DIRECT));
-  if (f.fd < 0 && errno == EINVAL) {
+  if (f.get() < 0 && errno == EINVAL) {
     report_.direct_refused = true;
     options_.direct_io = false;
     return std::nullopt;
   }
-  if (f.fd < 0) return failure(slot, errno_text("open(O_DIRECT)"));
+  if (f.get() < 0) return failure(slot, errno_text("open(O_DIRECT)"));
   mount::AlignedBuffer buf(length);
   if (buf.data() == nullptr) return failure(slot, "out of memory for an aligned buffer");
   auto* p = reinterpret_cast<uint8_t*>(buf.data());
   if (write) {
     const Bytes data = random_bytes(length);
     std::memcpy(p, data.data(), length);
-    const ssize_t n = pwrite(f.fd, p, length, static_cast<off_t>(offset));
+    const ssize_t n = pwrite(f.get(), p, length, static_cast<off_t>(offset));
     if (n < 0 && errno == EINVAL && !direct_worked_) {  // refused, not failed
       report_.direct_refused = true;
       options_.direct_io = false;
@@ -337,10 +329,10 @@ std::optional<Mismatch> OpEngine::do_direct(size_t slot, bool write) {
     model_.write(slot, offset, data);
     // Check through a buffered descriptor: direct and buffered I/O must agree.
     Fd buffered(open(path(slot).c_str(), O_RDONLY));
-    if (buffered.fd < 0) return failure(slot, errno_text("open"));
-    return check_range(buffered.fd, slot, offset, length);
+    if (buffered.get() < 0) return failure(slot, errno_text("open"));
+    return check_range(buffered.get(), slot, offset, length);
   }
-  const ssize_t n = pread(f.fd, p, length, static_cast<off_t>(offset));
+  const ssize_t n = pread(f.get(), p, length, static_cast<off_t>(offset));
   if (n < 0 && errno == EINVAL && !direct_worked_) {
     report_.direct_refused = true;
     options_.direct_io = false;
@@ -353,7 +345,7 @@ std::optional<Mismatch> OpEngine::do_direct(size_t slot, bool write) {
     return failure(slot, "O_DIRECT read returned " + std::to_string(n) + " bytes that differ",
                    static_cast<int64_t>(offset + *d));
   }
-  return check_size(f.fd, slot);
+  return check_size(f.get(), slot);
 }
 
 std::optional<Mismatch> OpEngine::do_rename(size_t from) {
@@ -367,8 +359,8 @@ std::optional<Mismatch> OpEngine::do_rename(size_t from) {
     return failure(from, "old name still there after rename");
   }
   Fd f(open(path(to).c_str(), O_RDONLY));
-  if (f.fd < 0) return failure(to, errno_text("open"));
-  return check_range(f.fd, to, 0, std::min<uint64_t>(model_.size(to), kMaxIo));
+  if (f.get() < 0) return failure(to, errno_text("open"));
+  return check_range(f.get(), to, 0, std::min<uint64_t>(model_.size(to), kMaxIo));
 }
 
 std::optional<Mismatch> OpEngine::do_link(size_t from) {
@@ -377,10 +369,10 @@ std::optional<Mismatch> OpEngine::do_link(size_t from) {
   model_.link(from, to);
   // A write through the new name must be visible through the old one.
   Fd via_new(open(path(to).c_str(), O_RDWR));
-  if (via_new.fd < 0) return failure(to, errno_text("open"));
+  if (via_new.get() < 0) return failure(to, errno_text("open"));
   const uint64_t offset = rng_() % (model_.size(to) + 1);
   const Bytes data = random_bytes(pick_length(kPage));
-  if (write_fully(via_new.fd, data.data(), data.size(), offset) !=
+  if (write_fully(via_new.get(), data.data(), data.size(), offset) !=
       static_cast<ssize_t>(data.size())) {
     return failure(to, errno_text("pwrite"));
   }
@@ -400,20 +392,20 @@ std::optional<Mismatch> OpEngine::do_unlink(size_t slot) {
 
 std::optional<Mismatch> OpEngine::do_sync(size_t slot, bool data_only) {
   Fd f(open(path(slot).c_str(), O_RDWR));
-  if (f.fd < 0) return failure(slot, errno_text("open"));
-  if ((data_only ? fdatasync(f.fd) : fsync(f.fd)) != 0) {
+  if (f.get() < 0) return failure(slot, errno_text("open"));
+  if ((data_only ? fdatasync(f.get()) : fsync(f.get())) != 0) {
     return failure(slot, errno_text(data_only ? "fdatasync" : "fsync"));
   }
-  return check_size(f.fd, slot);
+  return check_size(f.get(), slot);
 }
 
 std::optional<Mismatch> OpEngine::check_whole(const std::string& root, size_t slot) const {
   const std::string p = root + "/" + name(slot);
   Fd f(open(p.c_str(), O_RDONLY));
-  if (f.fd < 0) return failure(slot, errno_text(("open " + p).c_str()));
+  if (f.get() < 0) return failure(slot, errno_text(("open " + p).c_str()));
   const Bytes& want = model_.contents(slot);
   Bytes got(want.size() + kPage);  // room to notice extra bytes
-  const ssize_t n = read_fully(f.fd, got.data(), got.size(), 0);
+  const ssize_t n = read_fully(f.get(), got.data(), got.size(), 0);
   if (n < 0) return failure(slot, std::string("read ") + p + ": " + strerror(static_cast<int>(-n)));
   got.resize(static_cast<size_t>(n));
   if (auto d = first_difference(got, want)) {

@@ -2,30 +2,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include "dmc/mount/settings_json.h"
+
 namespace diskcond::mount {
 namespace {
 
-using nlohmann::json;
+using json = nlohmann::ordered_json;
 
 json settings_to_json(const MountSettings& s) {
-  const Profile& p = s.profile;
-  const char* cache = s.cache == CacheMode::kNoCache     ? "none"
-                      : s.cache == CacheMode::kPageCache ? "page"
-                                                         : "writeback";
-  return json{{"cache", cache},
-              {"profile",
-               {{"name", p.name},
-                {"type", std::string(to_string(p.type))},
-                {"access_time_ns", p.access_time_ns},
-                {"read_bytes_per_sec", p.read_bytes_per_sec},
-                {"write_bytes_per_sec", p.write_bytes_per_sec},
-                {"queue_depth", p.queue_depth},
-                {"max_read_bytes", p.max_read_bytes},
-                {"max_write_bytes", p.max_write_bytes},
-                {"max_read_segments", p.max_read_segments},
-                {"max_write_segments", p.max_write_segments},
-                {"spinup_idle_ns", p.spinup_idle_ns},
-                {"spinup_ns", p.spinup_ns}}}};
+  json j = json::object();
+  j["cache"] = std::string(cache_mode_name(s.cache));
+  j["profile"] = profile_to_json(s.profile);
+  return j;
 }
 
 // Reads an unsigned/signed integer field without throwing.
@@ -62,42 +50,51 @@ Status read_string(const json& obj, const char* key, std::string& out) {
     if (!_s.ok()) return Error{_s.error()}; \
   } while (0)
 
+// A daemon started by a dmc from before the one vocabulary (issue 14) says "page"/"none" and
+// access_time_ns, read_bytes_per_sec, write_bytes_per_sec, queue_depth, spinup_ns: rewritten to
+// today's keys so that the new dmc still reads its status.
+void upgrade_old_settings(json& j) {
+  if (auto cache = j.find("cache"); cache != j.end() && cache->is_string()) {
+    if (*cache == "page") *cache = "page_cache";
+    if (*cache == "none") *cache = "no_cache";
+  }
+  auto p = j.find("profile");
+  if (p == j.end() || !p->is_object() || !p->contains("access_time_ns")) return;
+  const std::pair<const char*, const char*> renamed[] = {
+      {"read_bytes_per_sec", "read_throughput_bytes_per_sec"},
+      {"write_bytes_per_sec", "write_throughput_bytes_per_sec"},
+      {"queue_depth", "io_queue_depth"},
+      {"spinup_ns", "spinup_time_ns"}};
+  for (auto [old_key, key] : renamed) {
+    if (auto v = p->find(old_key); v != p->end()) {
+      (*p)[key] = *v;
+      p->erase(old_key);
+    }
+  }
+  json ns = (*p)["access_time_ns"];
+  p->erase("access_time_ns");
+  if (ns.is_number_unsigned() && ns.get<uint64_t>() % 1000 == 0) {
+    (*p)["access_time_us"] = ns.get<uint64_t>() / 1000;
+  } else if (ns.is_number()) {
+    (*p)["access_time_us"] = ns.get<double>() / 1000;
+  } else {
+    (*p)["access_time_us"] = ns;
+  }
+}
+
 Result<MountSettings> settings_from_json(const json& j) {
   if (!j.is_object()) return make_error("settings must be an object");
   MountSettings s;
   std::string cache;
   TRY(read_string(j, "cache", cache));
-  if (cache == "writeback") {
-    s.cache = CacheMode::kWriteBack;
-  } else if (cache == "page") {
-    s.cache = CacheMode::kPageCache;
-  } else if (cache == "none") {
-    s.cache = CacheMode::kNoCache;
-  } else {
-    return make_error("cache must be \"writeback\", \"page\" or \"none\"");
-  }
+  auto mode = parse_cache_mode_name(cache);
+  if (!mode.ok()) return make_error(mode.error());
+  s.cache = *mode;
   auto pit = j.find("profile");
   if (pit == j.end() || !pit->is_object()) return make_error("settings.profile must be an object");
-  const json& pj = *pit;
-  Profile& p = s.profile;
-  std::string type;
-  TRY(read_string(pj, "name", p.name));
-  TRY(read_string(pj, "type", type));
-  auto t = parse_disk_type(type);
-  if (!t.ok()) return make_error(t.error());
-  p.type = *t;
-  TRY(read_int(pj, "access_time_ns", p.access_time_ns));
-  TRY(read_int(pj, "read_bytes_per_sec", p.read_bytes_per_sec));
-  TRY(read_int(pj, "write_bytes_per_sec", p.write_bytes_per_sec));
-  TRY(read_int(pj, "queue_depth", p.queue_depth));
-  TRY(read_int(pj, "max_read_bytes", p.max_read_bytes));
-  TRY(read_int(pj, "max_write_bytes", p.max_write_bytes));
-  TRY(read_int(pj, "max_read_segments", p.max_read_segments));
-  TRY(read_int(pj, "max_write_segments", p.max_write_segments));
-  TRY(read_int(pj, "spinup_idle_ns", p.spinup_idle_ns));
-  TRY(read_int(pj, "spinup_ns", p.spinup_ns));
-  auto valid = validate(p);
-  if (!valid.ok()) return make_error(valid.error());
+  auto profile = profile_from_json(*pit);
+  if (!profile.ok()) return make_error(profile.error());
+  s.profile = std::move(profile).value();
   return s;
 }
 
@@ -221,20 +218,7 @@ std::string encode_status(const StatusReply& s) {
               {"mount_point", s.mount_point},
               {"settings", settings_to_json(s.settings)},
               {"counters", counters_to_json(s.counters)},
-              {"diagnostics",
-               {{"backing_bound_replies", s.diagnostics.backing_bound_replies},
-                {"backing_bound_mean_excess_ns", s.diagnostics.backing_bound_mean_excess_ns},
-                {"wake_ahead_ns", s.diagnostics.wake_ahead_ns},
-                {"max_lateness_ns", s.diagnostics.max_lateness_ns},
-                {"transit_lead_read_ns", s.diagnostics.transit_lead_read_ns},
-                {"transit_lead_write_ns", s.diagnostics.transit_lead_write_ns},
-                {"lateness_replies", s.diagnostics.lateness_replies},
-                {"lateness_early_replies", s.diagnostics.lateness_early_replies},
-                {"lateness_p50_ns", s.diagnostics.lateness_p50_ns},
-                {"lateness_p90_ns", s.diagnostics.lateness_p90_ns},
-                {"lateness_p99_ns", s.diagnostics.lateness_p99_ns},
-                {"lateness_p999_ns", s.diagnostics.lateness_p999_ns},
-                {"lateness_max_ns", s.diagnostics.lateness_max_ns}}}}
+              {"diagnostics", diagnostics_to_json(s.diagnostics, /*documented_only=*/false)}}
              .dump() +
          "\n";
 }
@@ -266,7 +250,8 @@ Status decode_ack(const std::string& line) {
 Result<StatusReply> decode_status(const std::string& line) {
   auto ack = decode_ack(line);
   if (!ack.ok()) return Error{ack.error()};
-  const json j = *parse_object(line);
+  json j = *parse_object(line);
+  if (auto settings = j.find("settings"); settings != j.end() && settings->is_object()) upgrade_old_settings(*settings);
   StatusReply s;
   TRY(read_int(j, "pid", s.pid));
   TRY(read_string(j, "mount_point", s.mount_point));
@@ -276,26 +261,7 @@ Result<StatusReply> decode_status(const std::string& line) {
   auto counters = counters_from_json(j.value("counters", json()));
   if (!counters.ok()) return Error{"bad status from daemon: " + counters.error()};
   s.counters = *counters;
-  auto d = j.find("diagnostics");
-  if (d != j.end() && d->is_object()) {
-    static_cast<void>(read_int(*d, "backing_bound_replies", s.diagnostics.backing_bound_replies));
-    static_cast<void>(read_int(*d, "wake_ahead_ns", s.diagnostics.wake_ahead_ns));
-    static_cast<void>(read_int(*d, "transit_lead_read_ns", s.diagnostics.transit_lead_read_ns));
-    static_cast<void>(read_int(*d, "transit_lead_write_ns", s.diagnostics.transit_lead_write_ns));
-    static_cast<void>(read_int(*d, "max_lateness_ns", s.diagnostics.max_lateness_ns));
-    Diagnostics& g = s.diagnostics;
-    static_cast<void>(read_int(*d, "lateness_replies", g.lateness_replies));
-    static_cast<void>(read_int(*d, "lateness_early_replies", g.lateness_early_replies));
-    static_cast<void>(read_int(*d, "lateness_p50_ns", g.lateness_p50_ns));
-    static_cast<void>(read_int(*d, "lateness_p90_ns", g.lateness_p90_ns));
-    static_cast<void>(read_int(*d, "lateness_p99_ns", g.lateness_p99_ns));
-    static_cast<void>(read_int(*d, "lateness_p999_ns", g.lateness_p999_ns));
-    static_cast<void>(read_int(*d, "lateness_max_ns", g.lateness_max_ns));
-    auto excess = d->find("backing_bound_mean_excess_ns");
-    if (excess != d->end() && excess->is_number()) {
-      s.diagnostics.backing_bound_mean_excess_ns = excess->get<double>();
-    }
-  }
+  if (auto d = j.find("diagnostics"); d != j.end()) s.diagnostics = diagnostics_from_json(*d);
   return s;
 }
 

@@ -9,11 +9,11 @@
 //                                                done on the daemon's CLOCK_MONOTONIC:
 //                                                {"ok":true,"durable_at_ns":N}
 // Replies: {"ok":true, ...} or {"ok":false,"error":"<one line>"}. A status reply carries
-// "pid", "mount_point", "settings", "counters" and "diagnostics" (optional). Settings:
-//   {"cache":"writeback"|"page"|"none","profile":{"name":..,"type":"SSD"|"HDD","access_time_ns":..,
-//    "read_bytes_per_sec":..,"write_bytes_per_sec":..,"queue_depth":..,"max_read_bytes":..,
-//    "max_write_bytes":..,"max_read_segments":..,"max_write_segments":..,"spinup_idle_ns":..,
-//    "spinup_ns":..}}
+// "pid", "mount_point", "settings", "counters" and "diagnostics" (optional). Settings and
+// diagnostics use settings_json.h's vocabulary, the one of the settings store and -json output:
+//   {"cache":"writeback"|"page_cache"|"no_cache","profile":{<profile object>}}
+// A status reply in the keys of a daemon from before that vocabulary ("page", access_time_ns, ...)
+// is still read.
 // Decoding never throws: malformed input is an Error naming what is wrong.
 #pragma once
 

@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "core/profile.h"
+#include "dmc/mount/settings_json.h"
 
 namespace diskcond::mount {
 namespace {
@@ -97,12 +101,61 @@ TEST(MountControlProtocol, MalformedRequestsAreErrors) {
   update.op = ControlOp::kUpdate;
   update.settings = sample();
   std::string text = encode_request(update);
-  auto pos = text.find("\"queue_depth\":16");
+  auto pos = text.find("\"io_queue_depth\":16");
   ASSERT_NE(pos, std::string::npos);
-  text.replace(pos, 16, "\"queue_depth\":0");
+  text.replace(pos, 19, "\"io_queue_depth\":0");
   EXPECT_FALSE(decode_request(text).ok());
-  text.replace(pos, 15, "\"queue_depth\":-1");
+  text.replace(pos, 18, "\"io_queue_depth\":-1");
   EXPECT_FALSE(decode_request(text).ok());
+}
+
+// The wire speaks settings_json.h's vocabulary, the settings store's and -json output's.
+TEST(MountControlProtocol, SettingsUseTheOneVocabulary) {
+  ControlRequest update;
+  update.op = ControlOp::kUpdate;
+  update.settings = sample();
+  auto j = nlohmann::ordered_json::parse(encode_request(update));
+  EXPECT_EQ(j["settings"]["cache"], "no_cache");
+  EXPECT_EQ(j["settings"]["profile"], profile_to_json(update.settings.profile));
+  EXPECT_EQ(j["settings"]["profile"]["io_queue_depth"], 16);
+  EXPECT_EQ(j["settings"]["profile"]["access_time_us"], 52222);
+}
+
+// A daemon started by the dmc before issue 14 answers status in its old keys; dmc still reads it.
+TEST(MountControlProtocol, StatusOfADaemonFromBeforeIsRead) {
+  const std::string old_reply =
+      R"({"counters":{"bytes":[0,0,0],"commands":[0,0,0],"floor_read_ns":0.0,"floor_write_ns":0.0,)"
+      R"("mean_added_delay_ns":0.0,"queue_occupancy":0},"diagnostics":{"wake_ahead_ns":30000},)"
+      R"("mount_point":"/srv/data","ok":true,"pid":42,"settings":{"cache":"page","profile":)"
+      R"({"access_time_ns":1500,"max_read_bytes":16777216,"max_read_segments":128,)"
+      R"("max_write_bytes":16777216,"max_write_segments":128,"name":"Faulty 5400 HDD",)"
+      R"("queue_depth":16,"read_bytes_per_sec":52428800,"spinup_idle_ns":600000000000,)"
+      R"("spinup_ns":8000000000,"type":"HDD","write_bytes_per_sec":52428800}}})"
+      "\n";
+  auto back = decode_status(old_reply);
+  ASSERT_TRUE(back.ok()) << back.error();
+  Profile expected = builtin_profiles()[0];
+  expected.access_time_ns = 1500;
+  expected.spinup_idle_ns = 600'000'000'000;
+  expected.spinup_ns = 8'000'000'000;
+  EXPECT_EQ(back->settings.profile, expected);
+  EXPECT_EQ(back->settings.cache, CacheMode::kPageCache);
+  EXPECT_EQ(back->diagnostics.wake_ahead_ns, 30000);
+  std::string none = old_reply;
+  none.replace(none.find("\"page\""), 6, "\"none\"");
+  EXPECT_EQ(decode_status(none)->settings.cache, CacheMode::kNoCache);
+}
+
+// The fuzzer's seed for the control protocol (fuzz/corpus/control) is a request that decodes, so
+// that fuzzing starts from inside the profile's decoding.
+TEST(MountControlProtocol, TheFuzzSeedsDecode) {
+  for (const char* seed : {"status", "stop", "update"}) {
+    std::ifstream in(std::string(DISKCOND_SOURCE_DIR) + "/fuzz/corpus/control/" + seed);
+    std::stringstream text;
+    text << in.rdbuf();
+    auto request = decode_request(text.str());
+    EXPECT_TRUE(request.ok()) << seed << ": " << request.error();
+  }
 }
 
 TEST(MountControlProtocol, AcksCarryErrors) {

@@ -15,6 +15,7 @@
 #include "core/clock.h"
 #include "dmc/mount/control_protocol.h"
 #include "dmc/mount/syscall.h"
+#include "posix/files.h"
 
 namespace diskcond::mount {
 namespace {
@@ -86,7 +87,7 @@ Status ControlServer::start(const std::string& path, Handler handler) {
 void ControlServer::close_listener() {
   if (closing_.exchange(true)) return;
   unlink(path_.c_str());
-  if (wake_pipe_[1] >= 0) write_all(wake_pipe_[1], "x");
+  if (wake_pipe_[1] >= 0) posix::write_all(wake_pipe_[1], "x");
 }
 
 void ControlServer::stop() {

@@ -27,6 +27,7 @@
 #include "dmc/mount/filesystem.h"
 #include "dmc/mount/machine_writeback.h"
 #include "dmc/mount/syscall.h"
+#include "posix/files.h"
 #include "dmc/mount/transit_probe.h"
 
 namespace diskcond::mount {
@@ -204,7 +205,7 @@ std::string explain(const std::string& what, const std::string& log_path) {
 }
 
 void report(int ready_fd, const std::string& message) {
-  if (ready_fd >= 0) write_all(ready_fd, "error: " + message + "\n");
+  if (ready_fd >= 0) posix::write_all(ready_fd, "error: " + message + "\n");
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include "dmc/mount/fiemap.h"
 #include "dmc/mount/syscall.h"
+#include "posix/files.h"
 
 namespace diskcond::mount {
 namespace {
@@ -27,7 +28,7 @@ void op_init(void* userdata, fuse_conn_info* conn) {
   conn->max_background = kMaxBackground;
   conn->congestion_threshold = kCongestionThreshold;
   if (fs.ready_fd >= 0) {
-    write_all(fs.ready_fd, "ok " + std::to_string(getpid()) + "\n");
+    posix::write_all(fs.ready_fd, "ok " + std::to_string(getpid()) + "\n");
     close(fs.ready_fd);
     fs.ready_fd = -1;
   }

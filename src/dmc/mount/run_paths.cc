@@ -14,18 +14,12 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "dmc/mount/syscall.h"
+#include "posix/files.h"
 
 namespace diskcond::mount {
 namespace {
 
 constexpr size_t kSocketPathMax = sizeof(sockaddr_un{}.sun_path) - 1;
-
-uint64_t fnv1a(const std::string& s) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
-  return h;
-}
 
 }  // namespace
 
@@ -34,25 +28,7 @@ std::string run_directory() {
   return env && *env ? env : "/run/diskcond";
 }
 
-std::string escape_mount_point(const std::string& path) {
-  std::string out;
-  size_t start = 0;
-  while (start < path.size() && path[start] == '/') ++start;
-  if (start == path.size()) return "-";
-  for (size_t i = start; i < path.size(); ++i) {
-    const unsigned char c = static_cast<unsigned char>(path[i]);
-    if (c == '/') {
-      out += '-';
-    } else if (std::isalnum(c) || c == '_' || (c == '.' && i != start)) {
-      out += static_cast<char>(c);
-    } else {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\x%02x", c);
-      out += buf;
-    }
-  }
-  return out;
-}
+std::string escape_mount_point(const std::string& path) { return posix::escape_path(path); }
 
 RunPaths run_paths_for(const std::string& canonical_path) {
   const std::string dir = run_directory();
@@ -60,7 +36,7 @@ RunPaths run_paths_for(const std::string& canonical_path) {
   if (dir.size() + 1 + name.size() + 5 > kSocketPathMax) {
     char buf[32];
     std::snprintf(buf, sizeof(buf), "h-%016llx",
-                  static_cast<unsigned long long>(fnv1a(canonical_path)));
+                  static_cast<unsigned long long>(posix::fnv1a_64(canonical_path)));
     name = buf;
   }
   const std::string base = dir + "/" + name;
@@ -79,14 +55,8 @@ Status write_state(const std::string& path, const DaemonState& s) {
   const std::string text =
       nlohmann::json{{"pid", s.pid}, {"mount_point", s.mount_point}, {"socket", s.socket}}.dump() +
       "\n";
-  const std::string tmp = path + ".tmp";
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return make_error("cannot write " + tmp + ": " + std::strerror(errno));
-  int r = write_all(fd, text);
-  close(fd);
-  if (r < 0 || rename(tmp.c_str(), path.c_str()) < 0) {
-    unlink(tmp.c_str());
-    return make_error("cannot write " + path + ": " + std::strerror(r < 0 ? -r : errno));
+  if (int r = posix::replace_file(path, text, 0644); r < 0) {
+    return make_error("cannot write " + path + ": " + std::strerror(-r));
   }
   return ok_status();
 }

@@ -4,8 +4,9 @@
 //   /run/diskcond/<name>.sock   control socket (mode 0666: anyone may ask for status)
 //   /run/diskcond/<name>.json   {"pid":..,"mount_point":"..","socket":".."}
 //   /run/diskcond/<name>.log    the daemon's stderr
-// <name> escapes the mount point like systemd: "/tmp/my data" -> "tmp-my\x20data"; names that
-// would not fit a socket address (108 bytes) become "h-<64-bit hash>".
+// <name> escapes the mount point like systemd (posix::escape_path): "/tmp/my data" ->
+// "tmp-my\x20data"; names that would not fit a socket address (108 bytes) become
+// "h-<64-bit FNV-1a hash>".
 #pragma once
 
 #include <sys/types.h>
@@ -34,7 +35,7 @@ struct DaemonState {
 
 // Creates the run directory (0755) if needed.
 Status ensure_run_directory();
-// Written atomically (temporary file + rename).
+// Written atomically (temporary file, fsync, rename: posix::replace_file).
 Status write_state(const std::string& path, const DaemonState& state);
 Result<DaemonState> read_state(const std::string& path);
 // Removes the socket and state files, and the log when it is empty (missing ones are fine).

@@ -15,7 +15,4 @@ inline long check(long r) {
 // "/proc/self/fd/<fd>": reopens an O_PATH descriptor's file (the magic link follows it).
 std::string proc_fd_path(int fd);
 
-// Writes all of `text` to `fd` (retrying short writes and EINTR). Returns 0 or -errno.
-int write_all(int fd, const std::string& text);
-
 }  // namespace diskcond::mount
