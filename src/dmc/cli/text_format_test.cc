@@ -116,6 +116,9 @@ TEST(DmcTextFormat, StatusOnShowsFieldsThenLiveCounters) {
   c.mean_added_delay_ns = 52.1e6;
   c.queue_occupancy = 3;
   c.floor_read_ns = 31.5e6;
+  c.files_mapped = 7;
+  c.files_linear = 1;
+  c.metadata_reads = 2;
   view.counters = c;
   EXPECT_EQ(format_status(view),
             "Disk Mount Conditioner: ON\n"
@@ -140,7 +143,9 @@ TEST(DmcTextFormat, StatusOnShowsFieldsThenLiveCounters) {
             " Mean added delay: 52.1 ms\n"
             " Queue occupancy: 3 commands\n"
             " Fastest 4 KiB read service: 31.5 ms\n"
-            " Fastest 4 KiB write service: none yet\n");
+            " Fastest 4 KiB write service: none yet\n"
+            " Placement: 7 files from the backing file's extents (FIEMAP), 1 file linear (O_DIRECT), 0 files hashed\n"
+            " Metadata reads: 2 inode-table reads\n");
 }
 
 // Issue 13, item 8: one command is singular, in every counter.
