@@ -19,6 +19,9 @@ constexpr std::string_view kStartHelp =
     "                 (like macOS); by default writes are written back later, as Linux does, and\n"
     "                 fsync, sync and full memory pay for them\n"
     "  -nocache       bypass the page cache: every read and write is conditioned, hits included\n"
+    "  -force         start even though processes are inside <mount> (their working directory,\n"
+    "                 root, open or mapped files): they keep the directory underneath, and their\n"
+    "                 I/O is not conditioned; without it, start refuses and names them\n"
     "\n"
     "Example: sudo dmc start /srv/data 'Slow SSD' -boot\n";
 
@@ -125,8 +128,8 @@ constexpr std::string_view kDiskHelp =
 
 std::vector<CommandSpec> make_table() {
   return {
-      {"start", "start <mount> [profile_name|profile_index [-boot]] [-nocache]",
-       {"start", 1, 2, {"boot", "nocache", "writethrough"}, {"<mount>"}}, true, run_start, kStartHelp},
+      {"start", "start <mount> [profile_name|profile_index [-boot]] [-nocache] [-force]",
+       {"start", 1, 2, {"boot", "nocache", "writethrough", "force"}, {"<mount>"}}, true, run_start, kStartHelp},
       {"stop", "stop <mount> [-force]", {"stop", 1, 1, {"force"}, {"<mount>"}}, true, run_stop, kStopHelp},
       {"status", "status <mount> [-json]", {"status", 1, 1, {"json"}, {"<mount>"}}, false, run_status,
        kStatusHelp},

@@ -68,6 +68,33 @@ TEST_F(DmcCliChange, ZeroConfigurationMountsWithNoConditioningAtAll) {
       << out();
 }
 
+// Issue 13, item 3: `cd D && dmc start . 0` left the shell (and what it ran) on the directory
+// underneath: start refuses, naming them, unless -force.
+TEST_F(DmcCliChange, StartRefusesWhileProcessesAreInsideUnlessForced) {
+  processes_ = {{812, "bash", {"cwd"}}, {977, "rawio", {"fd 3", "map"}}};
+  EXPECT_EQ(run({"start", mount_, "0"}), 4);
+  EXPECT_EQ(out(), "");
+  EXPECT_EQ(err(), "dmc: 2 processes are inside " + mount_ +
+                       " and would not be conditioned (they keep the directory underneath): pid 812 (bash: cwd), "
+                       "pid 977 (rawio: fd 3, map); leave it (cd elsewhere, close its files) or add -force\n");
+  EXPECT_EQ(process_queries_, std::vector<std::string>{mount_ + " mounted=false daemon=0"});
+  EXPECT_EQ(fake_.changing_calls(), std::vector<std::string>{});
+  EXPECT_TRUE(store().list().mounts.empty());
+
+  EXPECT_EQ(run({"start", mount_, "0", "-force"}), 0) << err();
+  EXPECT_EQ(fake_.changing_calls(), std::vector<std::string>{"start " + mount_});
+  EXPECT_EQ(err(), "dmc: warning: 2 processes stay inside " + mount_ +
+                       " and not conditioned: pid 812 (bash: cwd), pid 977 (rawio: fd 3, map)\n");
+}
+
+TEST_F(DmcCliChange, StartListsAFewProcessesAndCountsTheRest) {
+  for (pid_t pid = 100; pid < 107; ++pid) processes_.push_back({pid, "sh", {"cwd"}});
+  EXPECT_EQ(run({"start", mount_, "0"}), 4);
+  EXPECT_EQ(line_count(err()), 1u);
+  EXPECT_NE(err().find("7 processes are inside"), std::string::npos) << err();
+  EXPECT_NE(err().find("pid 103 (sh: cwd) and 3 more;"), std::string::npos) << err();
+}
+
 TEST_F(DmcCliChange, StartWithNothingStoredAsksForAProfile) {
   EXPECT_EQ(run({"start", mount_}), 4);
   EXPECT_EQ(line_count(err()), 1u);

@@ -82,6 +82,11 @@ json status_json(const StatusView& view) {
   j["boot"] = view.boot;
   j["counters"] = view.counters ? counters_json(*view.counters) : json(nullptr);
   j["diagnostics"] = view.diagnostics ? diagnostics_json(*view.diagnostics) : json(nullptr);
+  json processes = json::array();
+  for (const mount::ProcessInside& p : view.unconditioned_processes) {
+    processes.push_back(json{{"pid", p.pid}, {"command", p.command}, {"uses", p.uses}});
+  }
+  j["unconditioned_processes"] = std::move(processes);
   return j;
 }
 
