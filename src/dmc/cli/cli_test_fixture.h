@@ -52,6 +52,7 @@ class CliTest : public ::testing::Test {
               process_queries_.push_back(fmt::format("{} mounted={} daemon={}", dir, mounted, daemon_pid));
               return processes_;
             },
+        .boot_problem = [this] { return boot_problem_; },
     };
     return run_dmc(args, ctx);
   }
@@ -80,6 +81,8 @@ class CliTest : public ::testing::Test {
   // What Context::processes_inside answers, and each query ("<dir> mounted=<bool> daemon=<pid>").
   std::vector<mount::ProcessInside> processes_;
   std::vector<std::string> process_queries_;
+  // What Context::boot_problem answers ("": dmc-boot.service will re-apply '-boot' mounts).
+  std::string boot_problem_;
   std::string root_, mount_, other_mount_, file_, state_dir_, profile_dir_;
 
  private:

@@ -66,6 +66,11 @@ Outcome run_start(Context& ctx, const CommandArgs& args) {
     return failure(ExitCode::kFailed,
                    fmt::format("{} is conditioned, but its settings were not saved: {}", *mount, s.error()));
   }
+  if (record.boot) {
+    if (std::string problem = ctx.boot_problem(); !problem.empty()) {
+      ctx.err << fmt::format("dmc: warning: '-boot' is stored, but nothing will re-apply it at boot: {}\n", problem);
+    }
+  }
   if (!inside.empty()) {
     ctx.err << fmt::format("dmc: warning: {} {} inside {} and not conditioned: {}\n", inside.size(),
                            inside.size() == 1 ? "process stays" : "processes stay", *mount, format_processes(inside));

@@ -11,6 +11,7 @@
 
 #include "core/one_line.h"
 #include "dmc/cli/command_table.h"
+#include "dmc/boot_service.h"
 #include "dmc/cli/help_text.h"
 #include "dmc/disk/disk_control.h"
 
@@ -104,6 +105,7 @@ int dmc_main(int argc, char** argv) {
       .err = std::cerr,
       .err_is_terminal = [] { return ::isatty(STDERR_FILENO) == 1; },
       .processes_inside = processes_inside,
+      .boot_problem = [] { return boot_service_problem(); },
   };
   return run_dmc(args, ctx);
 }

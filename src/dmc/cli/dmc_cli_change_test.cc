@@ -1,6 +1,8 @@
 // dmc's commands that change things: start, stop, select, configure, boot (against the fake).
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "core/units.h"
 #include "dmc/cli/cli_test_fixture.h"
 
@@ -189,6 +191,39 @@ TEST_F(DmcCliChange, BootFlagPersistsAndStopDropsItButKeepsSettings) {
   auto stored = *store().load(mount_);
   EXPECT_FALSE(stored->boot);
   EXPECT_EQ(stored->settings.profile, builtin(2));
+}
+
+// Issue 13, item 5: -boot claimed persistence with no unit installed and PID 1 not systemd.
+TEST_F(DmcCliChange, BootSaysPlainlyWhenNothingWillReapplyIt) {
+  boot_problem_ = "PID 1 is sh, not systemd";
+  EXPECT_EQ(run({"start", mount_, "2", "-boot"}), 0) << err();
+  EXPECT_EQ(err(), "dmc: warning: '-boot' is stored, but nothing will re-apply it at boot: PID 1 is sh, not systemd\n");
+  EXPECT_TRUE((*store().load(mount_))->boot);
+  EXPECT_EQ(run({"status", mount_}), 0);
+  EXPECT_NE(out().find("\nBoot: '-boot' is stored, but nothing will re-apply it at boot: PID 1 is sh, not systemd\n"),
+            std::string::npos)
+      << out();
+  EXPECT_EQ(out().find("re-applied at boot by"), std::string::npos) << out();
+  EXPECT_EQ(run({"status", mount_, "-json"}), 0);
+  auto j = nlohmann::ordered_json::parse(out());
+  EXPECT_EQ(j["boot"], true);
+  EXPECT_EQ(j["boot_reapplied"], false);
+  EXPECT_EQ(j["boot_problem"], "PID 1 is sh, not systemd");
+
+  boot_problem_.clear();  // the unit installed and enabled
+  EXPECT_EQ(run({"status", mount_}), 0);
+  EXPECT_NE(out().find("\nBoot: re-applied at boot by dmc-boot.service\n"), std::string::npos) << out();
+  EXPECT_EQ(run({"status", mount_, "-json"}), 0);
+  j = nlohmann::ordered_json::parse(out());
+  EXPECT_EQ(j["boot_reapplied"], true);
+  EXPECT_EQ(j["boot_problem"], nullptr);
+
+  // Without -boot nothing is said about it.
+  boot_problem_ = "dmc-boot.service is not installed";
+  EXPECT_EQ(run({"start", other_mount_, "2"}), 0) << err();
+  EXPECT_EQ(err(), "");
+  EXPECT_EQ(run({"status", other_mount_, "-json"}), 0);
+  EXPECT_EQ(nlohmann::ordered_json::parse(out())["boot_problem"], nullptr);
 }
 
 TEST_F(DmcCliChange, StopWhenNotConditioned) {

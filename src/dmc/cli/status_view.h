@@ -28,7 +28,8 @@ struct StatusView {
   // The settings the fields show: the live ones when on; the stored ones when off (what the next
   // `dmc start <mount>` applies); nullopt when off with nothing stored (fields print as zeros).
   std::optional<MountSettings> settings;
-  bool boot = false;        // re-applied at boot (stored `-boot`)
+  bool boot = false;        // stored `-boot`: to be re-applied at boot
+  std::string boot_problem; // with `boot`: why nothing will re-apply it ("" when dmc-boot.service will)
   pid_t daemon_pid = 0;     // when on or stale (0 if unknown)
   std::optional<MountCounters> counters;  // when on
   std::optional<MountDiagnostics> diagnostics;  // when on

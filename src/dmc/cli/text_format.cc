@@ -123,7 +123,13 @@ std::string format_status(const StatusView& view) {
   }
   if (view.settings) out += cache_line(view.settings->cache);
   if (view.settings) {
-    out += view.boot ? "Boot: re-applied at boot by dmc-boot.service\n" : "Boot: not kept across reboots\n";
+    if (!view.boot) {
+      out += "Boot: not kept across reboots\n";
+    } else if (view.boot_problem.empty()) {
+      out += "Boot: re-applied at boot by dmc-boot.service\n";
+    } else {
+      out += fmt::format("Boot: '-boot' is stored, but nothing will re-apply it at boot: {}\n", view.boot_problem);
+    }
   }
   if (view.counters) out += counter_lines(*view.counters);
   return out;
