@@ -37,20 +37,15 @@ Result<rawio::RunResult> run_workload(const rawio::Target& target, const Workloa
   return rawio::run_test(target, spec, options);
 }
 
-// The workload again with conditioning switched off: what the mount delivers at best. Switches
-// it back on whatever happens; a failure to do so is the error.
-Result<rawio::RunResult> measure_floor(const rawio::Target& target, const Workload& w, uint64_t file_bytes,
-                                       int64_t test_ns, int64_t warmup_ns, const ConditioningSwitch& unconditioned) {
-  if (Status s = unconditioned(true); !s.ok()) return make_error(fmt::format("cannot switch conditioning off: {}", s.error()));
-  auto result = run_workload(target, w, file_bytes, test_ns, warmup_ns);
-  if (Status s = unconditioned(false); !s.ok()) {
-    return make_error(fmt::format("cannot switch conditioning back on: {}", s.error()));
-  }
-  return result;
+// The mount's counters through `probe` (REQUIRES: set); the error says what failed.
+Result<BackingBoundSample> read_counters(const BackingBoundProbe& probe) {
+  auto sample = probe();
+  if (!sample.ok()) return make_error(fmt::format("cannot read the mount's counters: {}", sample.error()));
+  return sample;
 }
 
 VerifyCheck check(const std::string& label, const Workload& w, const Profile& profile,
-                  const rawio::RunResult& measured, double tolerance) {
+                  const rawio::RunResult& measured, std::optional<double> share, const VerifyPlan& plan) {
   VerifyCheck c;
   c.label = label;
   c.workload = w;
@@ -61,18 +56,28 @@ VerifyCheck check(const std::string& label, const Workload& w, const Profile& pr
   c.measured_bytes_per_sec = measured.bytes_per_sec();
   c.measured_seconds = measured.seconds();
   c.error = std::isinf(c.predicted.iops) ? 0 : c.measured_iops / c.predicted.iops - 1;
-  c.verdict = judge(c.predicted.iops, c.measured_iops, 0, tolerance);
+  c.backing_bound_share = share;
+  c.verdict = judge(c.predicted.iops, c.measured_iops, share, plan.tolerance, plan.floor_share);
   c.pass = c.verdict != Verdict::kFail;
   return c;
 }
 
 }  // namespace
 
-Verdict judge(double predicted_iops, double measured_iops, double floor_iops, double tolerance) {
+double backing_bound_share(const BackingBoundSample& before, const BackingBoundSample& after) {
+  if (after.commands <= before.commands) return 0;
+  if (after.backing_bound_replies < before.backing_bound_replies) return 0;  // another daemon
+  const double share = static_cast<double>(after.backing_bound_replies - before.backing_bound_replies) /
+                       static_cast<double>(after.commands - before.commands);
+  return std::min(share, 1.0);  // a command counted before the first sample, replied after it
+}
+
+Verdict judge(double predicted_iops, double measured_iops, std::optional<double> share, double tolerance,
+              double floor_share) {
   if (std::isinf(predicted_iops)) return Verdict::kPass;  // nothing to hold the mount to
   const double error = measured_iops / predicted_iops - 1;
   if (std::fabs(error) <= tolerance) return Verdict::kPass;
-  if (error < 0 && floor_iops > 0 && predicted_iops > floor_iops) return Verdict::kFloor;
+  if (error < 0 && share && *share >= floor_share) return Verdict::kFloor;
   return Verdict::kFail;
 }
 
@@ -100,7 +105,7 @@ uint64_t verify_file_bytes(const Profile& profile, const VerifyPlan& plan) {
 Result<std::vector<VerifyCheck>> verify_directory(const std::string& dir, const Profile& profile,
                                                   uint64_t capacity_bytes, const VerifyPlan& plan,
                                                   const std::function<void(const std::string&)>& on_test,
-                                                  const ConditioningSwitch& unconditioned) {
+                                                  const BackingBoundProbe& probe) {
   auto target = rawio::inspect_target(dir);
   if (!target.ok()) return make_error(target.error());
   if (target->kind != rawio::TargetKind::kDirectory) return make_error(fmt::format("{} is not a directory", dir));
@@ -121,19 +126,18 @@ Result<std::vector<VerifyCheck>> verify_directory(const std::string& dir, const 
     w.span_fraction = std::min(1.0, static_cast<double>(file_bytes) / static_cast<double>(capacity_bytes));
     if (on_test) on_test(named.label);
     const int64_t test_ns = verify_test_ns(predict(profile, w).iops, plan);
+    // The mount's counters right before and right after the workload: read, never changed.
+    auto before = probe ? read_counters(probe) : BackingBoundSample{};
+    if (!before.ok()) return make_error(fmt::format("{}: {}", named.label, before.error()));
     auto result = run_workload(*target, w, file_bytes, test_ns, plan.warmup_ns);
     if (!result.ok()) return make_error(fmt::format("{}: {}", named.label, result.error()));
-    VerifyCheck c = check(named.label, w, profile, *result, plan.tolerance);
-    if (c.verdict == Verdict::kFail && c.error < 0 && unconditioned) {
-      if (on_test) on_test(named.label + " unconditioned (the floor)");
-      auto floor = measure_floor(*target, w, file_bytes, test_ns, plan.warmup_ns, unconditioned);
-      if (!floor.ok()) return make_error(fmt::format("{}: the floor: {}", named.label, floor.error()));
-      c.floor_iops = floor->transfers_per_sec();
-      c.floor_bytes_per_sec = floor->bytes_per_sec();
-      c.verdict = judge(c.predicted.iops, c.measured_iops, c.floor_iops, plan.tolerance);
-      c.pass = c.verdict != Verdict::kFail;
+    std::optional<double> share;
+    if (probe) {
+      auto after = read_counters(probe);
+      if (!after.ok()) return make_error(fmt::format("{}: {}", named.label, after.error()));
+      share = backing_bound_share(*before, *after);
     }
-    checks.push_back(std::move(c));
+    checks.push_back(check(named.label, w, profile, *result, share, plan));
   }
   return checks;
 }

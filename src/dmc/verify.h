@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,9 @@ struct VerifyPlan {
   uint64_t min_transfers = 200;
   int64_t max_seconds_per_test_ns = 30'000'000'000;
   double tolerance = 0.05;            // |measured / predicted - 1| allowed
+  // A workload short of its prediction is the machine's floor, not a failure, when at least this
+  // share of its replies waited for the backing disk rather than the model.
+  double floor_share = 0.5;
   // The test file made in the directory (and removed). For HDD profiles it grows so that a
   // sequential pass never wraps within a test (a wrap is a seek the prediction does not have).
   uint64_t min_file_bytes = 64ull << 20;
@@ -38,10 +42,30 @@ uint64_t verify_file_bytes(const Profile& profile, const VerifyPlan& plan);
 
 enum class Verdict {
   kPass,   // within the tolerance of the prediction (or nothing predicted)
-  kFail,   // outside it, and the mount could have done it
-  kFloor,  // below the prediction, which is above what the mount delivers with conditioning off
-           // on this machine (its floor): the profile asks for more than the machine can give
+  kFail,   // outside it, and the mount's conditioning is to blame
+  kFloor,  // short of the prediction, and most of the workload's replies were timed by the
+           // backing disk, not the model: the profile asks for more than this machine can give
 };
+
+// What verify reads from the mount's daemon (MountControl::status) right before and right after
+// each workload. Both counts are since the daemon started; only their differences matter.
+struct BackingBoundSample {
+  // Commands the mount's model timed: reads, writes and flushes. Metadata changes count as
+  // writes (the daemon does not count them apart), and so does dirty data written back in
+  // write-back mode, which has no reply of its own.
+  uint64_t commands = 0;
+  // Replies whose backing I/O ended after the model's completion: the host, not the profile,
+  // decided when they left (MountDiagnostics::backing_bound_replies).
+  uint64_t backing_bound_replies = 0;
+};
+
+// Reads a sample from the live mount; never changes anything. Errors are one line.
+using BackingBoundProbe = std::function<Result<BackingBoundSample>()>;
+
+// The share of the commands between `before` and `after` whose replies were backing-bound, in
+// [0, 1]; 0 when no command was counted. Everything on the mount in that time counts, not only
+// verify's transfers (the daemon does not tell callers apart).
+double backing_bound_share(const BackingBoundSample& before, const BackingBoundSample& after);
 
 struct VerifyCheck {
   std::string label;
@@ -51,39 +75,37 @@ struct VerifyCheck {
   double measured_bytes_per_sec = 0;
   double measured_seconds = 0;  // the time those transfers took
   double error = 0;        // measured / predicted - 1 (0 when the prediction is unlimited)
-  // The mount's floor for this workload, measured with conditioning off; 0 when not measured
-  // (the workload did not fall short, or verify could not switch conditioning off).
-  double floor_iops = 0;
-  double floor_bytes_per_sec = 0;
+  // The share of the mount's replies during the workload (warm-up included) that waited for the
+  // backing disk rather than the model; empty when not read (no probe).
+  std::optional<double> backing_bound_share;
   Verdict verdict = Verdict::kFail;
   bool pass = false;       // verdict != kFail: nothing the mount is to blame for
 };
 
-// The verdict for `measured_iops` against `predicted_iops` (infinite: nothing predicted) and,
-// when measured (> 0), the mount's floor: below the prediction by more than `tolerance` is kFloor
-// when the prediction is above the floor, else kFail.
-Verdict judge(double predicted_iops, double measured_iops, double floor_iops, double tolerance);
+// The verdict for `measured_iops` against `predicted_iops` (infinite: nothing predicted): within
+// `tolerance` is kPass; short of it by more is kFloor when at least `floor_share` of the
+// workload's replies were backing-bound (`share`, empty when unknown), else kFail. Faster than
+// predicted is always kFail: backing-bound replies only ever make a mount slower.
+Verdict judge(double predicted_iops, double measured_iops, std::optional<double> share, double tolerance,
+              double floor_share);
 
 // How long verify runs a workload predicted to do `predicted_iops` (infinite: no limit): the
 // plan's time, or longer, up to its maximum, for min_transfers after the warm-up.
 int64_t verify_test_ns(double predicted_iops, const VerifyPlan& plan);
 
-// Turns the mount's conditioning off (true) or back to its settings (false), for measuring its
-// floor. Errors are one line.
-using ConditioningSwitch = std::function<Status(bool off)>;
-
 // Runs every workload of `plan` on a test file in `dir` with O_DIRECT (psync at queue depth 1,
 // io_uring above), one worker, and checks each steady-state figure (after the warm-up second)
 // against predict(profile, workload) for random offsets within the file's share of
 // `capacity_bytes` (the mount's device address space).
-// `on_test` is called before each workload with its label. With `unconditioned`, a workload
-// that falls short of its prediction is run again with conditioning off (the mount's floor), and
-// conditioning is switched back on before the next workload, error or not. Errors: the directory
-// cannot hold the test file, O_DIRECT unsupported, an I/O error, switching conditioning failed
-// (one line each).
+// `on_test` is called before each workload with its label. With `probe`, the mount's counters are
+// read right before and right after each workload, and a workload that falls short is judged
+// against the share of backing-bound replies (judge()). verify never changes the mount's settings:
+// switching conditioning off, even for one workload, would let every other caller's replies
+// through before the model's completion. Errors: the directory cannot hold the test file,
+// O_DIRECT unsupported, an I/O error, the probe failed (one line each).
 Result<std::vector<VerifyCheck>> verify_directory(const std::string& dir, const Profile& profile,
                                                   uint64_t capacity_bytes, const VerifyPlan& plan,
                                                   const std::function<void(const std::string&)>& on_test,
-                                                  const ConditioningSwitch& unconditioned = nullptr);
+                                                  const BackingBoundProbe& probe = nullptr);
 
 }  // namespace diskcond
