@@ -92,9 +92,10 @@ constexpr std::string_view kVerifyHelp =
     "first second is warm-up; longer, up to 30 s, until 200 transfers are measured), O_DIRECT, on a\n"
     "test file it makes in <mount> and removes (64 MiB; for HDD profiles large enough that a\n"
     "sequential pass does not wrap). Prints prediction, measurement, error and pass/fail within\n"
-    "5%; exits 6 when a workload misses. As root, a workload that falls short is measured again\n"
-    "with conditioning off: where the profile asks for more than that floor, the result is 'floor'\n"
-    "(not a failure). Beyond macOS.\n"
+    "5%; exits 6 when a workload fails. A workload that falls short with at least half of its\n"
+    "replies backing-bound (the backing disk, not the profile, timed them; read from the mount's\n"
+    "status before and after it) is 'floor', not a failure. verify changes no setting of the mount.\n"
+    "Works without root. Beyond macOS.\n"
     "\n"
     "  -json   machine-readable output (schema in docs/dmc.md)\n"
     "  -quick  2 s per workload instead of 4\n";
