@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <tuple>
 
 #include "core/units.h"
 
@@ -20,39 +19,76 @@ rawio::TestKind test_kind(const Workload& w) {
   return random ? rawio::TestKind::kRandomWrite : rawio::TestKind::kSequentialWrite;
 }
 
-// Transfers and bytes per second over the whole seconds after the first (warm-up) second and
-// before the time limit: the last interval also holds what completed after the limit (the queue
-// draining), so it is left out. Falls back to the whole run when it was shorter.
-std::pair<double, double> steady_rates(const rawio::RunResult& r) {
-  const size_t full_seconds = static_cast<size_t>(
-      std::min(r.elapsed_ns, r.spec.time_limit_ns) / rawio::IntervalLog::kIntervalNs);
-  uint64_t transfers = 0, bytes = 0;
-  size_t seconds = 0;
-  for (size_t i = 1; i < full_seconds && i < r.intervals.size(); ++i, ++seconds) {
-    transfers += r.intervals[i].transfers;
-    bytes += r.intervals[i].bytes;
-  }
-  if (seconds == 0) return {r.transfers_per_sec(), r.bytes_per_sec()};
-  return {static_cast<double>(transfers) / seconds, static_cast<double>(bytes) / seconds};
+// One workload on the test file: `test_ns` in all, the first `warmup_ns` not counted.
+Result<rawio::RunResult> run_workload(const rawio::Target& target, const Workload& w, uint64_t file_bytes,
+                                      int64_t test_ns, int64_t warmup_ns) {
+  if (warmup_ns >= test_ns) warmup_ns = 0;  // a run shorter than the warm-up: all of it counts
+  rawio::TestSpec spec;
+  spec.kind = test_kind(w);
+  spec.transfer_bytes = static_cast<uint32_t>(w.block_bytes);
+  spec.workers = 1;
+  spec.iodepth = w.queue_depth;
+  spec.area_bytes = file_bytes;
+  spec.transfer_count = UINT64_MAX / 2;
+  spec.warmup_ns = warmup_ns;
+  spec.time_limit_ns = test_ns - warmup_ns;
+  rawio::RunOptions options;
+  options.engine = w.queue_depth > 1 ? "io_uring" : "psync";
+  return rawio::run_test(target, spec, options);
+}
+
+// The mount's counters through `probe` (REQUIRES: set); the error says what failed.
+Result<BackingBoundSample> read_counters(const BackingBoundProbe& probe) {
+  auto sample = probe();
+  if (!sample.ok()) return make_error(fmt::format("cannot read the mount's counters: {}", sample.error()));
+  return sample;
 }
 
 VerifyCheck check(const std::string& label, const Workload& w, const Profile& profile,
-                  const rawio::RunResult& measured, double tolerance) {
+                  const rawio::RunResult& measured, std::optional<double> share, const VerifyPlan& plan) {
   VerifyCheck c;
   c.label = label;
   c.workload = w;
   c.predicted = predict(profile, w);
-  std::tie(c.measured_iops, c.measured_bytes_per_sec) = steady_rates(measured);
-  if (std::isinf(c.predicted.iops)) {
-    c.pass = true;  // nothing to hold the mount to
-  } else {
-    c.error = c.measured_iops / c.predicted.iops - 1;
-    c.pass = std::fabs(c.error) <= tolerance;
-  }
+  // Everything that completed after the warm-up over the time it took: fractional, not whole
+  // transfers per whole second.
+  c.measured_iops = measured.transfers_per_sec();
+  c.measured_bytes_per_sec = measured.bytes_per_sec();
+  c.measured_seconds = measured.seconds();
+  c.error = std::isinf(c.predicted.iops) ? 0 : c.measured_iops / c.predicted.iops - 1;
+  c.backing_bound_share = share;
+  c.verdict = judge(c.predicted.iops, c.measured_iops, share, plan.tolerance, plan.floor_share);
+  c.pass = c.verdict != Verdict::kFail;
   return c;
 }
 
 }  // namespace
+
+double backing_bound_share(const BackingBoundSample& before, const BackingBoundSample& after) {
+  if (after.commands <= before.commands) return 0;
+  if (after.backing_bound_replies < before.backing_bound_replies) return 0;  // another daemon
+  const double share = static_cast<double>(after.backing_bound_replies - before.backing_bound_replies) /
+                       static_cast<double>(after.commands - before.commands);
+  return std::min(share, 1.0);  // a command counted before the first sample, replied after it
+}
+
+Verdict judge(double predicted_iops, double measured_iops, std::optional<double> share, double tolerance,
+              double floor_share) {
+  if (std::isinf(predicted_iops)) return Verdict::kPass;  // nothing to hold the mount to
+  const double error = measured_iops / predicted_iops - 1;
+  if (std::fabs(error) <= tolerance) return Verdict::kPass;
+  if (error < 0 && share && *share >= floor_share) return Verdict::kFloor;
+  return Verdict::kFail;
+}
+
+int64_t verify_test_ns(double predicted_iops, const VerifyPlan& plan) {
+  int64_t ns = plan.seconds_per_test_ns;
+  if (std::isinf(predicted_iops) || predicted_iops <= 0 || plan.min_transfers == 0) return ns;
+  const double needed = static_cast<double>(plan.min_transfers) / predicted_iops * 1e9;
+  const double wanted = static_cast<double>(plan.warmup_ns) + std::ceil(needed / 1e9) * 1e9;
+  if (wanted > static_cast<double>(ns)) ns = static_cast<int64_t>(wanted);
+  return std::min(ns, std::max(plan.max_seconds_per_test_ns, plan.seconds_per_test_ns));
+}
 
 uint64_t verify_file_bytes(const Profile& profile, const VerifyPlan& plan) {
   uint64_t bytes = plan.min_file_bytes;
@@ -68,7 +104,8 @@ uint64_t verify_file_bytes(const Profile& profile, const VerifyPlan& plan) {
 
 Result<std::vector<VerifyCheck>> verify_directory(const std::string& dir, const Profile& profile,
                                                   uint64_t capacity_bytes, const VerifyPlan& plan,
-                                                  const std::function<void(const std::string&)>& on_test) {
+                                                  const std::function<void(const std::string&)>& on_test,
+                                                  const BackingBoundProbe& probe) {
   auto target = rawio::inspect_target(dir);
   if (!target.ok()) return make_error(target.error());
   if (target->kind != rawio::TargetKind::kDirectory) return make_error(fmt::format("{} is not a directory", dir));
@@ -88,19 +125,19 @@ Result<std::vector<VerifyCheck>> verify_directory(const std::string& dir, const 
     Workload w = resolve(named.workload, profile);
     w.span_fraction = std::min(1.0, static_cast<double>(file_bytes) / static_cast<double>(capacity_bytes));
     if (on_test) on_test(named.label);
-    rawio::TestSpec spec;
-    spec.kind = test_kind(w);
-    spec.transfer_bytes = static_cast<uint32_t>(w.block_bytes);
-    spec.workers = 1;
-    spec.iodepth = w.queue_depth;
-    spec.area_bytes = file_bytes;
-    spec.transfer_count = UINT64_MAX / 2;
-    spec.time_limit_ns = plan.seconds_per_test_ns;
-    rawio::RunOptions options;
-    options.engine = w.queue_depth > 1 ? "io_uring" : "psync";
-    auto result = rawio::run_test(*target, spec, options);
+    const int64_t test_ns = verify_test_ns(predict(profile, w).iops, plan);
+    // The mount's counters right before and right after the workload: read, never changed.
+    auto before = probe ? read_counters(probe) : BackingBoundSample{};
+    if (!before.ok()) return make_error(fmt::format("{}: {}", named.label, before.error()));
+    auto result = run_workload(*target, w, file_bytes, test_ns, plan.warmup_ns);
     if (!result.ok()) return make_error(fmt::format("{}: {}", named.label, result.error()));
-    checks.push_back(check(named.label, w, profile, *result, plan.tolerance));
+    std::optional<double> share;
+    if (probe) {
+      auto after = read_counters(probe);
+      if (!after.ok()) return make_error(fmt::format("{}: {}", named.label, after.error()));
+      share = backing_bound_share(*before, *after);
+    }
+    checks.push_back(check(named.label, w, profile, *result, share, plan));
   }
   return checks;
 }

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,10 +17,20 @@ namespace diskcond {
 
 struct VerifyPlan {
   std::vector<NamedWorkload> workloads = standard_workloads();
-  // Each workload runs this long; its first second is warm-up (the first seek, queues filling)
-  // and the whole seconds after it are measured. REQUIRES: at least 2 s.
+  // Each workload runs at least this long, warm-up included. REQUIRES: more than warmup_ns.
   int64_t seconds_per_test_ns = 4'000'000'000;
+  // What completes in the first part of each workload (the first seek, queues filling) is not
+  // counted; the rate is the transfers after it over the time they took (rawio's --warmup).
+  int64_t warmup_ns = 1'000'000'000;
+  // A workload runs longer, up to max_seconds_per_test_ns, until the prediction holds this many
+  // transfers in the measured time: one transfer more or less is then a tenth of the tolerance
+  // (at 55 IOPS, one second's 55 transfers made a transfer 1.8% of the result, against 5%).
+  uint64_t min_transfers = 200;
+  int64_t max_seconds_per_test_ns = 30'000'000'000;
   double tolerance = 0.05;            // |measured / predicted - 1| allowed
+  // A workload short of its prediction is the machine's floor, not a failure, when at least this
+  // share of its replies waited for the backing disk rather than the model.
+  double floor_share = 0.5;
   // The test file made in the directory (and removed). For HDD profiles it grows so that a
   // sequential pass never wraps within a test (a wrap is a seek the prediction does not have).
   uint64_t min_file_bytes = 64ull << 20;
@@ -29,24 +40,72 @@ struct VerifyPlan {
 // The test file size verify uses for `profile` under `plan`.
 uint64_t verify_file_bytes(const Profile& profile, const VerifyPlan& plan);
 
+enum class Verdict {
+  kPass,   // within the tolerance of the prediction (or nothing predicted)
+  kFail,   // outside it, and the mount's conditioning is to blame
+  kFloor,  // short of the prediction, and most of the workload's replies were timed by the
+           // backing disk, not the model: the profile asks for more than this machine can give
+};
+
+// What verify reads from the mount's daemon (MountControl::status) right before and right after
+// each workload. Both counts are since the daemon started; only their differences matter.
+struct BackingBoundSample {
+  // Commands the mount's model timed: reads, writes and flushes. Metadata changes count as
+  // writes (the daemon does not count them apart), and so does dirty data written back in
+  // write-back mode, which has no reply of its own.
+  uint64_t commands = 0;
+  // Replies whose backing I/O ended after the model's completion: the host, not the profile,
+  // decided when they left (MountDiagnostics::backing_bound_replies).
+  uint64_t backing_bound_replies = 0;
+};
+
+// Reads a sample from the live mount; never changes anything. Errors are one line.
+using BackingBoundProbe = std::function<Result<BackingBoundSample>()>;
+
+// The share of the commands between `before` and `after` whose replies were backing-bound, in
+// [0, 1]; 0 when no command was counted. Everything on the mount in that time counts, not only
+// verify's transfers (the daemon does not tell callers apart).
+double backing_bound_share(const BackingBoundSample& before, const BackingBoundSample& after);
+
 struct VerifyCheck {
   std::string label;
   Workload workload;       // as run (queue depth resolved, span of the test file)
   Prediction predicted;    // infinite when the profile sets no limit for it
-  double measured_iops = 0;
+  double measured_iops = 0;  // transfers after the warm-up over the time they took (fractional)
   double measured_bytes_per_sec = 0;
+  double measured_seconds = 0;  // the time those transfers took
   double error = 0;        // measured / predicted - 1 (0 when the prediction is unlimited)
-  bool pass = false;
+  // The share of the mount's replies during the workload (warm-up included) that waited for the
+  // backing disk rather than the model; empty when not read (no probe).
+  std::optional<double> backing_bound_share;
+  Verdict verdict = Verdict::kFail;
+  bool pass = false;       // verdict != kFail: nothing the mount is to blame for
 };
+
+// The verdict for `measured_iops` against `predicted_iops` (infinite: nothing predicted): within
+// `tolerance` is kPass; short of it by more is kFloor when at least `floor_share` of the
+// workload's replies were backing-bound (`share`, empty when unknown), else kFail. Faster than
+// predicted is always kFail: backing-bound replies only ever make a mount slower.
+Verdict judge(double predicted_iops, double measured_iops, std::optional<double> share, double tolerance,
+              double floor_share);
+
+// How long verify runs a workload predicted to do `predicted_iops` (infinite: no limit): the
+// plan's time, or longer, up to its maximum, for min_transfers after the warm-up.
+int64_t verify_test_ns(double predicted_iops, const VerifyPlan& plan);
 
 // Runs every workload of `plan` on a test file in `dir` with O_DIRECT (psync at queue depth 1,
 // io_uring above), one worker, and checks each steady-state figure (after the warm-up second)
 // against predict(profile, workload) for random offsets within the file's share of
 // `capacity_bytes` (the mount's device address space).
-// `on_test` is called before each workload with its label. Errors: the directory cannot hold
-// the test file, O_DIRECT unsupported, an I/O error (one line each).
+// `on_test` is called before each workload with its label. With `probe`, the mount's counters are
+// read right before and right after each workload, and a workload that falls short is judged
+// against the share of backing-bound replies (judge()). verify never changes the mount's settings:
+// switching conditioning off, even for one workload, would let every other caller's replies
+// through before the model's completion. Errors: the directory cannot hold the test file,
+// O_DIRECT unsupported, an I/O error, the probe failed (one line each).
 Result<std::vector<VerifyCheck>> verify_directory(const std::string& dir, const Profile& profile,
                                                   uint64_t capacity_bytes, const VerifyPlan& plan,
-                                                  const std::function<void(const std::string&)>& on_test);
+                                                  const std::function<void(const std::string&)>& on_test,
+                                                  const BackingBoundProbe& probe = nullptr);
 
 }  // namespace diskcond

@@ -56,5 +56,37 @@ TEST_F(MountVerify, ConditionedMountMeetsThePredictions) {
   }
 }
 
+// A profile no machine meets (0.1 us access, 100,000 MiB/s): the backing file, not the model, times
+// nearly every reply, and the daemon's backing-bound count says so. verify reads it through
+// status only and calls the row the floor, not a failure.
+TEST_F(MountVerify, ImpossibleProfileIsTheFloorByTheDaemonsCounters) {
+  Profile profile = mount::testing::ssd_profile(100'000, 0.1, 32);
+  start(profile);
+  struct statvfs fs {};
+  ASSERT_EQ(::statvfs(dir_.c_str(), &fs), 0);
+  VerifyPlan plan;
+  plan.seconds_per_test_ns = 1 * kNsPerSec;
+  plan.warmup_ns = 200 * kNsPerMs;
+  plan.min_file_bytes = 16 * kMiB;
+  plan.workloads = {standard_workloads()[4]};  // RND4K Q1 read
+  BackingBoundProbe probe = [this]() -> Result<BackingBoundSample> {
+    auto s = control_->status(dir_);
+    if (!s.ok()) return make_error(s.error());
+    const MountCounters& c = s->counters;
+    return BackingBoundSample{c.commands[0] + c.commands[1] + c.commands[2],
+                              s->diagnostics.backing_bound_replies};
+  };
+  auto checks = verify_directory(dir_, profile, uint64_t{fs.f_blocks} * fs.f_frsize, plan, nullptr, probe);
+  ASSERT_TRUE(checks.ok()) << checks.error();
+  const VerifyCheck& c = (*checks)[0];
+  EXPECT_LT(c.error, -plan.tolerance) << c.measured_iops << " IOPS against " << c.predicted.iops;
+  ASSERT_TRUE(c.backing_bound_share.has_value());
+  EXPECT_GE(*c.backing_bound_share, plan.floor_share);
+  EXPECT_EQ(c.verdict, Verdict::kFloor);
+  auto after = control_->status(dir_);
+  ASSERT_TRUE(after.ok()) << after.error();
+  EXPECT_EQ(after->settings.profile.access_time_ns, profile.access_time_ns);  // never switched
+}
+
 }  // namespace
 }  // namespace diskcond

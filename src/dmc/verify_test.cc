@@ -3,7 +3,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
+#include <limits>
+#include <optional>
+#include <vector>
 
 #include "core/units.h"
 
@@ -18,7 +22,9 @@ class VerifyTest : public ::testing::Test {
     dir_ = fs::temp_directory_path() / ("diskcond-verify-test-" + std::to_string(::getpid()));
     fs::create_directories(dir_);
     plan_.workloads = {standard_workloads()[4]};  // RND4K Q1 read
-    plan_.seconds_per_test_ns = 300 * kNsPerMs;  // under the warm-up: the whole run counts
+    plan_.seconds_per_test_ns = 300 * kNsPerMs;  // no warm-up: the whole run counts
+    plan_.warmup_ns = 0;
+    plan_.min_transfers = 0;  // no longer for slow predictions
     plan_.min_file_bytes = 4 * kMiB;
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -62,6 +68,125 @@ TEST_F(VerifyTest, HddTestFileHoldsASequentialPassWithoutWrapping) {
   fast_hdd.read_bytes_per_sec = 0;
   fast_hdd.write_bytes_per_sec = 0;
   EXPECT_EQ(verify_file_bytes(fast_hdd, plan), kGiB);
+}
+
+// Where most of a workload's replies waited for the backing disk rather than the model, the host
+// decided its speed: falling short is the machine's floor, not a failure. Where few did, the
+// conditioning is to blame.
+TEST(VerifyJudge, ShortWithMostRepliesBackingBoundIsTheFloor) {
+  EXPECT_EQ(judge(1000, 700, 0.62, 0.05, 0.5), Verdict::kFloor);
+  EXPECT_EQ(judge(1000, 700, 0.5, 0.05, 0.5), Verdict::kFloor);   // half is enough
+  EXPECT_EQ(judge(1000, 700, 1.0, 0.05, 0.5), Verdict::kFloor);
+}
+
+TEST(VerifyJudge, ShortWithFewRepliesBackingBoundFails) {
+  EXPECT_EQ(judge(1000, 700, 0.1, 0.05, 0.5), Verdict::kFail);
+  EXPECT_EQ(judge(1000, 700, 0.49, 0.05, 0.5), Verdict::kFail);
+  EXPECT_EQ(judge(1000, 940, 0.0, 0.05, 0.5), Verdict::kFail);
+  EXPECT_EQ(judge(1000, 700, std::nullopt, 0.05, 0.5), Verdict::kFail);  // counters not read
+}
+
+TEST(VerifyJudge, WithinTheToleranceIsAPassWhateverTheShare) {
+  EXPECT_EQ(judge(1000, 1040, 0.0, 0.05, 0.5), Verdict::kPass);
+  EXPECT_EQ(judge(1000, 960, 0.9, 0.05, 0.5), Verdict::kPass);
+  EXPECT_EQ(judge(1000, 1000, std::nullopt, 0.05, 0.5), Verdict::kPass);
+  EXPECT_EQ(judge(std::numeric_limits<double>::infinity(), 5, 0.9, 0.05, 0.5), Verdict::kPass);
+}
+
+TEST(VerifyJudge, FasterThanTheModelIsNeverTheFloor) {
+  EXPECT_EQ(judge(1000, 1200, 0.9, 0.05, 0.5), Verdict::kFail);
+}
+
+// The share is of the commands counted between the two samples; counts are since the daemon
+// started. Metadata ops count as writes, so they lower it; it never exceeds 1.
+TEST(VerifyShare, BackingBoundRepliesOverCommandsBetweenTheSamples) {
+  EXPECT_DOUBLE_EQ(backing_bound_share({1000, 100}, {2000, 720}), 0.62);
+  EXPECT_DOUBLE_EQ(backing_bound_share({1000, 100}, {2000, 100}), 0.0);
+  EXPECT_DOUBLE_EQ(backing_bound_share({1000, 100}, {1010, 112}), 1.0);  // clamped
+  EXPECT_DOUBLE_EQ(backing_bound_share({1000, 100}, {1000, 100}), 0.0);  // nothing counted
+  EXPECT_DOUBLE_EQ(backing_bound_share({1000, 100}, {10, 1}), 0.0);      // another daemon (restarted)
+}
+
+// Issue 13, item 9: at 55 IOPS, -quick's one measured second made one transfer 1.8% of the
+// result against a 5% tolerance. A workload runs until the prediction holds min_transfers.
+TEST(VerifyTestTime, LongEnoughForEnoughTransfers) {
+  VerifyPlan quick;
+  quick.seconds_per_test_ns = 2 * kNsPerSec;
+  EXPECT_EQ(verify_test_ns(55, quick), 5 * kNsPerSec);  // 1 s warm-up, then 200 / 55 = 3.6 s
+  EXPECT_EQ(verify_test_ns(100'000, quick), 2 * kNsPerSec);
+  EXPECT_EQ(verify_test_ns(std::numeric_limits<double>::infinity(), quick), 2 * kNsPerSec);
+  EXPECT_EQ(verify_test_ns(1, quick), 30 * kNsPerSec);  // capped
+  VerifyPlan plan;
+  EXPECT_EQ(verify_test_ns(55, plan), 5 * kNsPerSec);
+  EXPECT_EQ(verify_test_ns(2000, plan), 4 * kNsPerSec);
+}
+
+// Issue 13, item 9: the rate is every transfer after the warm-up over the time they took, not
+// whole transfers in whole seconds (which gave whole-number IOPS from one second with -quick).
+TEST_F(VerifyTest, MeasuredRateIsFractionalOverTheMeasuredTime) {
+  plan_.seconds_per_test_ns = 2 * kNsPerSec;  // -quick's
+  plan_.warmup_ns = kNsPerSec;
+  auto checks = verify_directory(dir_, builtin_profiles()[0], 100 * kGiB, plan_, nullptr);
+  ASSERT_TRUE(checks.ok()) << checks.error();
+  const VerifyCheck& c = (*checks)[0];
+  EXPECT_GT(c.measured_seconds, 0.9);
+  EXPECT_LT(c.measured_seconds, 1.5);
+  EXPECT_NE(c.measured_iops, std::floor(c.measured_iops)) << c.measured_iops;
+  EXPECT_NEAR(c.measured_iops * c.measured_seconds, std::round(c.measured_iops * c.measured_seconds), 1e-6);
+}
+
+// A plain directory cannot do 10 million 4 KiB reads a second. The probe stands in for the
+// mount's counters (read before and after the workload): most replies backing-bound is the floor.
+TEST_F(VerifyTest, FallingShortWithMostRepliesBackingBoundIsTheFloor) {
+  Profile impossible = builtin_profiles()[7];
+  impossible.access_time_ns = 100;
+  plan_.seconds_per_test_ns = 200 * kNsPerMs;
+  std::vector<BackingBoundSample> samples = {{5000, 10}, {15000, 6210}};
+  size_t reads = 0;
+  auto checks = verify_directory(dir_, impossible, 100 * kGiB, plan_, nullptr,
+                                 [&]() -> Result<BackingBoundSample> { return samples.at(reads++); });
+  ASSERT_TRUE(checks.ok()) << checks.error();
+  EXPECT_EQ(reads, 2u);
+  const VerifyCheck& c = (*checks)[0];
+  EXPECT_LT(c.error, -plan_.tolerance);
+  ASSERT_TRUE(c.backing_bound_share.has_value());
+  EXPECT_DOUBLE_EQ(*c.backing_bound_share, 0.62);
+  EXPECT_EQ(c.verdict, Verdict::kFloor);
+  EXPECT_TRUE(c.pass);
+}
+
+TEST_F(VerifyTest, FallingShortWithFewRepliesBackingBoundFails) {
+  Profile impossible = builtin_profiles()[7];
+  impossible.access_time_ns = 100;
+  plan_.seconds_per_test_ns = 200 * kNsPerMs;
+  std::vector<BackingBoundSample> samples = {{5000, 10}, {15000, 1010}};
+  size_t reads = 0;
+  auto checks = verify_directory(dir_, impossible, 100 * kGiB, plan_, nullptr,
+                                 [&]() -> Result<BackingBoundSample> { return samples.at(reads++); });
+  ASSERT_TRUE(checks.ok()) << checks.error();
+  const VerifyCheck& c = (*checks)[0];
+  EXPECT_DOUBLE_EQ(c.backing_bound_share.value_or(-1), 0.1);
+  EXPECT_EQ(c.verdict, Verdict::kFail);
+  EXPECT_FALSE(c.pass);
+
+  // Without the counters, nothing says the host is to blame: the same row fails.
+  checks = verify_directory(dir_, impossible, 100 * kGiB, plan_, nullptr);
+  ASSERT_TRUE(checks.ok()) << checks.error();
+  EXPECT_EQ((*checks)[0].verdict, Verdict::kFail);
+  EXPECT_FALSE((*checks)[0].backing_bound_share.has_value());
+}
+
+TEST_F(VerifyTest, CountersThatCannotBeReadAreAnError) {
+  plan_.seconds_per_test_ns = 200 * kNsPerMs;
+  size_t reads = 0;
+  auto checks = verify_directory(dir_, builtin_profiles()[7], 100 * kGiB, plan_, nullptr,
+                                 [&]() -> Result<BackingBoundSample> {
+                                   if (reads++ == 0) return BackingBoundSample{};
+                                   return make_error("control socket refused");
+                                 });
+  ASSERT_FALSE(checks.ok());
+  EXPECT_EQ(checks.error(), "RND4K Q1 read: cannot read the mount's counters: control socket refused");
+  EXPECT_TRUE(fs::is_empty(dir_));  // the test file is gone
 }
 
 TEST_F(VerifyTest, MissingDirectoryIsAnError) {

@@ -31,7 +31,7 @@ struct CommandShape {
 // dmc's commands as docs/dmc.md describes them. `boot` takes nothing.
 const std::vector<CommandShape>& command_shapes() {
   static const std::vector<CommandShape> shapes = {
-      {"start", {Slot::kMount, Slot::kProfile}, 1, {"boot", "nocache"}},
+      {"start", {Slot::kMount, Slot::kProfile}, 1, {"boot", "nocache", "force"}},
       {"stop", {Slot::kMount}, 1, {"force"}},
       {"status", {Slot::kMount}, 1, {"json"}},
       {"show", {Slot::kProfile}, 1, {"json"}},

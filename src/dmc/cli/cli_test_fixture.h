@@ -2,6 +2,7 @@
 // and profile directory, and captures stdout and stderr.
 #pragma once
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -46,6 +47,12 @@ class CliTest : public ::testing::Test {
         .is_root = [this] { return is_root_; },
         .out = out_,
         .err = err_,
+        .processes_inside =
+            [this](const std::string& dir, bool mounted, pid_t daemon_pid) {
+              process_queries_.push_back(fmt::format("{} mounted={} daemon={}", dir, mounted, daemon_pid));
+              return processes_;
+            },
+        .boot_problem = [this] { return boot_problem_; },
     };
     return run_dmc(args, ctx);
   }
@@ -71,6 +78,11 @@ class CliTest : public ::testing::Test {
   FakeMountControl fake_;
   FakeDiskControl disks_;
   bool is_root_ = true;
+  // What Context::processes_inside answers, and each query ("<dir> mounted=<bool> daemon=<pid>").
+  std::vector<mount::ProcessInside> processes_;
+  std::vector<std::string> process_queries_;
+  // What Context::boot_problem answers ("": dmc-boot.service will re-apply '-boot' mounts).
+  std::string boot_problem_;
   std::string root_, mount_, other_mount_, file_, state_dir_, profile_dir_;
 
  private:

@@ -15,7 +15,7 @@ Outcome run_list(Context& ctx, const CommandArgs& args);       // list [-json]
 Outcome run_predict(Context& ctx, const CommandArgs& args);    // predict [profile] [-json]
 Outcome run_show(Context& ctx, const CommandArgs& args);       // show <profile> [-json]
 Outcome run_status(Context& ctx, const CommandArgs& args);     // status <mount> [-json]
-Outcome run_start(Context& ctx, const CommandArgs& args);      // start <mount> [profile [-boot]] [-nocache]
+Outcome run_start(Context& ctx, const CommandArgs& args);      // start <mount> [profile [-boot]] [-nocache] [-force]
 Outcome run_stop(Context& ctx, const CommandArgs& args);       // stop <mount> [-force]
 Outcome run_sync(Context& ctx, const CommandArgs& args);       // sync <mount>
 Outcome run_select(Context& ctx, const CommandArgs& args);     // select <mount> <profile>

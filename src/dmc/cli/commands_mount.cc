@@ -4,6 +4,7 @@
 #include "dmc/cli/command_support.h"
 #include "dmc/cli/commands.h"
 #include "dmc/cli/mount_path.h"
+#include "dmc/cli/text_format.h"
 
 namespace diskcond::dmc {
 
@@ -40,6 +41,16 @@ Outcome run_start(Context& ctx, const CommandArgs& args) {
                                *mount, *mount));
   }
 
+  // Processes already inside keep the directory underneath: their I/O would not be conditioned.
+  const std::vector<mount::ProcessInside> inside = ctx.processes_inside(*mount, /*mounted=*/false, 0);
+  if (!inside.empty() && !args.has("force")) {
+    return failure(ExitCode::kWrongState,
+                   fmt::format("{} inside {} and would not be conditioned ({} the directory underneath): {}; "
+                               "leave it (cd elsewhere, close its files) or add -force",
+                               inside.size() == 1 ? "1 process is" : fmt::format("{} processes are", inside.size()),
+                               *mount, inside.size() == 1 ? "it keeps" : "they keep", format_processes(inside)));
+  }
+
   StoredMount record;
   record.mount = *mount;
   record.settings.profile = named ? *named : state.stored->settings.profile;
@@ -54,6 +65,15 @@ Outcome run_start(Context& ctx, const CommandArgs& args) {
   if (Status s = ctx.store.save(record); !s.ok()) {
     return failure(ExitCode::kFailed,
                    fmt::format("{} is conditioned, but its settings were not saved: {}", *mount, s.error()));
+  }
+  if (record.boot) {
+    if (std::string problem = ctx.boot_problem(); !problem.empty()) {
+      ctx.err << fmt::format("dmc: warning: '-boot' is stored, but nothing will re-apply it at boot: {}\n", problem);
+    }
+  }
+  if (!inside.empty()) {
+    ctx.err << fmt::format("dmc: warning: {} {} inside {} and not conditioned: {}\n", inside.size(),
+                           inside.size() == 1 ? "process stays" : "processes stay", *mount, format_processes(inside));
   }
   return success();
 }

@@ -69,6 +69,10 @@ Outcome run_status(Context& ctx, const CommandArgs& args) {
   auto stored = ctx.store.load(status->mount_point);
   if (!stored.ok()) ctx.err << "dmc: warning: settings store: " << stored.error() << "\n";
   StatusView view = make_status_view(*status, stored.ok() ? *stored : std::nullopt, *path);
+  if (view.boot) view.boot_problem = ctx.boot_problem();
+  if (view.state == ConditionerState::kOn) {
+    view.unconditioned_processes = ctx.processes_inside(view.mount, /*mounted=*/true, view.daemon_pid);
+  }
   const bool json = args.has("json");
   ctx.out << (json ? render_json(status_json(view)) : format_status(view));
   if (view.state == ConditionerState::kStale) {

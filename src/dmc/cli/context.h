@@ -10,6 +10,7 @@
 #include "dmc/cli/profile_catalog.h"
 #include "dmc/cli/settings_store.h"
 #include "dmc/mount/mount_control.h"
+#include "dmc/mount/processes_inside.h"
 
 namespace diskcond {
 class DiskControl;  // dmc/disk/disk_control.h
@@ -31,6 +32,14 @@ struct Context {
   std::ostream& err;
   // True when `err` is a terminal (isatty(2) in dmc itself): progress lines are shown only there.
   std::function<bool()> err_is_terminal = [] { return false; };
+  // The processes holding `dir` (mount/processes_inside.h), dmc itself and `daemon_pid` left out.
+  // With `mounted`, only those that do not see the conditioned mount on `dir` (their files are
+  // the directory underneath). find_processes_inside() in dmc itself; none unless a test says.
+  std::function<std::vector<mount::ProcessInside>(const std::string& dir, bool mounted, pid_t daemon_pid)>
+      processes_inside = [](const std::string&, bool, pid_t) { return std::vector<mount::ProcessInside>{}; };
+  // "" when dmc-boot.service will re-apply '-boot' mounts at the next boot, else why not
+  // (boot_service_problem() in dmc itself; tests say).
+  std::function<std::string()> boot_problem = [] { return std::string(); };
 
   ProfileCatalog catalog() const { return ProfileCatalog::load(profile_dirs); }
 };

@@ -77,7 +77,7 @@ TEST_F(DmcBinary, HelpHasMacOSUsageShape) {
     EXPECT_EQ(r.code, 0) << h;
     EXPECT_EQ(r.out.rfind("usage: dmc <commands...>\n"
                           "# commands:\n"
-                          "  start <mount> [profile_name|profile_index [-boot]] [-nocache]\n"
+                          "  start <mount> [profile_name|profile_index [-boot]] [-nocache] [-force]\n"
                           "  stop <mount> [-force]\n"
                           "  status <mount> [-json]\n"
                           "  show profile_name|profile_index [-json]\n"

@@ -1,6 +1,7 @@
 #include "dmc/cli/dmc_cli.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <exception>
@@ -10,6 +11,7 @@
 
 #include "core/one_line.h"
 #include "dmc/cli/command_table.h"
+#include "dmc/boot_service.h"
 #include "dmc/cli/help_text.h"
 #include "dmc/disk/disk_control.h"
 
@@ -58,6 +60,17 @@ Outcome dispatch(std::span<const std::string> args, Context& ctx) {
   return spec->run(ctx, *words);
 }
 
+// Context::processes_inside in dmc itself: /proc. Once `dir` is conditioned, files on the mount's
+// own device are seen through it and not counted.
+std::vector<mount::ProcessInside> processes_inside(const std::string& dir, bool mounted, pid_t daemon_pid) {
+  mount::ProcessScan scan;
+  scan.ignore = {::getpid()};
+  if (daemon_pid > 0) scan.ignore.push_back(daemon_pid);
+  struct stat st {};
+  if (mounted && ::stat(dir.c_str(), &st) == 0) scan.except_device = st.st_dev;
+  return mount::find_processes_inside(dir, scan);
+}
+
 }  // namespace
 
 int run_dmc(std::span<const std::string> args, Context& ctx) {
@@ -91,6 +104,8 @@ int dmc_main(int argc, char** argv) {
       .out = std::cout,
       .err = std::cerr,
       .err_is_terminal = [] { return ::isatty(STDERR_FILENO) == 1; },
+      .processes_inside = processes_inside,
+      .boot_problem = [] { return boot_service_problem(); },
   };
   return run_dmc(args, ctx);
 }

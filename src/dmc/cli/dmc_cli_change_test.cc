@@ -1,6 +1,8 @@
 // dmc's commands that change things: start, stop, select, configure, boot (against the fake).
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "core/units.h"
 #include "dmc/cli/cli_test_fixture.h"
 
@@ -66,6 +68,33 @@ TEST_F(DmcCliChange, ZeroConfigurationMountsWithNoConditioningAtAll) {
   EXPECT_NE(out().find(" Read throughput: 0 MB/s (unlimited)\n Write throughput: 0 MB/s (unlimited)\n"),
             std::string::npos)
       << out();
+}
+
+// Issue 13, item 3: `cd D && dmc start . 0` left the shell (and what it ran) on the directory
+// underneath: start refuses, naming them, unless -force.
+TEST_F(DmcCliChange, StartRefusesWhileProcessesAreInsideUnlessForced) {
+  processes_ = {{812, "bash", {"cwd"}}, {977, "rawio", {"fd 3", "map"}}};
+  EXPECT_EQ(run({"start", mount_, "0"}), 4);
+  EXPECT_EQ(out(), "");
+  EXPECT_EQ(err(), "dmc: 2 processes are inside " + mount_ +
+                       " and would not be conditioned (they keep the directory underneath): pid 812 (bash: cwd), "
+                       "pid 977 (rawio: fd 3, map); leave it (cd elsewhere, close its files) or add -force\n");
+  EXPECT_EQ(process_queries_, std::vector<std::string>{mount_ + " mounted=false daemon=0"});
+  EXPECT_EQ(fake_.changing_calls(), std::vector<std::string>{});
+  EXPECT_TRUE(store().list().mounts.empty());
+
+  EXPECT_EQ(run({"start", mount_, "0", "-force"}), 0) << err();
+  EXPECT_EQ(fake_.changing_calls(), std::vector<std::string>{"start " + mount_});
+  EXPECT_EQ(err(), "dmc: warning: 2 processes stay inside " + mount_ +
+                       " and not conditioned: pid 812 (bash: cwd), pid 977 (rawio: fd 3, map)\n");
+}
+
+TEST_F(DmcCliChange, StartListsAFewProcessesAndCountsTheRest) {
+  for (pid_t pid = 100; pid < 107; ++pid) processes_.push_back({pid, "sh", {"cwd"}});
+  EXPECT_EQ(run({"start", mount_, "0"}), 4);
+  EXPECT_EQ(line_count(err()), 1u);
+  EXPECT_NE(err().find("7 processes are inside"), std::string::npos) << err();
+  EXPECT_NE(err().find("pid 103 (sh: cwd) and 3 more;"), std::string::npos) << err();
 }
 
 TEST_F(DmcCliChange, StartWithNothingStoredAsksForAProfile) {
@@ -162,6 +191,39 @@ TEST_F(DmcCliChange, BootFlagPersistsAndStopDropsItButKeepsSettings) {
   auto stored = *store().load(mount_);
   EXPECT_FALSE(stored->boot);
   EXPECT_EQ(stored->settings.profile, builtin(2));
+}
+
+// Issue 13, item 5: -boot claimed persistence with no unit installed and PID 1 not systemd.
+TEST_F(DmcCliChange, BootSaysPlainlyWhenNothingWillReapplyIt) {
+  boot_problem_ = "PID 1 is sh, not systemd";
+  EXPECT_EQ(run({"start", mount_, "2", "-boot"}), 0) << err();
+  EXPECT_EQ(err(), "dmc: warning: '-boot' is stored, but nothing will re-apply it at boot: PID 1 is sh, not systemd\n");
+  EXPECT_TRUE((*store().load(mount_))->boot);
+  EXPECT_EQ(run({"status", mount_}), 0);
+  EXPECT_NE(out().find("\nBoot: '-boot' is stored, but nothing will re-apply it at boot: PID 1 is sh, not systemd\n"),
+            std::string::npos)
+      << out();
+  EXPECT_EQ(out().find("re-applied at boot by"), std::string::npos) << out();
+  EXPECT_EQ(run({"status", mount_, "-json"}), 0);
+  auto j = nlohmann::ordered_json::parse(out());
+  EXPECT_EQ(j["boot"], true);
+  EXPECT_EQ(j["boot_reapplied"], false);
+  EXPECT_EQ(j["boot_problem"], "PID 1 is sh, not systemd");
+
+  boot_problem_.clear();  // the unit installed and enabled
+  EXPECT_EQ(run({"status", mount_}), 0);
+  EXPECT_NE(out().find("\nBoot: re-applied at boot by dmc-boot.service\n"), std::string::npos) << out();
+  EXPECT_EQ(run({"status", mount_, "-json"}), 0);
+  j = nlohmann::ordered_json::parse(out());
+  EXPECT_EQ(j["boot_reapplied"], true);
+  EXPECT_EQ(j["boot_problem"], nullptr);
+
+  // Without -boot nothing is said about it.
+  boot_problem_ = "dmc-boot.service is not installed";
+  EXPECT_EQ(run({"start", other_mount_, "2"}), 0) << err();
+  EXPECT_EQ(err(), "");
+  EXPECT_EQ(run({"status", other_mount_, "-json"}), 0);
+  EXPECT_EQ(nlohmann::ordered_json::parse(out())["boot_problem"], nullptr);
 }
 
 TEST_F(DmcCliChange, StopWhenNotConditioned) {

@@ -71,6 +71,31 @@ TEST_F(DmcCli, StatusOfARunningMountShowsLiveSettingsAndCounters) {
   EXPECT_EQ(j["counters"]["read_commands"], 7);
 }
 
+// Issue 13, item 3: processes that were inside before `dmc start` keep the directory underneath.
+TEST_F(DmcCli, StatusWarnsAboutProcessesThatAreNotConditioned) {
+  fake_.add_running(mount_, {builtin_profiles()[3], CacheMode::kPageCache});
+  processes_ = {{812, "bash", {"cwd"}}, {977, "rawio", {"fd 3", "map"}}};
+  is_root_ = false;
+  EXPECT_EQ(run({"status", mount_}), 0) << err();
+  EXPECT_NE(out().find("Daemon: pid 4242\nWarning: 2 processes still in the directory underneath (there before "
+                       "'dmc start'), not conditioned: pid 812 (bash: cwd), pid 977 (rawio: fd 3, map)\n"),
+            std::string::npos)
+      << out();
+  EXPECT_EQ(process_queries_, std::vector<std::string>{mount_ + " mounted=true daemon=4242"});
+  EXPECT_EQ(run({"status", mount_, "-json"}), 0);
+  auto j = nlohmann::ordered_json::parse(out());
+  ASSERT_EQ(j["unconditioned_processes"].size(), 2u);
+  EXPECT_EQ(j["unconditioned_processes"][1]["pid"], 977);
+  EXPECT_EQ(j["unconditioned_processes"][1]["command"], "rawio");
+  EXPECT_EQ(j["unconditioned_processes"][1]["uses"], nlohmann::json::array({"fd 3", "map"}));
+
+  processes_.clear();
+  EXPECT_EQ(run({"status", mount_}), 0);
+  EXPECT_EQ(out().find("Warning"), std::string::npos) << out();
+  EXPECT_EQ(run({"status", mount_, "-json"}), 0);
+  EXPECT_EQ(nlohmann::ordered_json::parse(out())["unconditioned_processes"], nlohmann::json::array());
+}
+
 TEST_F(DmcCli, StatusOfADeadDaemonSaysSoWithTheFix) {
   MountStatus& s = fake_.add_running(mount_, {builtin_profiles()[0], CacheMode::kPageCache});
   s.daemon_alive = false;

@@ -67,8 +67,15 @@ json status_json(const StatusView& view) {
   j["profile"] = profile_to_json(view.settings ? view.settings->profile : zero_profile());
   j["cache_mode"] = view.settings ? json(std::string(cache_mode_name(view.settings->cache))) : json(nullptr);
   j["boot"] = view.boot;
+  j["boot_reapplied"] = view.boot && view.boot_problem.empty();
+  j["boot_problem"] = view.boot && !view.boot_problem.empty() ? json(view.boot_problem) : json(nullptr);
   j["counters"] = view.counters ? counters_json(*view.counters) : json(nullptr);
   j["diagnostics"] = view.diagnostics ? diagnostics_to_json(*view.diagnostics, /*documented_only=*/true) : json(nullptr);
+  json processes = json::array();
+  for (const mount::ProcessInside& p : view.unconditioned_processes) {
+    processes.push_back(json{{"pid", p.pid}, {"command", p.command}, {"uses", p.uses}});
+  }
+  j["unconditioned_processes"] = std::move(processes);
   return j;
 }
 

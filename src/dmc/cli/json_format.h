@@ -26,7 +26,9 @@ nlohmann::ordered_json show_json(size_t index, bool builtin, const Profile& prof
 // {"schema_version": 1, "mount": "/srv/data", "state": "on"|"off"|"stale", "conditioned": bool,
 //  "daemon_alive": bool, "daemon_pid": n|null, "settings_source": "mount"|"store"|"none",
 //  "profile": {<profile keys>}, "cache_mode": "writeback"|"page_cache"|"no_cache"|null, "boot": bool,
-//  "counters": {...}|null}
+//  "boot_reapplied": bool, "boot_problem": "dmc-boot.service is not installed"|null,
+//  "counters": {...}|null, "diagnostics": {...}|null,
+//  "unconditioned_processes": [{"pid": n, "command": "bash", "uses": ["cwd", "fd 3", "map"]}, ...]}
 nlohmann::ordered_json status_json(const StatusView& view);
 
 // JSON text as dmc prints it: indented by 2, one trailing newline.

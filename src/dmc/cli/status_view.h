@@ -6,10 +6,12 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/profile.h"
 #include "dmc/cli/settings_store.h"
 #include "dmc/mount/mount_control.h"
+#include "dmc/mount/processes_inside.h"
 
 namespace diskcond::dmc {
 
@@ -26,10 +28,14 @@ struct StatusView {
   // The settings the fields show: the live ones when on; the stored ones when off (what the next
   // `dmc start <mount>` applies); nullopt when off with nothing stored (fields print as zeros).
   std::optional<MountSettings> settings;
-  bool boot = false;        // re-applied at boot (stored `-boot`)
+  bool boot = false;        // stored `-boot`: to be re-applied at boot
+  std::string boot_problem; // with `boot`: why nothing will re-apply it ("" when dmc-boot.service will)
   pid_t daemon_pid = 0;     // when on or stale (0 if unknown)
   std::optional<MountCounters> counters;  // when on
   std::optional<MountDiagnostics> diagnostics;  // when on
+  // When on: processes whose cwd, root or files are in the directory underneath the mount
+  // (there before `dmc start`); their I/O is not conditioned.
+  std::vector<mount::ProcessInside> unconditioned_processes;
 };
 
 // REQUIRES: status.mount_point == the mount `stored` (if any) belongs to. `path`: the directory

@@ -89,6 +89,19 @@ std::string format_profile(const Profile& profile) {
   return fmt::format("Profile: {}\n", profile.name) + profile_field_lines(profile);
 }
 
+std::string format_processes(const std::vector<mount::ProcessInside>& processes, size_t max) {
+  std::string out;
+  for (size_t i = 0; i < processes.size() && i < max; ++i) {
+    const mount::ProcessInside& p = processes[i];
+    std::string uses;
+    for (size_t u = 0; u < p.uses.size() && u < 3; ++u) uses += (u > 0 ? ", " : "") + p.uses[u];
+    if (p.uses.size() > 3) uses += ", ...";
+    out += fmt::format("{}pid {} ({}: {})", i > 0 ? ", " : "", p.pid, p.command, uses);
+  }
+  if (processes.size() > max) out += fmt::format(" and {} more", processes.size() - max);
+  return out;
+}
+
 std::string format_status(const StatusView& view) {
   const std::string inside = !view.path.empty() && view.path != view.mount
                                  ? fmt::format("{} is inside the conditioned directory {}\n", view.path, view.mount)
@@ -109,12 +122,24 @@ std::string format_status(const StatusView& view) {
   out += inside;
   if (on) {
     out += fmt::format("Daemon: pid {}\n", view.daemon_pid);
+    if (!view.unconditioned_processes.empty()) {
+      out += fmt::format("Warning: {} still in the directory underneath (there before 'dmc start'), "
+                         "not conditioned: {}\n",
+                         count(view.unconditioned_processes.size(), "process", "processes"),
+                         format_processes(view.unconditioned_processes));
+    }
   } else if (view.settings) {
     out += fmt::format("Stored settings: applied by 'dmc start {}'\n", view.mount);
   }
   if (view.settings) out += cache_line(view.settings->cache);
   if (view.settings) {
-    out += view.boot ? "Boot: re-applied at boot by dmc-boot.service\n" : "Boot: not kept across reboots\n";
+    if (!view.boot) {
+      out += "Boot: not kept across reboots\n";
+    } else if (view.boot_problem.empty()) {
+      out += "Boot: re-applied at boot by dmc-boot.service\n";
+    } else {
+      out += fmt::format("Boot: '-boot' is stored, but nothing will re-apply it at boot: {}\n", view.boot_problem);
+    }
   }
   if (view.counters) out += counter_lines(*view.counters);
   return out;

@@ -4,9 +4,11 @@
 
 #include <span>
 #include <string>
+#include <vector>
 
 #include "core/profile.h"
 #include "dmc/cli/status_view.h"
+#include "dmc/mount/processes_inside.h"
 
 namespace diskcond::dmc {
 
@@ -25,6 +27,9 @@ std::string profile_field_lines(const Profile& profile);
 // "Disk Mount Conditioner: ON|OFF|STALE", "Profile: <name>", the fields, then (beyond macOS) the
 // mount, daemon, cache mode, boot persistence and live counters.
 std::string format_status(const StatusView& view);
+
+// "pid 812 (bash: cwd), pid 977 (rawio: fd 3, map)": the first `max` processes, then " and <n> more".
+std::string format_processes(const std::vector<mount::ProcessInside>& processes, size_t max = 4);
 
 // "52222 us", "1.5 us": an access time as macOS prints it.
 std::string format_access_time(int64_t ns);
