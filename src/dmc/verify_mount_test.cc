@@ -13,7 +13,19 @@ namespace {
 
 using mount::testing::MountTest;
 
-class MountVerify : public MountTest {};
+class MountVerify : public MountTest {
+ protected:
+  // The mount's counters through status, as `dmc verify` reads them.
+  BackingBoundProbe probe() {
+    return [this]() -> Result<BackingBoundSample> {
+      auto s = control_->status(dir_);
+      if (!s.ok()) return make_error(s.error());
+      const MountCounters& c = s->counters;
+      return BackingBoundSample{c.commands[0] + c.commands[1] + c.commands[2],
+                                s->diagnostics.backing_bound_replies};
+    };
+  }
+};
 
 TEST_F(MountVerify, ConditionedMountMeetsThePredictions) {
   // Slow enough that the mount's own floor is far below it: 1 ms access, 20 MiB/s, depth 4.
@@ -32,26 +44,31 @@ TEST_F(MountVerify, ConditionedMountMeetsThePredictions) {
   auto within = [](const VerifyCheck& c) { return c.error <= 0.02 && c.error >= -0.25; };
   // On a machine so busy that callers wait for a CPU (mount::testing::CpuPressure), only "never
   // faster" is checked.
+  // Nor when the daemon says the backing disk, not the model, timed most replies (verify's
+  // "floor": the host's own disk was slow just then, which happens on a shared CI machine).
   mount::testing::CpuPressure pressure;
-  auto checks = verify_directory(dir_, profile, uint64_t{fs.f_blocks} * fs.f_frsize, plan, nullptr);
+  auto checks =
+      verify_directory(dir_, profile, uint64_t{fs.f_blocks} * fs.f_frsize, plan, nullptr, probe());
   ASSERT_TRUE(checks.ok()) << checks.error();
   if (!std::all_of(checks->begin(), checks->end(), within)) {
     pressure = mount::testing::CpuPressure();
-    checks = verify_directory(dir_, profile, uint64_t{fs.f_blocks} * fs.f_frsize, plan, nullptr);
+    checks =
+        verify_directory(dir_, profile, uint64_t{fs.f_blocks} * fs.f_frsize, plan, nullptr, probe());
     ASSERT_TRUE(checks.ok()) << checks.error();
   }
   const double busy = pressure.share();
   for (const VerifyCheck& c : *checks) {
     EXPECT_LE(c.error, 0.02) << c.label << ": predicted " << c.predicted.iops
                              << " IOPS, measured " << c.measured_iops;
-    if (busy < mount::testing::CpuPressure::kBusy) {
+    const double share = c.backing_bound_share.value_or(0);
+    if (busy < mount::testing::CpuPressure::kBusy && c.verdict != Verdict::kFloor) {
       EXPECT_TRUE(within(c)) << c.label << ": predicted " << c.predicted.iops
                              << " IOPS, measured " << c.measured_iops << " (CPU pressure "
-                             << busy * 100 << "%)";
+                             << busy * 100 << "%, backing-bound replies " << share * 100 << "%)";
     } else if (!within(c)) {
-      std::printf("  %s: %.0f IOPS against %.0f predicted; CPU pressure %.0f%%: lower bound not "
-                  "checked\n",
-                  c.label.c_str(), c.measured_iops, c.predicted.iops, busy * 100);
+      std::printf("  %s: %.0f IOPS against %.0f predicted; CPU pressure %.0f%%, backing-bound "
+                  "replies %.0f%%: lower bound not checked\n",
+                  c.label.c_str(), c.measured_iops, c.predicted.iops, busy * 100, share * 100);
     }
   }
 }
@@ -69,14 +86,8 @@ TEST_F(MountVerify, ImpossibleProfileIsTheFloorByTheDaemonsCounters) {
   plan.warmup_ns = 200 * kNsPerMs;
   plan.min_file_bytes = 16 * kMiB;
   plan.workloads = {standard_workloads()[4]};  // RND4K Q1 read
-  BackingBoundProbe probe = [this]() -> Result<BackingBoundSample> {
-    auto s = control_->status(dir_);
-    if (!s.ok()) return make_error(s.error());
-    const MountCounters& c = s->counters;
-    return BackingBoundSample{c.commands[0] + c.commands[1] + c.commands[2],
-                              s->diagnostics.backing_bound_replies};
-  };
-  auto checks = verify_directory(dir_, profile, uint64_t{fs.f_blocks} * fs.f_frsize, plan, nullptr, probe);
+  auto checks =
+      verify_directory(dir_, profile, uint64_t{fs.f_blocks} * fs.f_frsize, plan, nullptr, probe());
   ASSERT_TRUE(checks.ok()) << checks.error();
   const VerifyCheck& c = (*checks)[0];
   EXPECT_LT(c.error, -plan.tolerance) << c.measured_iops << " IOPS against " << c.predicted.iops;
