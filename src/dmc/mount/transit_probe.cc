@@ -1,7 +1,10 @@
 #include "dmc/mount/transit_probe.h"
 
 #include <fcntl.h>
+#include <linux/close_range.h>
+#include <sched.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -41,6 +44,12 @@ void TransitProbe::stop() {
 }
 
 void TransitProbe::run() {
+  // A probe is a request to this daemon's own mount. If the daemon dies (SIGKILL, a crash) while
+  // one is in flight, the kernel makes this thread wait for its answer without end, and as long as
+  // it holds a descriptor of /dev/fuse the connection is never aborted: the mount would hang every
+  // caller. So this thread gets a descriptor table of its own, without /dev/fuse (or anything
+  // else of the daemon's): when the others die, the connection aborts and the probe fails.
+  if (unshare(CLONE_FILES) == 0) syscall(SYS_close_range, 3U, ~0U, 0U);
   stamp_.tid.store(gettid());
   int probes = 0;
   std::unique_lock lock(mu_);
