@@ -199,10 +199,7 @@ int64_t Writeback::write(FileId file, uint64_t address, uint64_t length, uint64_
   }
   add_dirty(file, address, length, arrival);
   background(arrival);
-  txn_blocks_.insert(inode_address / kJournalBlockBytes * kJournalBlockBytes);
-  (resizes ? txn_files_ : txn_timestamp_files_).insert(file);
-  ++counters_.journal_entries;
-  if (txn_commit_ns_ == kNever) txn_commit_ns_ = arrival + params_.commit_interval_ns;
+  join_transaction(file, inode_address, resizes, arrival);
   return done;
 }
 
@@ -210,11 +207,15 @@ int64_t Writeback::journal(FileId file, uint64_t home_address, int64_t arrival) 
   std::lock_guard lock(mu_);
   advance_locked(arrival);
   arrival = last_event_ns_;
-  txn_blocks_.insert(home_address / kJournalBlockBytes * kJournalBlockBytes);
-  txn_files_.insert(file);
-  ++counters_.journal_entries;
-  if (txn_commit_ns_ == kNever) txn_commit_ns_ = arrival + params_.commit_interval_ns;
+  join_transaction(file, home_address, /*resizes=*/true, arrival);
   return arrival;
+}
+
+void Writeback::join_transaction(FileId file, uint64_t home_address, bool resizes, int64_t at) {
+  txn_blocks_.insert(home_address / kJournalBlockBytes * kJournalBlockBytes);
+  (resizes ? txn_files_ : txn_timestamp_files_).insert(file);
+  ++counters_.journal_entries;
+  if (txn_commit_ns_ == kNever) txn_commit_ns_ = at + params_.commit_interval_ns;
 }
 
 int64_t Writeback::fsync(FileId file, int64_t arrival, bool datasync) {

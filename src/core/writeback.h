@@ -135,6 +135,9 @@ class Writeback {
   // The files dirtied longest ago, oldest first, until the dirty data left is at most `target`.
   std::vector<FileId> oldest_files_until(uint64_t target) const;
   int64_t commit(int64_t at);
+  // A change of `file` whose home block holds `home_address` joins the running transaction
+  // (`resizes`: fdatasync must commit it too); the first entry sets the commit timer.
+  void join_transaction(FileId file, uint64_t home_address, bool resizes, int64_t at);
   void prune(int64_t now);
   uint64_t under_writeback(int64_t now) const;
   int64_t room_at(uint64_t needed, int64_t arrival);
