@@ -32,29 +32,26 @@ set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
 
-QUICK=0
-ROUNDS=
+# shellcheck source=bench/suite/options.sh
+source bench/suite/options.sh
 PROFILES="0 2 3"
 OUT=docs/apps.md
 ARGS=("$@")
 while (($#)); do
   case $1 in
-    --quick) QUICK=1 ;;
-    --rounds) ROUNDS=${2:?--rounds needs a number}; shift ;;
-    --rounds=*) ROUNDS=${1#*=} ;;
     --profiles) PROFILES=${2:?--profiles needs a list}; shift ;;
     --profiles=*) PROFILES=${1#*=} ;;
     --image-size) IMG_SIZE=${2:?--image-size needs a size}; shift ;;
     --image-size=*) IMG_SIZE=${1#*=} ;;
-    --out) OUT=${2:?--out needs a file}; shift ;;
-    --out=*) OUT=${1#*=} ;;
     -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "apps: unknown option $1 (see --help)" >&2; exit 2 ;;
+    *)
+      common_option "$@"
+      ((CONSUMED)) || { echo "apps: unknown option $1 (see --help)" >&2; exit 2; }
+      shift $((CONSUMED - 1)) ;;
   esac
   shift
 done
-[[ -z $ROUNDS ]] && { ((QUICK)) && ROUNDS=1 || ROUNDS=3; }
-[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || { echo "apps: --rounds must be a positive number" >&2; exit 2; }
+settle_rounds apps
 read -r -a PROFILE_LIST <<<"$PROFILES"
 ((${#PROFILE_LIST[@]})) || { echo "apps: --profiles is empty" >&2; exit 2; }
 
@@ -405,14 +402,7 @@ in_geo() { ge "$1" 0.8 && le "$1" 1.25; }
   done
   echo
   cat bench/apps/notes.md
-  echo
-  echo "<details><summary>Commands run (\$D is the directory under test; the measuring ones run once per round and configuration)</summary>"
-  echo
-  echo '```sh'
-  awk '!seen[$0]++' "$CMD_LOG"
-  echo '```'
-  echo
-  echo "</details>"
+  commands_block "Commands run (\$D is the directory under test; the measuring ones run once per round and configuration)"
 } >"$SCRATCH/report.md"
 mv "$SCRATCH/report.md" "$OUT"
 log "wrote $OUT in $((elapsed / 60)) min $((elapsed % 60)) s"
