@@ -6,7 +6,7 @@
 namespace diskcond::mount {
 
 Conditioner::Conditioner(const Profile& profile, uint64_t capacity, const Clock& clock,
-                         ReplyScheduler& scheduler, const WritebackParams& writeback)
+                         ReplyTimer& scheduler, const WritebackParams& writeback)
     : clock_(clock),
       scheduler_(scheduler),
       model_(profile, capacity),
@@ -74,7 +74,7 @@ void Conditioner::lower(std::atomic<int64_t>& floor, int64_t value) {
   }
 }
 
-void Conditioner::finish(Ticket t, ReplyScheduler::Reply send) {
+void Conditioner::finish(Ticket t, ReplyTimer::Reply send) {
   // A misused ticket's reply still goes (at once): a caller left without one would hang.
   const bool ok = check_ticket(t);
   t.owner_ = nullptr;

@@ -7,7 +7,7 @@
 //      the ticket's arrival, so the model sees commands in the order the kernel delivered them;
 //   3. does the backing I/O;
 //   4. finish()es the ticket with its reply, which is handed at max(model completion - lead,
-//      backing I/O done) to the ReplyScheduler: a worker never sleeps. For data
+//      backing I/O done) to the ReplyTimer (the ReplyScheduler): a worker never sleeps. For data
 //      (reads and writes) the lead is a lower bound of the FUSE round trip (TransitBound, from
 //      the daemon's own probes), so a queue-depth-1 caller sees the model's time plus at most the
 //      rest of its round trip, and never less; for everything else it is 0.
@@ -47,7 +47,7 @@ class Conditioner {
  public:
   // REQUIRES: validate(profile) is ok; capacity > 0.
   Conditioner(const Profile& profile, uint64_t capacity, const Clock& clock,
-              ReplyScheduler& scheduler, const WritebackParams& writeback = {});
+              ReplyTimer& scheduler, const WritebackParams& writeback = {});
 
   int64_t now() const { return clock_.now_ns(); }
 
@@ -78,7 +78,7 @@ class Conditioner {
   // ---- 4. Finish, after the backing I/O: sends `send` at max(completion - lead, now) through
   // the scheduler (the lead for data only), and counts the reply. A ticket that is not
   // conditioned() is answered at once on the caller and counts nothing.
-  void finish(Ticket t, ReplyScheduler::Reply send);
+  void finish(Ticket t, ReplyTimer::Reply send);
 
   // Not a FUSE request: `dmc sync` (sync(2) for the mount). Returns its completion.
   int64_t sync_all(int64_t arrival_ns) { return writeback_.sync_all(arrival_ns); }
@@ -118,7 +118,7 @@ class Conditioner {
   void count_misuse();
 
   const Clock& clock_;
-  ReplyScheduler& scheduler_;
+  ReplyTimer& scheduler_;
   DiskModel model_;
   Writeback writeback_;  // every command reaches model_ through it
   TransitBound transit_;
