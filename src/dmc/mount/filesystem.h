@@ -92,8 +92,8 @@ inline FileHandle& handle_of(fuse_file_info* fi) {
 }
 // The metadata a request must read from the pretend device before it can answer (Layout): the
 // inode-table clusters of inodes the kernel did not hold, and the blocks of a directory not read
-// since the kernel took it. Each read is charged to the request's ticket (begin_metadata()), which
-// stays free, its reply sent at once, when none was needed.
+// since the kernel took it. Each read is charged to the request's ticket
+// (Conditioner::begin_metadata()); a request that needed none is answered at once.
 //
 // Opens `name` in the directory `parent_fd` (pinned) as O_PATH, records the lookup and fills
 // `e`. Returns 0 or -errno. An inode the kernel did not hold costs its inode-table read, charged

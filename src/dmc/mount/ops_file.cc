@@ -9,7 +9,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <utility>
@@ -228,6 +227,7 @@ void op_write_buf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t offset,
   });
 }
 
+// What a flush_like request is: a close's FUSE_FLUSH, fsync(2) or fdatasync(2).
 enum class Flush { kClose, kFsync, kFdatasync };
 
 // flush (every close) and fsync: a model flush, completing once earlier writes have. In
@@ -236,11 +236,11 @@ enum class Flush { kClose, kFsync, kFdatasync };
 void flush_like(fuse_req_t req, fuse_ino_t ino, const FileHandle& h, Flush what) {
   Filesystem& fs = fs_of(req);
   Ticket ticket = fs.conditioner.begin(Op::kFlush, 0);
-  if (h.writeback && what != Flush::kClose) {
+  if (!h.writeback) {
+    fs.conditioner.submit(ticket, Op::kFlush, 0, 0);
+  } else if (what != Flush::kClose) {
     fs.conditioner.fsync(ticket, writeback_file_id(fs.inodes.get(ino)),
                          what == Flush::kFdatasync);
-  } else if (!h.writeback) {
-    fs.conditioner.submit(ticket, Op::kFlush, 0, 0);
   }
   int r = 0;
   if (what == Flush::kFsync) r = static_cast<int>(check(fsync(h.fd)));
