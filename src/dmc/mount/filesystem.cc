@@ -108,7 +108,8 @@ void place_file(Filesystem& fs, const Inode& inode, int fd, bool direct) {
 
 Ticket begin_metadata_change(Filesystem& fs, const Inode& changed) {
   Ticket t = fs.conditioner.begin_metadata();
-  fs.conditioner.change_metadata(t, writeback_file_id(changed), fs.layout.inode_address(changed.ino),
+  fs.conditioner.change_metadata(t, writeback_file_id(changed),
+                                 fs.layout.inode_address(changed.ino),
                                  fs.cache.load() == CacheMode::kWriteBack);
   return t;
 }

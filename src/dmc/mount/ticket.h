@@ -6,11 +6,11 @@
 // completion of the commands charged to it, the request's op, length and kind. A handler cannot
 // repeat them to finish(), so it cannot contradict them either.
 //
-// Every ticket is finished exactly once. Move-only; finish() takes it by value, which leaves the
-// handler's copy empty. A ticket destroyed unfinished (a handler that forgot its reply: the
-// caller would hang), an empty ticket finished again or charged, and a ticket finished by another
-// conditioner than its own are bugs: each fails an assert in debug builds and is counted in
-// Conditioner::ticket_misuses() (which the tests expect to stay 0).
+// Every ticket is finished exactly once. [[nodiscard]] and move-only; finish() takes it by value,
+// which leaves the handler's copy empty. A ticket destroyed unfinished (a handler that forgot its
+// reply: the caller would hang), an empty ticket finished again or charged, and a ticket finished
+// by another conditioner than its own are bugs: each fails an assert in debug builds and is
+// counted in Conditioner::ticket_misuses() (which the tests expect to stay 0).
 #pragma once
 
 #include <cstdint>
@@ -35,7 +35,7 @@ enum class RequestKind : uint8_t {
   kFlush,
 };
 
-class Ticket {
+class [[nodiscard]] Ticket {
  public:
   Ticket(Ticket&& other) noexcept;
   Ticket& operator=(Ticket&&) = delete;
