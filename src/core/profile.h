@@ -37,6 +37,9 @@ struct Profile {
   // commands in the same order take the same times.
   uint32_t latency_tail_milli = 0;
   uint32_t latency_seed = 0;
+  // The pretend disk's size: a conditioned directory reports it in statfs and fails writes past
+  // it with ENOSPC. 0 = the backing file system's (the built-in profiles).
+  uint64_t capacity_bytes = 0;
 
   bool operator==(const Profile&) const = default;
 };

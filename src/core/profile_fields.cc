@@ -16,9 +16,10 @@ constexpr int64_t kMaxQueue = 65536;
 constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
 constexpr int64_t kMaxTailMilli = 1'000'000;  // a p99 1000x the median
 constexpr int64_t kMaxSeed = std::numeric_limits<uint32_t>::max();
+constexpr int64_t kMaxCapacity = int64_t{1} << 60;  // 1 EiB
 
 // The defaults are those of the built-in 5400/7200 HDDs and SATA SSDs (docs/profiles.md).
-const std::array<ProfileField, 12> kFields = {{
+const std::array<ProfileField, 13> kFields = {{
     {.key = "access_time", .name = "access time", .label = "Access time", .configure_word = "access_time",
      .member = &Profile::access_time_ns, .kind = FieldKind::kTime, .text_unit = TimeUnit::kMicroseconds,
      .json_unit = TimeUnit::kMicroseconds, .max = kMaxTime, .range_text = "0 to 60 s", .required_in_file = true},
@@ -57,6 +58,10 @@ const std::array<ProfileField, 12> kFields = {{
      .range_text = "0 = none, else 1 to 1000 (p99 over the median)", .required_in_json = false},
     {.key = "latency_seed", .name = "latency seed", .member = &Profile::latency_seed, .kind = FieldKind::kCount,
      .max = kMaxSeed, .range_text = "0 to 4294967295", .required_in_json = false},
+    // `dmc show` prints it as " Capacity: ..." when set.
+    {.key = "capacity_bytes", .name = "capacity", .member = &Profile::capacity_bytes, .kind = FieldKind::kBytes,
+     .min = static_cast<int64_t>(kMiB), .max = kMaxCapacity, .zero_means_none = true,
+     .range_text = "0 = the backing file system's, else 1 MiB to 1 EiB", .required_in_json = false},
 }};
 
 std::string_view json_suffix(const ProfileField& field) {

@@ -83,6 +83,7 @@ std::string profile_field_lines(const Profile& p) {
     out += fmt::format(" Spin-up: {} after {} idle\n", format_duration(static_cast<double>(p.spinup_ns)),
                        format_duration(static_cast<double>(p.spinup_idle_ns)));
   }
+  if (p.capacity_bytes > 0) out += fmt::format(" Capacity: {}\n", format_size(p.capacity_bytes));
   if (p.latency_tail_milli > 1000) {
     out += fmt::format(" Latency tail: p99 {:g}x the median, mean kept (seed {})\n",
                        p.latency_tail_milli / 1000.0, p.latency_seed);

@@ -106,6 +106,7 @@ struct Daemon {
       case ControlOp::kUpdate:
         if (peer_uid != 0) return encode_error("only root may change a conditioned mount");
         conditioner.set_profile(request->settings.profile);
+        fs.quota.set_capacity(request->settings.profile.capacity_bytes, config.root_fd);
         fs.cache.store(request->settings.cache);
         return encode_ok();
       case ControlOp::kStop:
@@ -257,6 +258,7 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
                 budget ? std::strtoul(budget, nullptr, 10) : 0,
                 LayoutParams::like_ext4(capacity, backing.f_files));
   fs.ready_fd = ready_fd;
+  fs.quota.set_capacity(config.settings.profile.capacity_bytes, config.root_fd);
 
   const std::string options = mount_options(backing);
   std::vector<const char*> argv = {"diskcond", "-o", options.c_str()};

@@ -17,6 +17,7 @@
 #include "dmc/mount/buffer_pool.h"
 #include "dmc/mount/conditioner.h"
 #include "dmc/mount/inode_table.h"
+#include "dmc/mount/space_quota.h"
 #include "dmc/mount/transit_probe.h"
 #include "dmc/mount/mount_control.h"
 
@@ -43,6 +44,7 @@ struct Filesystem {
   InodeTable inodes;
   Layout layout;  // where files and metadata live; which inode-table blocks are in memory
   BufferPool buffers{kCachedBufferBytes};  // data buffers of reads and direct writes
+  SpaceQuota quota;  // the profile's capacity (statfs, ENOSPC); off when it has none
   Conditioner& conditioner;
   std::atomic<CacheMode> cache;  // applies to files opened afterwards
   ProbeStamp probe_stamp;        // the daemon's transit probe's own getattr requests

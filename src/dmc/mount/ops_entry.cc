@@ -72,7 +72,7 @@ void op_getattr(fuse_req_t req, fuse_ino_t ino, fuse_file_info*) {
 
 // Applies the requested changes as the caller. Returns 0 or -errno.
 int apply_setattr(const Inode& inode, int inode_fd, const struct stat& attr, int to_set,
-                  fuse_file_info* fi) {
+                  fuse_file_info* fi, SpaceQuota& quota) {
   const int fh = fi ? handle_of(fi).fd : -1;
   const std::string path = proc_fd_path(inode_fd);
   const bool symlink = inode.type == S_IFLNK;
@@ -98,8 +98,13 @@ int apply_setattr(const Inode& inode, int inode_fd, const struct stat& attr, int
   }
   if (to_set & FUSE_SET_ATTR_SIZE) {
     if (symlink) return -EINVAL;
+    // Growing leaves a hole (nothing to reserve); shrinking gives the quota its blocks back.
+    const uint64_t allocated_before = quota.capacity() != 0 ? allocated_bytes(inode_fd) : 0;
     r = static_cast<int>(fh >= 0 ? check(ftruncate(fh, attr.st_size))
                                  : check(truncate(path.c_str(), attr.st_size)));
+    if (quota.capacity() != 0) {
+      quota.settle(0, static_cast<int64_t>(allocated_bytes(inode_fd)) - static_cast<int64_t>(allocated_before));
+    }
     if (r < 0) return r;
   }
   if (to_set & (FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_CTIME)) {
@@ -153,10 +158,10 @@ void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set, f
   if (r != 0) {
     // reply below
   } else if (is_privilege_kill(fd.get(), *attr, to_set)) {
-    r = apply_setattr(inode, fd.get(), *attr, to_set, fi);  // as root, like ATTR_FORCE
+    r = apply_setattr(inode, fd.get(), *attr, to_set, fi, fs.quota);  // as root, like ATTR_FORCE
   } else {
     CallerCredentials creds(req);
-    r = creds.error() ? creds.error() : apply_setattr(inode, fd.get(), *attr, to_set, fi);
+    r = creds.error() ? creds.error() : apply_setattr(inode, fd.get(), *attr, to_set, fi, fs.quota);
   }
   if (r == 0) {
     r = static_cast<int>(check(fstatat(fd.get(), "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)));
@@ -195,6 +200,7 @@ void op_statfs(fuse_req_t req, fuse_ino_t ino) {
   } else if (fstatvfs(fd.get(), &sv) < 0) {
     fuse_reply_err(req, errno);
   } else {
+    fs.quota.adjust(sv);
     fuse_reply_statfs(req, &sv);
   }
 }

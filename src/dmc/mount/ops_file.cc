@@ -194,9 +194,25 @@ void op_write_buf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t offset,
                   fuse_file_info* fi) {
   Filesystem& fs = fs_of(req);
   const size_t size = fuse_buf_size(in);
+  const FileHandle& h = handle_of(fi);
+  // A pretend disk smaller than the backing one: a write that could pass its capacity fails
+  // before it reaches the model or the backing file, as on a full disk.
+  uint64_t reserved = 0;
+  uint64_t allocated_before = 0;
+  if (fs.quota.capacity() != 0) {
+    struct stat st;
+    if (fstat(h.fd, &st) == 0) {
+      allocated_before = static_cast<uint64_t>(st.st_blocks) * 512;
+      reserved = worst_case_write_allocation(static_cast<uint64_t>(offset), size,
+                                             static_cast<uint64_t>(st.st_size), allocated_before);
+    }
+    if (!fs.quota.reserve(reserved)) {
+      fuse_reply_err(req, ENOSPC);
+      return;
+    }
+  }
   Ticket ticket = fs.conditioner.begin(Op::kWrite, size);
   const Inode& inode = fs.inodes.get(ino);
-  const FileHandle& h = handle_of(fi);
   const bool buffered = h.writeback && !h.direct;
   // A buffered write that grows the file or gets new blocks changes more than its timestamps:
   // fdatasync must commit it (Writeback::fsync).
@@ -217,6 +233,10 @@ void op_write_buf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t offset,
   {
     CapabilityDrop drop(fuse_req_ctx(req)->uid);  // a write by a user clears setuid bits
     n = backing_write(fs.buffers, handle_of(fi), in, offset);
+  }
+  if (fs.quota.capacity() != 0) {
+    fs.quota.settle(reserved, static_cast<int64_t>(allocated_bytes(h.fd)) -
+                                  static_cast<int64_t>(allocated_before));
   }
   fs.conditioner.finish(std::move(ticket), [req, n] {
     if (n < 0) {
@@ -264,11 +284,23 @@ void op_release(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
 void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t length,
                   fuse_file_info* fi) {
   Filesystem& fs = fs_of(req);
+  const int fd = handle_of(fi).fd;
+  // Allocating modes may take up to `length` new bytes of the pretend disk; punching frees.
+  const bool allocates = (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_COLLAPSE_RANGE)) == 0;
+  const uint64_t reserved = allocates ? static_cast<uint64_t>(length) : 0;
+  const uint64_t allocated_before = fs.quota.capacity() != 0 ? allocated_bytes(fd) : 0;
+  if (!fs.quota.reserve(reserved)) {
+    fuse_reply_err(req, ENOSPC);
+    return;
+  }
   Ticket ticket = begin_metadata_change(fs, fs.inodes.get(ino));
   int r;
   {
     CapabilityDrop drop(fuse_req_ctx(req)->uid);
-    r = static_cast<int>(check(fallocate(handle_of(fi).fd, mode, offset, length)));
+    r = static_cast<int>(check(fallocate(fd, mode, offset, length)));
+  }
+  if (fs.quota.capacity() != 0) {
+    fs.quota.settle(reserved, static_cast<int64_t>(allocated_bytes(fd)) - static_cast<int64_t>(allocated_before));
   }
   finish_err(fs, std::move(ticket), req, -r);
 }

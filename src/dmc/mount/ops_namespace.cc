@@ -32,7 +32,10 @@ void create_entry(fuse_req_t req, fuse_ino_t parent_id, const char* name, Make m
     if (r == 0) r = make(dir.get());
     if (r == 0) r = lookup_entry(fs, dir.get(), name, &e, nullptr);
   }
-  if (r == 0) journal_new_entry(fs, ticket, e.ino);
+  if (r == 0) {
+    journal_new_entry(fs, ticket, e.ino);
+    fs.quota.settle(0, static_cast<int64_t>(e.attr.st_blocks) * 512);  // a directory's first block
+  }
   finish_entry(fs, std::move(ticket), req, -r, e);
 }
 
@@ -78,14 +81,20 @@ void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char* n
   });
 }
 
+// unlinkat(dir, name, flags), giving the pretend disk's quota back what the removal frees.
+int remove_entry(Filesystem& fs, int dir, const char* name, int flags) {
+  const uint64_t freed = fs.quota.capacity() != 0 ? freed_by_removing(dir, name) : 0;
+  const int r = static_cast<int>(check(unlinkat(dir, name, flags)));
+  if (r == 0 && freed != 0) fs.quota.settle(0, -static_cast<int64_t>(freed));
+  return r;
+}
+
 void op_unlink(fuse_req_t req, fuse_ino_t parent, const char* name) {
-  change_entry(req, parent,
-               [&](int dir) { return static_cast<int>(check(unlinkat(dir, name, 0))); });
+  change_entry(req, parent, [&](int dir) { return remove_entry(fs_of(req), dir, name, 0); });
 }
 
 void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char* name) {
-  change_entry(req, parent,
-               [&](int dir) { return static_cast<int>(check(unlinkat(dir, name, AT_REMOVEDIR))); });
+  change_entry(req, parent, [&](int dir) { return remove_entry(fs_of(req), dir, name, AT_REMOVEDIR); });
 }
 
 void op_rename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t newparent,
@@ -94,7 +103,12 @@ void op_rename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t n
   InodeFd to = fs.inodes.pin(fs.inodes.get(newparent));
   change_entry(req, parent, [&](int from) {
     if (!to.ok()) return to.error();
-    return static_cast<int>(check(renameat2(from, name, to.get(), newname, flags)));
+    // A rename over an existing name removes that file (not when exchanging or refusing to).
+    const bool replaces = fs.quota.capacity() != 0 && (flags & (RENAME_EXCHANGE | RENAME_NOREPLACE)) == 0;
+    const uint64_t freed = replaces ? freed_by_removing(to.get(), newname) : 0;
+    const int r = static_cast<int>(check(renameat2(from, name, to.get(), newname, flags)));
+    if (r == 0 && freed != 0) fs.quota.settle(0, -static_cast<int64_t>(freed));
+    return r;
   });
 }
 
