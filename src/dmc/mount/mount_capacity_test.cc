@@ -66,6 +66,17 @@ TEST_F(MountCapacity, WritesPastThePretendDiskFailWithEnospcUntilSpaceIsFreed) {
   EXPECT_EQ(fallocate(fd, 0, 0, 32 * kMiB), -1);
   EXPECT_EQ(errno, ENOSPC);
   close(fd);
+  {  // Full to the last block: 4 KiB appends until one fails.
+    const int filler = open(path("filler").c_str(), O_CREAT | O_WRONLY | O_APPEND, 0644);
+    ASSERT_GE(filler, 0);
+    std::vector<char> block(4096, 'f');
+    int appended = 0;
+    while (write(filler, block.data(), block.size()) == 4096 && appended < 4096) ++appended;
+    EXPECT_EQ(errno, ENOSPC);
+    close(filler);
+  }
+  EXPECT_EQ(mkdir(path("dir").c_str(), 0755), -1);
+  EXPECT_EQ(errno, ENOSPC);
 
   // Freeing: removing b and shrinking a make room for 8 MiB again.
   ASSERT_EQ(unlink(path("b").c_str()), 0);

@@ -61,8 +61,16 @@ void op_mknod(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, 
 }
 
 void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode) {
+  // A directory takes a block; on a full pretend disk there is none (create_entry counts it).
+  constexpr uint64_t kDirectoryBlock = 4096;
+  SpaceQuota& quota = fs_of(req).quota;
+  if (!quota.reserve(kDirectoryBlock)) {
+    fuse_reply_err(req, ENOSPC);
+    return;
+  }
   create_entry(req, parent, name,
                [&](int dir) { return static_cast<int>(check(mkdirat(dir, name, mode))); });
+  quota.settle(kDirectoryBlock, 0);
 }
 
 void op_symlink(fuse_req_t req, const char* link, fuse_ino_t parent, const char* name) {
