@@ -1,4 +1,4 @@
-#include "dmc/load/load_driver.h"
+#include "harness/load/load_driver.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -14,8 +14,8 @@
 #include <thread>
 
 #include "core/clock.h"
-#include "dmc/load/block_pattern.h"
-#include "dmc/mount/aligned_buffer.h"
+#include "harness/aligned_buffer.h"
+#include "harness/load/block_pattern.h"
 
 namespace diskcond::load {
 namespace {
@@ -200,7 +200,7 @@ class Client {
   const uint64_t blocks_;
   std::vector<uint32_t> versions_;
   std::mt19937_64 random_;
-  mount::AlignedBuffer buffer_;
+  harness::AlignedBuffer buffer_;
   int fd_ = -1;
   bool direct_ = false;
   uint64_t read_cursor_ = 0, write_cursor_ = 0, scratch_ = 0;
