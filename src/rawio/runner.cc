@@ -19,8 +19,6 @@
 namespace diskcond::rawio {
 namespace {
 
-int64_t monotonic_ns() { return monotonic_now_ns(); }
-
 // What the start barrier records when the last worker arrives.
 struct StartOfTest {
   int64_t time_limit_ns = 0;
@@ -32,7 +30,7 @@ struct StartOfTest {
   static void stamp(void* self) {
     auto* s = static_cast<StartOfTest*>(self);
     s->cpu = process_cpu_times();
-    s->clock.start_ns = monotonic_ns();
+    s->clock.start_ns = monotonic_now_ns();
     s->clock.measure_start_ns = s->clock.start_ns + s->warmup_ns;
     s->clock.deadline_ns = s->clock.measure_start_ns + s->time_limit_ns;
     s->started.store(true);
@@ -58,7 +56,7 @@ void supervise(std::vector<std::thread>& threads, const std::vector<WorkerProgre
     std::this_thread::sleep_until(wake);
     if (options.cancel && options.cancel->load()) stop.store(true);
     if (!begin.started.load()) continue;
-    int64_t now = monotonic_ns();
+    int64_t now = monotonic_now_ns();
     if (now < clock.measure_start_ns) continue;
     if (!cpu_taken) {
       begin.cpu = process_cpu_times();
