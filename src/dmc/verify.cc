@@ -33,7 +33,7 @@ Result<rawio::RunResult> run_workload(const rawio::Target& target, const Workloa
   spec.warmup_ns = warmup_ns;
   spec.time_limit_ns = test_ns - warmup_ns;
   rawio::RunOptions options;
-  options.engine = w.queue_depth > 1 ? "io_uring" : "psync";
+  options.engine = rawio::find_engine(w.queue_depth > 1 ? "io_uring" : "psync");
   return rawio::run_test(target, spec, options);
 }
 

@@ -115,8 +115,7 @@ Status validate_spec(const Target& target, const TestSpec& spec) {
 
 Result<RunResult> run_test(const Target& target, const TestSpec& spec, const RunOptions& options) {
   if (Status valid = validate_spec(target, spec); !valid) return make_error(valid.error());
-  const EngineInfo* engine = find_engine(options.engine);
-  if (!engine) return make_error(fmt::format("unknown engine '{}' (known: {})", options.engine, engine_names()));
+  const EngineInfo& engine = *options.engine;
 
   const bool write = is_write(spec.kind);
   posix::UniqueFd file(::open(target.io_path.c_str(), open_flags(target, write)));  // closed however the test ends
@@ -128,7 +127,7 @@ Result<RunResult> run_test(const Target& target, const TestSpec& spec, const Run
   std::vector<std::unique_ptr<Worker>> workers;
   for (unsigned w = 0; w < spec.workers; ++w) {
     workers.push_back(std::make_unique<Worker>(spec, w));
-    Status ready = workers.back()->prepare(file.get(), *engine, spec.iodepth, target.sector_bytes);
+    Status ready = workers.back()->prepare(file.get(), engine, spec.iodepth, target.sector_bytes);
     if (!ready) return make_error(ready.error());
   }
 
@@ -153,8 +152,8 @@ Result<RunResult> run_test(const Target& target, const TestSpec& spec, const Run
 
   RunResult result;
   result.spec = spec;
-  result.engine = std::string(engine->name);
-  result.iodepth = engine->caps.synchronous ? 1 : spec.iodepth;
+  result.engine = std::string(engine.name);
+  result.iodepth = engine.caps.synchronous ? 1 : spec.iodepth;
   result.direct = target.direct;
   result.cpu = cpu_end - begin.cpu;
   IntervalLog intervals(interval_slots(spec.time_limit_ns));
