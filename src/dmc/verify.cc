@@ -10,7 +10,7 @@
 #include "rawio/runner.h"
 #include "rawio/target.h"
 
-namespace diskcond {
+namespace diskcond::dmc {
 namespace {
 
 rawio::TestKind test_kind(const Workload& w) {
@@ -142,4 +142,4 @@ Result<std::vector<VerifyCheck>> verify_directory(const std::string& dir, const 
   return checks;
 }
 
-}  // namespace diskcond
+}  // namespace diskcond::dmc
