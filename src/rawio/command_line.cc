@@ -80,7 +80,8 @@ std::unique_ptr<CLI::App> build_app(Invocation& inv, RawText& raw, bool tests[4]
   app->add_option("--warmup", raw.warmup,
                   "Time each test runs before it is measured (default 1s; 0 for none; not with -c)");
   app->add_option("--seed", raw.seed, "Seed of the random offsets (default 1)");
-  app->add_option("-e,--engine", raw.engine, "I/O engine: " + engine_names() + " (default psync)")
+  app->add_option("-e,--engine", raw.engine,
+                  "I/O engine: " + engine_names() + " (default " + std::string(default_engine().name) + ")")
       ->check([](const std::string& name) {
         return find_engine(name) ? std::string() : fmt::format("unknown engine '{}' (known: {})", name, engine_names());
       });
