@@ -1,11 +1,11 @@
-// dmc-load: runs the load driver (src/dmc/load) in a directory and prints its report as JSON.
+// dmc-load: runs the load driver (src/harness/load) in a directory and prints its report as JSON.
 // Used by bench/load_test.sh; not installed.
 //   dmc-load <dir> [--clients N] [--seconds S] [--seed N] [--file-mib N] [--no-direct]
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "dmc/load/load_driver.h"
+#include "harness/load/load_driver.h"
 
 namespace {
 

@@ -3,7 +3,6 @@
 
 #include <time.h>
 
-#include <atomic>
 #include <cstdint>
 
 namespace diskcond {
@@ -28,16 +27,14 @@ class MonotonicClock final : public Clock {
   int64_t now_ns() const override { return monotonic_now_ns(); }
 };
 
-// A clock tests move by hand.
+// A clock that stands still at `start_ns`, for tests.
 class FakeClock final : public Clock {
  public:
   explicit FakeClock(int64_t start_ns = 0) : now_(start_ns) {}
-  int64_t now_ns() const override { return now_.load(); }
-  void advance(int64_t ns) { now_ += ns; }
-  void set(int64_t ns) { now_ = ns; }
+  int64_t now_ns() const override { return now_; }
 
  private:
-  std::atomic<int64_t> now_;
+  const int64_t now_;
 };
 
 }  // namespace diskcond

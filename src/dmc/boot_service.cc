@@ -5,7 +5,7 @@
 #include <system_error>
 #include <filesystem>
 
-namespace diskcond {
+namespace diskcond::dmc {
 namespace {
 
 namespace fs = std::filesystem;
@@ -70,4 +70,4 @@ std::string boot_service_problem(const std::string& root) {
   return "";
 }
 
-}  // namespace diskcond
+}  // namespace diskcond::dmc

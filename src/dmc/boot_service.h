@@ -6,7 +6,7 @@
 
 #include <string>
 
-namespace diskcond {
+namespace diskcond::dmc {
 
 inline constexpr const char* kBootUnit = "dmc-boot.service";
 
@@ -17,4 +17,4 @@ inline constexpr const char* kBootUnit = "dmc-boot.service";
 // look under ("/"; tests give a directory laid out like one).
 std::string boot_service_problem(const std::string& root = "/");
 
-}  // namespace diskcond
+}  // namespace diskcond::dmc

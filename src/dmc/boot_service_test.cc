@@ -7,7 +7,7 @@
 
 #include "dmc/mount/test_temp_dir.h"
 
-namespace diskcond {
+namespace diskcond::dmc {
 namespace {
 
 namespace fs = std::filesystem;
@@ -48,4 +48,4 @@ TEST_F(BootServiceTest, WithoutAnInitNameItStillSaysSystemdIsMissing) {
 }
 
 }  // namespace
-}  // namespace diskcond
+}  // namespace diskcond::dmc

@@ -6,7 +6,7 @@
 
 #include "core/units.h"
 
-namespace diskcond {
+namespace diskcond::dmc {
 
 const std::vector<NamedWorkload>& standard_workloads() {
   static const std::vector<NamedWorkload> kWorkloads = {
@@ -77,4 +77,4 @@ nlohmann::ordered_json predictions_json(std::span<const Profile> profiles) {
   return out;
 }
 
-}  // namespace diskcond
+}  // namespace diskcond::dmc

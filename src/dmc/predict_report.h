@@ -9,7 +9,7 @@
 #include "core/predict.h"
 #include "core/profile.h"
 
-namespace diskcond {
+namespace diskcond::dmc {
 
 struct NamedWorkload {
   std::string label;  // e.g. "SEQ1M QD1 read"
@@ -31,4 +31,4 @@ std::string format_prediction_table(std::span<const Profile> profiles, size_t fi
 //   "bytes_per_sec", "mean_latency_ns"}]}]; an unlimited figure is null.
 nlohmann::ordered_json predictions_json(std::span<const Profile> profiles);
 
-}  // namespace diskcond
+}  // namespace diskcond::dmc

@@ -4,7 +4,7 @@
 
 #include "core/units.h"
 
-namespace diskcond {
+namespace diskcond::dmc {
 namespace {
 
 TEST(PredictReport, TableHasARowPerProfileWithExactFigures) {
@@ -34,4 +34,4 @@ TEST(PredictReport, JsonGivesBytesPerSecondAndNullForUnlimited) {
 }
 
 }  // namespace
-}  // namespace diskcond
+}  // namespace diskcond::dmc

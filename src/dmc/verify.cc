@@ -10,7 +10,7 @@
 #include "rawio/runner.h"
 #include "rawio/target.h"
 
-namespace diskcond {
+namespace diskcond::dmc {
 namespace {
 
 rawio::TestKind test_kind(const Workload& w) {
@@ -33,7 +33,7 @@ Result<rawio::RunResult> run_workload(const rawio::Target& target, const Workloa
   spec.warmup_ns = warmup_ns;
   spec.time_limit_ns = test_ns - warmup_ns;
   rawio::RunOptions options;
-  options.engine = w.queue_depth > 1 ? "io_uring" : "psync";
+  options.engine = rawio::find_engine(w.queue_depth > 1 ? "io_uring" : "psync");
   return rawio::run_test(target, spec, options);
 }
 
@@ -142,4 +142,4 @@ Result<std::vector<VerifyCheck>> verify_directory(const std::string& dir, const 
   return checks;
 }
 
-}  // namespace diskcond
+}  // namespace diskcond::dmc

@@ -13,7 +13,7 @@
 #include "core/result.h"
 #include "dmc/predict_report.h"
 
-namespace diskcond {
+namespace diskcond::dmc {
 
 struct VerifyPlan {
   std::vector<NamedWorkload> workloads = standard_workloads();
@@ -108,4 +108,4 @@ Result<std::vector<VerifyCheck>> verify_directory(const std::string& dir, const 
                                                   const std::function<void(const std::string&)>& on_test,
                                                   const BackingBoundProbe& probe = nullptr);
 
-}  // namespace diskcond
+}  // namespace diskcond::dmc

@@ -8,7 +8,7 @@
 #include "dmc/mount/mount_test_support.h"
 #include "dmc/verify.h"
 
-namespace diskcond {
+namespace diskcond::dmc {
 namespace {
 
 using mount::testing::MountTest;
@@ -100,4 +100,4 @@ TEST_F(MountVerify, ImpossibleProfileIsTheFloorByTheDaemonsCounters) {
 }
 
 }  // namespace
-}  // namespace diskcond
+}  // namespace diskcond::dmc

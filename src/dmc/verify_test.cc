@@ -11,7 +11,7 @@
 
 #include "core/units.h"
 
-namespace diskcond {
+namespace diskcond::dmc {
 namespace {
 
 namespace fs = std::filesystem;
@@ -195,4 +195,4 @@ TEST_F(VerifyTest, MissingDirectoryIsAnError) {
 }
 
 }  // namespace
-}  // namespace diskcond
+}  // namespace diskcond::dmc

@@ -113,8 +113,7 @@ Status validate_all(const PlannedTarget& p, const Invocation& inv) {
 // anything is touched, a combination that would take more than half of the machine's memory
 // (-p 1024 -q 4096 -s 1g would be 4 PiB).
 Status check_buffer_memory(const Invocation& inv) {
-  const EngineInfo* engine = find_engine(inv.engine);
-  const unsigned depth = engine->caps.synchronous ? 1 : inv.iodepth;
+  const unsigned depth = inv.engine->caps.synchronous ? 1 : inv.iodepth;
   const unsigned __int128 bytes = static_cast<unsigned __int128>(inv.workers) * depth * inv.transfer_bytes;
   const long pages = ::sysconf(_SC_PHYS_PAGES), page_bytes = ::sysconf(_SC_PAGESIZE);
   if (pages <= 0 || page_bytes <= 0) return ok_status();
@@ -190,7 +189,7 @@ Result<history::HistoryStore> open_history(const Invocation& inv) {
 int save_reports(const Invocation& inv, history::HistoryStore& store, const std::vector<TargetReport>& reports,
                  bool partial, std::FILE* err) {
   history::RunContext context = history::machine_context();
-  context.engine = inv.engine;
+  context.engine = std::string(inv.engine->name);
   context.options_json = options_json(inv).dump();
   auto ids = store.save(context, reports);
   if (!ids) return say(err, "--save: " + ids.error()), kExitIoError;
@@ -205,10 +204,9 @@ int save_reports(const Invocation& inv, history::HistoryStore& store, const std:
 int run_command(const Invocation& inv, std::FILE* out, std::FILE* err) {
   std::vector<PlannedTarget> plan;
   if (int code = plan_targets(inv, plan, err); code != kExitOk) return code;
-  const EngineInfo* engine = find_engine(inv.engine);
-  if (engine->caps.synchronous && inv.iodepth > 1) {
+  if (inv.engine->caps.synchronous && inv.iodepth > 1) {
     say(err, fmt::format("the {} engine is synchronous: --iodepth {} acts as 1 (use io_uring or "
-                         "libaio for a deeper queue)", inv.engine, inv.iodepth));
+                         "libaio for a deeper queue)", inv.engine->name, inv.iodepth));
   }
   std::optional<history::HistoryStore> history;
   if (inv.save) {

@@ -23,6 +23,7 @@ constexpr int64_t kMaxTimeLimitNs = 86'400'000'000'000;  // a day
 // (CLI11 would saturate "99999999999999999999" and wrap "-1" into a uint64_t).
 struct RawText {
   std::string area, transfer, time_limit, warmup, direct = "auto", count, seed, units = "kib";
+  std::string engine = std::string(default_engine().name);  // checked by CLI11
   bool all = false;
   bool no_progress = false;
   // Which options were on the command line at all: an empty value ("-n ''") is an error, not
@@ -79,7 +80,8 @@ std::unique_ptr<CLI::App> build_app(Invocation& inv, RawText& raw, bool tests[4]
   app->add_option("--warmup", raw.warmup,
                   "Time each test runs before it is measured (default 1s; 0 for none; not with -c)");
   app->add_option("--seed", raw.seed, "Seed of the random offsets (default 1)");
-  app->add_option("-e,--engine", inv.engine, "I/O engine: " + engine_names() + " (default psync)")
+  app->add_option("-e,--engine", raw.engine,
+                  "I/O engine: " + engine_names() + " (default " + std::string(default_engine().name) + ")")
       ->check([](const std::string& name) {
         return find_engine(name) ? std::string() : fmt::format("unknown engine '{}' (known: {})", name, engine_names());
       });
@@ -131,6 +133,7 @@ std::string finish(Invocation& inv, const RawText& raw) {
     inv.seed = *seed;
   }
   inv.progress = !raw.no_progress;
+  inv.engine = find_engine(raw.engine);
   inv.time_limit_ns = inv.count_based ? kDefaultCountTimeLimitNs : kDefaultTimeLimitNs;
   if (raw.time_given) {
     auto limit = parse_time_ns(raw.time_limit, TimeUnit::kSeconds);
@@ -268,7 +271,7 @@ nlohmann::json options_json(const Invocation& inv) {
           {"time_limit_ns", inv.time_limit_ns},
           {"warmup_ns", inv.warmup_ns},
           {"seed", inv.seed},
-          {"engine", inv.engine},
+          {"engine", std::string(inv.engine->name)},
           {"direct", std::string(direct_mode_key(inv.direct))},
           {"force_write", inv.force_write},
           {"units", std::string(units_key(inv.units))},

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "rawio/engine.h"
 #include "rawio/formatter.h"
 #include "rawio/target.h"
 #include "rawio/test_spec.h"
@@ -41,7 +42,7 @@ struct Invocation {
   int64_t time_limit_ns = kDefaultTimeLimitNs;  // kDefaultCountTimeLimitNs when count based
   int64_t warmup_ns = kDefaultWarmupNs;         // 0 when count based
   uint64_t seed = kDefaultSeed;
-  std::string engine = "psync";
+  const EngineInfo* engine = &default_engine();  // never null
   DirectMode direct = DirectMode::kAuto;
   std::vector<std::string> force_write;
   bool json = false;

@@ -29,7 +29,7 @@ TEST(RawioCommandLine, SeedInvocationsParse) {
   EXPECT_FALSE(inv.count_based);
   EXPECT_EQ(inv.time_limit_ns, 5'000'000'000);
   EXPECT_EQ(inv.warmup_ns, 1'000'000'000);
-  EXPECT_EQ(inv.engine, "psync");
+  EXPECT_EQ(inv.engine->name, "psync");
   EXPECT_FALSE(inv.area_bytes.has_value());
 }
 
@@ -62,7 +62,7 @@ TEST(RawioCommandLine, LongFormsAndSuffixes) {
   EXPECT_EQ(*inv.transfer_count, 500u);
   EXPECT_EQ(inv.time_limit_ns, 1'500'000'000);
   EXPECT_EQ(inv.seed, 9u);
-  EXPECT_EQ(inv.engine, "io_uring");
+  EXPECT_EQ(inv.engine->name, "io_uring");
   EXPECT_EQ(inv.direct, DirectMode::kOff);
   EXPECT_EQ(inv.force_write, std::vector<std::string>{"/dev/loop3"});
   EXPECT_TRUE(inv.json);

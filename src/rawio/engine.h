@@ -1,7 +1,9 @@
 // Engine: how a worker hands transfers to the kernel. One small class per engine, one file each
 // (engine_psync.cc, engine_io_uring.cc, engine_libaio.cc, engine_null.cc), all behind this
-// interface. Engines only move data: the core (worker.cc) takes every timestamp and keeps every
-// statistic, so all engines are measured the same way.
+// interface; the file also states the engine's name, capabilities and factory, once, in its
+// EngineInfo. Adding an engine is adding its file and its line in engine.cc. Engines only move
+// data: the core (worker.cc) takes every timestamp and keeps every statistic, so all engines are
+// measured the same way.
 //
 // Use per worker, on one thread (the one that calls open(): io_uring binds its ring to it):
 // open(), then repeatedly queue() up to `depth` transfers, submit(), and reap() completions; a
@@ -13,7 +15,6 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "core/result.h"
 
@@ -40,8 +41,6 @@ struct EngineCaps {
 class Engine {
  public:
   virtual ~Engine() = default;
-  virtual std::string_view name() const = 0;
-  virtual EngineCaps caps() const = 0;
 
   // Prepares to run at most `depth` transfers at once on `fd`. Returns an error naming the
   // engine and the cause (for example io_uring_queue_init failing).
@@ -56,23 +55,28 @@ class Engine {
   virtual int reap(unsigned min, std::span<Completion> out) = 0;
 };
 
+// An engine as rawio knows it before making one. Each engine_<name>.cc defines its own, once,
+// at namespace scope (`extern const EngineInfo kPsyncEngine{"psync", {...}, make_engine<...>}`);
+// engine.cc only puts them in order.
 struct EngineInfo {
-  std::string_view name;
-  std::string_view description;
+  std::string_view name;  // what -e takes, what results and saved runs carry
   EngineCaps caps;
   std::unique_ptr<Engine> (*make)();
 };
 
+// EngineInfo::make for an engine class.
+template <class E>
+std::unique_ptr<Engine> make_engine() {
+  return std::make_unique<E>();
+}
+
 // Every engine rawio knows, psync (the default) first.
-std::span<const EngineInfo> engines();
+std::span<const EngineInfo* const> engines();
+// psync.
+const EngineInfo& default_engine();
 // nullptr if no engine has that name.
 const EngineInfo* find_engine(std::string_view name);
 // "psync, io_uring, libaio, null".
 std::string engine_names();
-
-std::unique_ptr<Engine> make_psync_engine();
-std::unique_ptr<Engine> make_io_uring_engine();
-std::unique_ptr<Engine> make_libaio_engine();
-std::unique_ptr<Engine> make_null_engine();
 
 }  // namespace diskcond::rawio

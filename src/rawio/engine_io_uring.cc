@@ -16,8 +16,6 @@ class IoUringEngine final : public Engine {
   ~IoUringEngine() override {
     if (ready_) io_uring_queue_exit(&ring_);
   }
-  std::string_view name() const override { return "io_uring"; }
-  EngineCaps caps() const override { return {false, true}; }
 
   Status open(int fd, unsigned depth) override {
     fd_ = fd;
@@ -71,6 +69,7 @@ class IoUringEngine final : public Engine {
 
 }  // namespace
 
-std::unique_ptr<Engine> make_io_uring_engine() { return std::make_unique<IoUringEngine>(); }
+extern const EngineInfo kIoUringEngine{
+    "io_uring", {.synchronous = false, .moves_data = true}, make_engine<IoUringEngine>};
 
 }  // namespace diskcond::rawio

@@ -17,8 +17,6 @@ class LibaioEngine final : public Engine {
   ~LibaioEngine() override {
     if (ctx_) io_destroy(ctx_);
   }
-  std::string_view name() const override { return "libaio"; }
-  EngineCaps caps() const override { return {false, true}; }
 
   Status open(int fd, unsigned depth) override {
     fd_ = fd;
@@ -82,6 +80,7 @@ class LibaioEngine final : public Engine {
 
 }  // namespace
 
-std::unique_ptr<Engine> make_libaio_engine() { return std::make_unique<LibaioEngine>(); }
+extern const EngineInfo kLibaioEngine{
+    "libaio", {.synchronous = false, .moves_data = true}, make_engine<LibaioEngine>};
 
 }  // namespace diskcond::rawio

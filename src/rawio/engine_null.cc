@@ -9,9 +9,6 @@ namespace {
 
 class NullEngine final : public Engine {
  public:
-  std::string_view name() const override { return "null"; }
-  EngineCaps caps() const override { return {false, false}; }
-
   Status open(int /*fd*/, unsigned depth) override {
     done_.resize(depth);
     return ok_status();
@@ -34,6 +31,7 @@ class NullEngine final : public Engine {
 
 }  // namespace
 
-std::unique_ptr<Engine> make_null_engine() { return std::make_unique<NullEngine>(); }
+extern const EngineInfo kNullEngine{
+    "null", {.synchronous = false, .moves_data = false}, make_engine<NullEngine>};
 
 }  // namespace diskcond::rawio

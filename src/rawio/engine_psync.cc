@@ -9,9 +9,6 @@ namespace {
 
 class PsyncEngine final : public Engine {
  public:
-  std::string_view name() const override { return "psync"; }
-  EngineCaps caps() const override { return {true, true}; }
-
   Status open(int fd, unsigned /*depth*/) override {
     fd_ = fd;
     return ok_status();
@@ -41,6 +38,7 @@ class PsyncEngine final : public Engine {
 
 }  // namespace
 
-std::unique_ptr<Engine> make_psync_engine() { return std::make_unique<PsyncEngine>(); }
+extern const EngineInfo kPsyncEngine{
+    "psync", {.synchronous = true, .moves_data = true}, make_engine<PsyncEngine>};
 
 }  // namespace diskcond::rawio

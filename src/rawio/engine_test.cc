@@ -36,7 +36,7 @@ std::vector<Completion> reap_all(Engine& engine, unsigned want) {
   return all;
 }
 
-class RawioEngineTest : public ::testing::TestWithParam<const char*> {};
+class RawioEngineTest : public ::testing::TestWithParam<const EngineInfo*> {};
 
 TEST_P(RawioEngineTest, ReadsTheRightBytesAtEachOffsetWithSeveralInFlight) {
   testing::ScratchDir dir;
@@ -44,8 +44,8 @@ TEST_P(RawioEngineTest, ReadsTheRightBytesAtEachOffsetWithSeveralInFlight) {
   testing::write_pattern_file(path, 8 * kBlock);
   int fd = ::open(path.c_str(), O_RDONLY | O_DIRECT);
   ASSERT_GE(fd, 0);
-  auto engine = find_engine(GetParam())->make();
-  const unsigned depth = engine->caps().synchronous ? 1 : 4;
+  auto engine = GetParam()->make();
+  const unsigned depth = GetParam()->caps.synchronous ? 1 : 4;
   ASSERT_TRUE(engine->open(fd, depth).ok());
   AlignedBuffer buf(4 * kBlock);
   const uint64_t offsets[4] = {7 * kBlock, 0, 3 * kBlock, 5 * kBlock};
@@ -71,7 +71,7 @@ TEST_P(RawioEngineTest, WritesLandAtTheirOffsets) {
   testing::write_zero_file(path, 4 * kBlock);
   int fd = ::open(path.c_str(), O_RDWR | O_DIRECT);
   ASSERT_GE(fd, 0);
-  auto engine = find_engine(GetParam())->make();
+  auto engine = GetParam()->make();
   ASSERT_TRUE(engine->open(fd, 1).ok());
   AlignedBuffer buf(kBlock);
   memset(buf.data, 0xab, kBlock);
@@ -94,7 +94,7 @@ TEST_P(RawioEngineTest, ReportsErrnoOfAFailedTransfer) {
   std::string path = dir.file("data");
   testing::write_zero_file(path, kBlock);
   int fd = ::open(path.c_str(), O_RDONLY);  // writes to a read-only descriptor fail with EBADF
-  auto engine = find_engine(GetParam())->make();
+  auto engine = GetParam()->make();
   ASSERT_TRUE(engine->open(fd, 1).ok());
   AlignedBuffer buf(kBlock);
   engine->queue({buf.data, 0, kBlock, 0, true});
@@ -110,15 +110,17 @@ TEST_P(RawioEngineTest, ReportsErrnoOfAFailedTransfer) {
   ::close(fd);
 }
 
-INSTANTIATE_TEST_SUITE_P(Engines, RawioEngineTest, ::testing::Values("psync", "io_uring", "libaio"));
+INSTANTIATE_TEST_SUITE_P(Engines, RawioEngineTest, ::testing::ValuesIn(testing::data_engines()));
 
 TEST(RawioNullEngine, CompletesEverythingWithoutTouchingTheTarget) {
   testing::ScratchDir dir;
   std::string path = dir.file("data");
   testing::write_zero_file(path, 4 * kBlock);
   int fd = ::open(path.c_str(), O_RDWR);
-  auto engine = make_null_engine();
-  EXPECT_FALSE(engine->caps().moves_data);
+  const EngineInfo* null_engine = find_engine("null");
+  ASSERT_NE(null_engine, nullptr);
+  EXPECT_FALSE(null_engine->caps.moves_data);
+  auto engine = null_engine->make();
   ASSERT_TRUE(engine->open(fd, 8).ok());
   uint8_t buf[16] = {1};
   for (uint32_t s = 0; s < 8; ++s) engine->queue({buf, s * 16ull, 16, s, true});
@@ -137,11 +139,12 @@ TEST(RawioNullEngine, CompletesEverythingWithoutTouchingTheTarget) {
 
 TEST(RawioEngineRegistry, KnowsEveryEngineByName) {
   EXPECT_EQ(engine_names(), "psync, io_uring, libaio, null");
-  EXPECT_EQ(engines().front().name, "psync");
-  for (const auto& info : engines()) {
-    auto e = info.make();
-    EXPECT_EQ(e->name(), info.name);
-    EXPECT_EQ(e->caps().synchronous, info.caps.synchronous);
+  EXPECT_EQ(engines().front(), &default_engine());
+  EXPECT_EQ(default_engine().name, "psync");
+  EXPECT_TRUE(default_engine().caps.synchronous);
+  for (const EngineInfo* info : engines()) {
+    EXPECT_EQ(find_engine(info->name), info);
+    EXPECT_NE(info->make(), nullptr) << info->name;
   }
   EXPECT_EQ(find_engine("posixaio"), nullptr);
 }

@@ -19,8 +19,6 @@
 namespace diskcond::rawio {
 namespace {
 
-int64_t monotonic_ns() { return monotonic_now_ns(); }
-
 // What the start barrier records when the last worker arrives.
 struct StartOfTest {
   int64_t time_limit_ns = 0;
@@ -32,7 +30,7 @@ struct StartOfTest {
   static void stamp(void* self) {
     auto* s = static_cast<StartOfTest*>(self);
     s->cpu = process_cpu_times();
-    s->clock.start_ns = monotonic_ns();
+    s->clock.start_ns = monotonic_now_ns();
     s->clock.measure_start_ns = s->clock.start_ns + s->warmup_ns;
     s->clock.deadline_ns = s->clock.measure_start_ns + s->time_limit_ns;
     s->started.store(true);
@@ -58,7 +56,7 @@ void supervise(std::vector<std::thread>& threads, const std::vector<WorkerProgre
     std::this_thread::sleep_until(wake);
     if (options.cancel && options.cancel->load()) stop.store(true);
     if (!begin.started.load()) continue;
-    int64_t now = monotonic_ns();
+    int64_t now = monotonic_now_ns();
     if (now < clock.measure_start_ns) continue;
     if (!cpu_taken) {
       begin.cpu = process_cpu_times();
@@ -117,8 +115,7 @@ Status validate_spec(const Target& target, const TestSpec& spec) {
 
 Result<RunResult> run_test(const Target& target, const TestSpec& spec, const RunOptions& options) {
   if (Status valid = validate_spec(target, spec); !valid) return make_error(valid.error());
-  const EngineInfo* engine = find_engine(options.engine);
-  if (!engine) return make_error(fmt::format("unknown engine '{}' (known: {})", options.engine, engine_names()));
+  const EngineInfo& engine = *options.engine;
 
   const bool write = is_write(spec.kind);
   posix::UniqueFd file(::open(target.io_path.c_str(), open_flags(target, write)));  // closed however the test ends
@@ -130,7 +127,7 @@ Result<RunResult> run_test(const Target& target, const TestSpec& spec, const Run
   std::vector<std::unique_ptr<Worker>> workers;
   for (unsigned w = 0; w < spec.workers; ++w) {
     workers.push_back(std::make_unique<Worker>(spec, w));
-    Status ready = workers.back()->prepare(file.get(), *engine, spec.iodepth, target.sector_bytes);
+    Status ready = workers.back()->prepare(file.get(), engine, spec.iodepth, target.sector_bytes);
     if (!ready) return make_error(ready.error());
   }
 
@@ -155,8 +152,8 @@ Result<RunResult> run_test(const Target& target, const TestSpec& spec, const Run
 
   RunResult result;
   result.spec = spec;
-  result.engine = std::string(engine->name);
-  result.iodepth = engine->caps.synchronous ? 1 : spec.iodepth;
+  result.engine = std::string(engine.name);
+  result.iodepth = engine.caps.synchronous ? 1 : spec.iodepth;
   result.direct = target.direct;
   result.cpu = cpu_end - begin.cpu;
   IntervalLog intervals(interval_slots(spec.time_limit_ns));

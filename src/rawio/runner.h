@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/result.h"
+#include "rawio/engine.h"
 #include "rawio/run_result.h"
 #include "rawio/target.h"
 #include "rawio/test_spec.h"
@@ -24,7 +25,7 @@ struct Progress {
 };
 
 struct RunOptions {
-  std::string engine = "psync";
+  const EngineInfo* engine = &default_engine();  // REQUIRES: not null
   // When set and it becomes true, workers stop after their transfers in flight complete and the
   // result has stopped_by == kCancelled. Read, never written, by run_test.
   const std::atomic<bool>* cancel = nullptr;

@@ -42,7 +42,7 @@ TEST(RawioRunner, StopsAtTheTransferCountAndAccountsForEveryTransfer) {
   testing::ScratchDir dir;
   testing::write_zero_file(dir.file("t"), 1 << 20);
   RunOptions options;
-  options.engine = "null";
+  options.engine = find_engine("null");
   auto r = run_test(file_target(dir.file("t"), 1 << 20), small_spec(TestKind::kRandomRead, 1 << 20, 10001), options);
   ASSERT_TRUE(r.ok()) << r.error();
   EXPECT_EQ(r->transfers, 10001u);
@@ -58,7 +58,7 @@ TEST(RawioRunner, StopsAtTheTimeLimitWhenThatComesFirst) {
   testing::ScratchDir dir;
   testing::write_zero_file(dir.file("t"), 1 << 20);
   RunOptions options;
-  options.engine = "null";
+  options.engine = find_engine("null");
   TestSpec spec = small_spec(TestKind::kSequentialRead, 1 << 20, UINT64_MAX / 2);
   spec.time_limit_ns = 300'000'000;
   auto r = run_test(file_target(dir.file("t"), 1 << 20), spec, options);
@@ -74,7 +74,7 @@ TEST(RawioRunner, AWarmUpRunsBeforeTheMeasuredTimeAndIsNotCounted) {
   testing::ScratchDir dir;
   testing::write_zero_file(dir.file("t"), 1 << 20);
   RunOptions options;
-  options.engine = "null";
+  options.engine = find_engine("null");
   int64_t first_progress_ns = -1;
   options.on_progress = [&](const Progress& p) {
     if (first_progress_ns < 0) first_progress_ns = p.elapsed_ns;
@@ -102,7 +102,7 @@ TEST(RawioRunner, SequentialWriteCoversEveryBlockOfTheArea) {
   testing::ScratchDir dir;
   const uint64_t area = 64 * 4096;
   testing::write_zero_file(dir.file("t"), area + 4096);
-  for (const char* engine : {"psync", "io_uring", "libaio"}) {
+  for (const EngineInfo* engine : testing::data_engines()) {
     testing::write_zero_file(dir.file("t"), area + 4096);
     RunOptions options;
     options.engine = engine;
@@ -116,7 +116,7 @@ TEST(RawioRunner, SequentialWriteCoversEveryBlockOfTheArea) {
     for (uint64_t block = 0; block < 64; ++block) {
       bool written = false;
       for (uint64_t i = 0; i < 4096 && !written; i += 8) written = data[block * 4096 + i] != 0;
-      EXPECT_TRUE(written) << engine << " block " << block;
+      EXPECT_TRUE(written) << engine->name << " block " << block;
     }
     for (uint64_t i = area; i < area + 4096; ++i) ASSERT_EQ(data[i], 0) << "outside the area";
   }
@@ -155,7 +155,7 @@ TEST(RawioRunner, RandomReadsOnARealFileWithQueueDepth) {
   testing::ScratchDir dir;
   testing::write_pattern_file(dir.file("t"), 1 << 20);
   RunOptions options;
-  options.engine = "io_uring";
+  options.engine = find_engine("io_uring");
   TestSpec spec = small_spec(TestKind::kRandomRead, 1 << 20, 2000);
   spec.iodepth = 8;
   auto r = run_test(file_target(dir.file("t"), 1 << 20), spec, options);
@@ -181,7 +181,7 @@ TEST(RawioRunner, CancelStopsTheTest) {
   testing::write_zero_file(dir.file("t"), 1 << 20);
   std::atomic<bool> cancel{true};
   RunOptions options;
-  options.engine = "null";
+  options.engine = find_engine("null");
   options.cancel = &cancel;
   TestSpec spec = small_spec(TestKind::kRandomRead, 1 << 20, UINT64_MAX / 2);
   auto r = run_test(file_target(dir.file("t"), 1 << 20), spec, options);

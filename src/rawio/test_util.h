@@ -14,7 +14,18 @@
 #include <string>
 #include <vector>
 
+#include "rawio/engine.h"
+
 namespace diskcond::rawio::testing {
+
+// Every engine that reaches the target (all but null), in engines() order.
+inline std::vector<const EngineInfo*> data_engines() {
+  std::vector<const EngineInfo*> out;
+  for (const EngineInfo* e : engines()) {
+    if (e->caps.moves_data) out.push_back(e);
+  }
+  return out;
+}
 
 // A fresh directory under /tmp, removed with everything in it when the object dies.
 class ScratchDir {

@@ -9,11 +9,6 @@
 #include "core/clock.h"
 
 namespace diskcond::rawio {
-namespace {
-
-inline int64_t now_ns() { return monotonic_now_ns(); }
-
-}  // namespace
 
 void Worker::FreeDeleter::operator()(void* p) const { std::free(p); }
 
@@ -87,7 +82,7 @@ void Worker::loop(const TestClock& clock, std::atomic<bool>& stop, WorkerProgres
   for (;;) {
     if (now < deadline && issued < share_ && !stop.load(std::memory_order_relaxed)) {
       // Each transfer is stamped just before the submission that starts it.
-      int64_t stamp = now_ns();
+      int64_t stamp = monotonic_now_ns();
       unsigned queued = 0;
       int rc = 0;
       while (in_flight < depth_ && issued < share_ && rc >= 0) {
@@ -102,7 +97,7 @@ void Worker::loop(const TestClock& clock, std::atomic<bool>& stop, WorkerProgres
         if (++queued == batch) {
           rc = engine_->submit();
           queued = 0;
-          if (in_flight < depth_ && issued < share_) stamp = now_ns();
+          if (in_flight < depth_ && issued < share_) stamp = monotonic_now_ns();
         }
       }
       if (queued > 0 && rc >= 0) rc = engine_->submit();
@@ -116,7 +111,7 @@ void Worker::loop(const TestClock& clock, std::atomic<bool>& stop, WorkerProgres
     }
     if (in_flight == 0) break;
     int n = engine_->reap(1, completions_);
-    now = now_ns();
+    now = monotonic_now_ns();
     if (n < 0) {
       record_error(n, 0);
       stop.store(true, std::memory_order_relaxed);

@@ -41,7 +41,7 @@ class CliTest : public ::testing::Test {
     err_.str("");
     Context ctx{
         .mounts = [this]() -> MountControl& { return fake_; },
-        .disks = [this]() -> DiskControl& { return disks_; },
+        .disks = [this]() -> disk::DiskControl& { return disks_; },
         .store = SettingsStore(state_dir_),
         .profile_dirs = {profile_dir_},
         .is_root = [this] { return is_root_; },

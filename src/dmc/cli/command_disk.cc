@@ -87,12 +87,12 @@ Outcome run_disk(Context& ctx, const CommandArgs& args) {
   return sub->run(ctx, own);
 }
 
-Result<std::vector<DiskView>> dmc_disks(Context& ctx, std::vector<LoopDisk>* all) {
+Result<std::vector<DiskView>> dmc_disks(Context& ctx, std::vector<disk::LoopDisk>* all) {
   auto loops = ctx.disks().list();
   if (!loops.ok()) return make_error(loops.error());
   std::vector<DiskView> views;
   std::map<std::string, std::optional<MountStatus>> holders;  // by image directory
-  for (const LoopDisk& disk : *loops) {
+  for (const disk::LoopDisk& disk : *loops) {
     if (disk.image.empty() || disk.image[0] != '/') continue;
     const std::string dir = parent_of(disk.image);
     auto known = holders.find(dir);
@@ -138,13 +138,13 @@ Outcome run_disk_remove(Context& ctx, const CommandArgs& args) {
   std::string canonical = arg;
   if (!S_ISBLK(st.st_mode)) canonical = std::filesystem::canonical(arg).string();
 
-  std::vector<LoopDisk> all;
+  std::vector<disk::LoopDisk> all;
   auto disks = dmc_disks(ctx, &all);
   if (!disks.ok()) return failure(ExitCode::kFailed, disks.error());
-  auto matches = [&](const LoopDisk& d) {
+  auto matches = [&](const disk::LoopDisk& d) {
     if (S_ISBLK(st.st_mode)) return d.device_number == st.st_rdev;
     if (S_ISREG(st.st_mode)) return d.image_dev == st.st_dev && d.image_ino == st.st_ino;
-    return std::any_of(d.mounts.begin(), d.mounts.end(), [&](const DiskMount& m) { return m.dir == canonical; });
+    return std::any_of(d.mounts.begin(), d.mounts.end(), [&](const disk::DiskMount& m) { return m.dir == canonical; });
   };
   std::vector<DiskView> chosen;
   for (const DiskView& v : *disks) {

@@ -124,7 +124,7 @@ Outcome check_state(Context& ctx, const CommandArgs& args, const std::optional<P
     if (!loops.ok()) return failure(ExitCode::kFailed, loops.error());
     struct stat st {};
     if (::stat(image.path.c_str(), &st) == 0) {
-      for (const LoopDisk& d : *loops) {
+      for (const disk::LoopDisk& d : *loops) {
         if (d.image_dev == st.st_dev && d.image_ino == st.st_ino) {
           return wrong_state(fmt::format("{} is already attached to {}", image.path, d.device));
         }
@@ -143,7 +143,7 @@ Outcome run_disk_create(Context& ctx, const CommandArgs& args) {
   MountState locked;  // the settings store stays locked until the end when -start conditions
   if (Outcome o = check_state(ctx, args, profile, plan, locked); !o.ok()) return o;
 
-  DiskControl& disks = ctx.disks();
+  disk::DiskControl& disks = ctx.disks();
   const std::string& image = plan.image.path;
   Undo undo;
   auto failed = [&](const std::string& what) {
@@ -159,7 +159,7 @@ Outcome run_disk_create(Context& ctx, const CommandArgs& args) {
     if (Status s = disks.create_image(image, plan.size_bytes); !s.ok()) return failed(s.error());
     undo.push("the creation of " + image, [&disks, image] { return disks.delete_image(image); });
   }
-  auto attached = disks.attach(image, LoopOptions{});
+  auto attached = disks.attach(image, disk::LoopOptions{});
   if (!attached.ok()) return failed(attached.error());
   const std::string device = attached->device;
   undo.push("the attachment of " + device, [&disks, device] { return disks.detach(device); });
@@ -191,7 +191,7 @@ Outcome run_disk_create(Context& ctx, const CommandArgs& args) {
   DiskView view{*attached, plan.conditioned_mount, plan.profile_name};
   auto now = disks.list();  // the device as it is now: mounted, autoclear
   if (now.ok()) {
-    auto it = std::find_if(now->begin(), now->end(), [&](const LoopDisk& d) { return d.device == device; });
+    auto it = std::find_if(now->begin(), now->end(), [&](const disk::LoopDisk& d) { return d.device == device; });
     if (it != now->end()) view.disk = *it;
   }
   if (plan.json) {

@@ -12,9 +12,9 @@
 #include "dmc/mount/mount_control.h"
 #include "dmc/mount/processes_inside.h"
 
-namespace diskcond {
+namespace diskcond::disk {
 class DiskControl;  // dmc/disk/disk_control.h
-}  // namespace diskcond
+}  // namespace diskcond::disk
 
 namespace diskcond::dmc {
 
@@ -22,7 +22,7 @@ struct Context {
   // The mount machinery; called only by commands that need it (list/show/help never do).
   std::function<MountControl&()> mounts;
   // Image files, loop devices, mkfs and mount(2); called only by `dmc disk`.
-  std::function<DiskControl&()> disks;
+  std::function<disk::DiskControl&()> disks;
   SettingsStore store;
   // Where user-defined profiles live (ProfileCatalog::default_dirs() in dmc itself).
   std::vector<std::string> profile_dirs;

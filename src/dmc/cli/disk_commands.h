@@ -22,7 +22,7 @@ Outcome run_disk_list(Context& ctx, const CommandArgs& args);    // list [-json]
 // The loop devices whose image lies in a conditioned directory ("dmc disks"), with that directory
 // and its profile. `all` gets every bound loop device for callers that must also recognise the
 // others (remove says "not a dmc disk" rather than "not found").
-Result<std::vector<DiskView>> dmc_disks(Context& ctx, std::vector<LoopDisk>* all = nullptr);
+Result<std::vector<DiskView>> dmc_disks(Context& ctx, std::vector<disk::LoopDisk>* all = nullptr);
 
 // Steps to undo, run newest first when a later step fails.
 class Undo {

@@ -12,9 +12,9 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-std::string mount_list(const LoopDisk& disk) {
+std::string mount_list(const disk::LoopDisk& disk) {
   std::string out;
-  for (const DiskMount& m : disk.mounts) out += (out.empty() ? "" : ",") + m.dir;
+  for (const disk::DiskMount& m : disk.mounts) out += (out.empty() ? "" : ",") + m.dir;
   return out.empty() ? "-" : out;
 }
 
@@ -22,7 +22,7 @@ std::string mount_list(const LoopDisk& disk) {
 
 json disk_json(const DiskView& view) {
   json points = json::array();
-  for (const DiskMount& m : view.disk.mounts) points.push_back(m.dir);
+  for (const disk::DiskMount& m : view.disk.mounts) points.push_back(m.dir);
   return json{
       {"device", view.disk.device},
       {"image", view.disk.image},

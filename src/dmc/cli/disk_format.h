@@ -13,7 +13,7 @@ namespace diskcond::dmc {
 
 // A loop device whose image lies in a conditioned directory.
 struct DiskView {
-  LoopDisk disk;
+  disk::LoopDisk disk;
   std::string conditioned_mount;  // the conditioned directory that holds the image
   std::string profile_name;       // its profile now
 };

@@ -88,14 +88,14 @@ int run_dmc(std::span<const std::string> args, Context& ctx) {
 int dmc_main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   std::unique_ptr<MountControl> mounts;
-  std::unique_ptr<DiskControl> disks;
+  std::unique_ptr<disk::DiskControl> disks;
   Context ctx{
       .mounts = [&mounts]() -> MountControl& {
         if (!mounts) mounts = make_fuse_mount_control();
         return *mounts;
       },
-      .disks = [&disks]() -> DiskControl& {
-        if (!disks) disks = make_loop_disk_control();
+      .disks = [&disks]() -> disk::DiskControl& {
+        if (!disks) disks = disk::make_loop_disk_control();
         return *disks;
       },
       .store = SettingsStore(SettingsStore::default_dir()),

@@ -19,21 +19,21 @@
 
 namespace diskcond::dmc {
 
-class FakeDiskControl final : public DiskControl {
+class FakeDiskControl final : public disk::DiskControl {
  public:
   // Every call that changes something, in order: "create <path>", "attach <image>", "mkfs <dev>",
   // "mount <dev> <dir>", "autoclear <dev>", "unmount <dir>", "detach <dev>", "delete <path>".
   std::vector<std::string> calls;
-  std::map<int, LoopDisk> devices;  // by loop number
+  std::map<int, disk::LoopDisk> devices;  // by loop number
   // When set, the next call of that kind fails with this message.
   std::string fail_create, fail_attach, fail_mkfs, fail_mount, fail_autoclear, fail_unmount, fail_detach, fail_delete;
   std::string fail_unmount_of;       // unmounting this directory fails ("<dir> is busy"), every time
   std::string probed_type = "ext4";  // what probe_filesystem finds
 
   // A device bound to `image` as if attached earlier (by anyone).
-  LoopDisk& add_device(const std::string& image) {
+  disk::LoopDisk& add_device(const std::string& image) {
     int n = next_++;
-    LoopDisk& d = devices[n];
+    disk::LoopDisk& d = devices[n];
     d.device = "/dev/loop" + std::to_string(n);
     d.device_number = makedev(7, n);
     d.image = image;
@@ -61,7 +61,7 @@ class FakeDiskControl final : public DiskControl {
     if (!fail_delete.empty()) return make_error(std::exchange(fail_delete, ""));
     return ::unlink(path.c_str()) == 0 ? ok_status() : make_error("cannot delete " + path);
   }
-  Result<LoopDisk> attach(const std::string& image, const LoopOptions&) override {
+  Result<disk::LoopDisk> attach(const std::string& image, const disk::LoopOptions&) override {
     calls.push_back("attach " + image);
     if (!fail_attach.empty()) return make_error(std::exchange(fail_attach, ""));
     return add_device(image);
@@ -69,7 +69,7 @@ class FakeDiskControl final : public DiskControl {
   Status detach(const std::string& device) override {
     calls.push_back("detach " + device);
     if (!fail_detach.empty()) return make_error(std::exchange(fail_detach, ""));
-    LoopDisk* d = find(device);
+    disk::LoopDisk* d = find(device);
     if (d == nullptr) return ok_status();  // autoclear did it
     devices.erase(std::stoi(device.substr(9)));
     return ok_status();
@@ -80,8 +80,8 @@ class FakeDiskControl final : public DiskControl {
     find(device)->autoclear = true;
     return ok_status();
   }
-  Result<std::vector<LoopDisk>> list() override {
-    std::vector<LoopDisk> out;
+  Result<std::vector<disk::LoopDisk>> list() override {
+    std::vector<disk::LoopDisk> out;
     for (const auto& [n, d] : devices) out.push_back(d);
     return out;
   }
@@ -103,7 +103,7 @@ class FakeDiskControl final : public DiskControl {
     if (dir == fail_unmount_of) return make_error(dir + " is busy");
     for (auto it = devices.begin(); it != devices.end(); ++it) {
       auto& m = it->second.mounts;
-      auto found = std::find_if(m.begin(), m.end(), [&](const DiskMount& x) { return x.dir == dir; });
+      auto found = std::find_if(m.begin(), m.end(), [&](const disk::DiskMount& x) { return x.dir == dir; });
       if (found == m.end()) continue;
       m.erase(found);
       if (m.empty() && it->second.autoclear) devices.erase(it);  // the last user is gone
@@ -113,7 +113,7 @@ class FakeDiskControl final : public DiskControl {
   }
 
  private:
-  LoopDisk* find(const std::string& device) {
+  disk::LoopDisk* find(const std::string& device) {
     for (auto& [n, d] : devices) {
       if (d.device == device) return &d;
     }

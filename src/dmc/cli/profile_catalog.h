@@ -25,7 +25,6 @@ class ProfileCatalog {
   static ProfileCatalog load(const std::vector<std::string>& dirs);
   // The directories described above.
   static std::vector<std::string> default_dirs();
-  static ProfileCatalog load_default() { return load(default_dirs()); }
 
   const std::vector<Profile>& profiles() const { return profiles_; }
   const std::vector<std::string>& problems() const { return problems_; }

@@ -14,7 +14,7 @@
 
 #include "core/result.h"
 
-namespace diskcond {
+namespace diskcond::disk {
 
 // One place a loop device is mounted (from /proc/self/mountinfo).
 struct DiskMount {
@@ -67,4 +67,4 @@ class DiskControl {
 
 std::unique_ptr<DiskControl> make_loop_disk_control();
 
-}  // namespace diskcond
+}  // namespace diskcond::disk

@@ -22,7 +22,7 @@
 #include "dmc/disk/run_program.h"
 #include "dmc/disk/disk_control.h"
 
-namespace diskcond {
+namespace diskcond::disk {
 namespace {
 
 using disk::loop_device_path;
@@ -246,4 +246,4 @@ class LoopDiskControl final : public DiskControl {
 
 std::unique_ptr<DiskControl> make_loop_disk_control() { return std::make_unique<LoopDiskControl>(); }
 
-}  // namespace diskcond
+}  // namespace diskcond::disk

@@ -79,9 +79,9 @@ TEST_F(MountLifecycle, ForcedStopDuringAWriteKeepsTheWrite) {
   ssize_t written = -1;
   int64_t took_ns = 0;
   std::thread writer([&] {
-    const int64_t t0 = monotonic_ns();
+    const int64_t t0 = monotonic_now_ns();
     written = pwrite(fd, buf, kMiB, 0);
-    took_ns = monotonic_ns() - t0;
+    took_ns = monotonic_now_ns() - t0;
   });
   usleep(100 * 1000);  // the write is waiting for its model time now
   ASSERT_TRUE(control_->stop(dir_, true).ok());
@@ -174,9 +174,9 @@ TEST_F(MountLifecycle, SilentControlClientsDoNotStallStatus) {
     ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
     silent.push_back(fd);
   }
-  const int64_t t0 = monotonic_ns();
+  const int64_t t0 = monotonic_now_ns();
   auto st = control_->status(dir_);
-  const int64_t took_ms = (monotonic_ns() - t0) / 1'000'000;
+  const int64_t took_ms = (monotonic_now_ns() - t0) / 1'000'000;
   for (int fd : silent) close(fd);
   ASSERT_TRUE(st.ok()) << st.error();
   EXPECT_TRUE(st->daemon_alive);

@@ -37,8 +37,8 @@ struct Sample {
 };
 
 void spin_for(int64_t ns) {
-  const int64_t until = monotonic_ns() + ns;
-  while (monotonic_ns() < until) {
+  const int64_t until = monotonic_now_ns() + ns;
+  while (monotonic_now_ns() < until) {
   }
 }
 
@@ -55,10 +55,10 @@ std::vector<Sample> qd1_with_think(const std::string& file, Op op, size_t bs, ui
   std::mt19937_64 rng(42);
   for (int i = 0; i < count; ++i) {
     const uint64_t offset = rng() % (span / bs) * bs;
-    const int64_t t0 = monotonic_ns();
+    const int64_t t0 = monotonic_now_ns();
     const ssize_t r = op == Op::kWrite ? pwrite(fd, raw, bs, static_cast<off_t>(offset))
                                        : pread(fd, raw, bs, static_cast<off_t>(offset));
-    const int64_t t1 = monotonic_ns();
+    const int64_t t1 = monotonic_now_ns();
     if (r != static_cast<ssize_t>(bs)) break;
     samples.push_back({offset, t0, t1 - t0});
     spin_for(think_ns);

@@ -29,8 +29,6 @@ inline constexpr uint64_t kMiB = 1 << 20;
 inline constexpr uid_t kNobody = 65534;
 inline constexpr gid_t kNogroup = 65534;
 
-inline int64_t monotonic_ns() { return monotonic_now_ns(); }
-
 // An SSD profile: `rate_mib` MiB/s both ways (0 = unlimited), `access_us`, queue depth `qd`.
 inline Profile ssd_profile(double rate_mib, double access_us = 0, uint32_t qd = 32) {
   Profile p;

@@ -40,7 +40,7 @@ Measured direct_loop(const std::string& file, bool write, bool random, size_t bs
   std::mt19937_64 rng(seed);
   const uint64_t blocks = span / bs;
   uint64_t n = 0, bytes = 0, next = 0;
-  const int64_t start = monotonic_ns();
+  const int64_t start = monotonic_now_ns();
   int64_t now = start;
   while (now - start < seconds * kSec) {
     const uint64_t off = (random ? rng() % blocks : next++ % blocks) * bs;
@@ -50,7 +50,7 @@ Measured direct_loop(const std::string& file, bool write, bool random, size_t bs
     if (r != static_cast<ssize_t>(bs)) break;
     ++n;
     bytes += bs;
-    now = monotonic_ns();
+    now = monotonic_now_ns();
   }
   free(raw);
   close(fd);
@@ -241,16 +241,16 @@ TEST_F(MountTiming, HddSeeksBetweenFilesNotWithinASequentialFile) {
   ASSERT_EQ(posix_memalign(&buf, 4096, kBlock), 0);
   ASSERT_EQ(pread(a, buf, kBlock, 0), static_cast<ssize_t>(kBlock));  // head to a's region
   const CpuPressure pressure;
-  int64_t t0 = monotonic_ns();
+  int64_t t0 = monotonic_now_ns();
   for (int i = 1; i <= kReads; ++i)
     ASSERT_EQ(pread(a, buf, kBlock, i * kBlock), static_cast<ssize_t>(kBlock));
-  const double sequential_ms = static_cast<double>(monotonic_ns() - t0) / 1e6;
-  t0 = monotonic_ns();
+  const double sequential_ms = static_cast<double>(monotonic_now_ns() - t0) / 1e6;
+  t0 = monotonic_now_ns();
   for (int i = 0; i < kReads; ++i) {
     int fd = i % 2 ? a : b;
     ASSERT_EQ(pread(fd, buf, kBlock, (kReads + 1 + i) * kBlock), static_cast<ssize_t>(kBlock));
   }
-  const double alternating_ms = static_cast<double>(monotonic_ns() - t0) / 1e6;
+  const double alternating_ms = static_cast<double>(monotonic_now_ns() - t0) / 1e6;
   free(buf);
   close(a);
   close(b);

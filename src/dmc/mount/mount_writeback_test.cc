@@ -28,14 +28,14 @@ int64_t transfer(size_t bytes) {
 // Creates `files` files of `blocks` buffered 4 KiB writes each and closes them; returns the time.
 int64_t write_small_files(const std::string& dir, int files, int blocks) {
   const std::vector<char> data(kBlock, 'w');
-  const int64_t start = monotonic_ns();
+  const int64_t start = monotonic_now_ns();
   for (int f = 0; f < files; ++f) {
     const int fd = open((dir + "/small" + std::to_string(f)).c_str(), O_CREAT | O_WRONLY, 0644);
     EXPECT_GE(fd, 0);
     for (int b = 0; b < blocks; ++b) EXPECT_EQ(write(fd, data.data(), kBlock), ssize_t(kBlock));
     close(fd);
   }
-  return monotonic_ns() - start;
+  return monotonic_now_ns() - start;
 }
 
 class MountWriteback : public MountTest {};
@@ -63,13 +63,13 @@ TEST_F(MountWriteback, FsyncPaysForTheFilesDirtyDataButNotAnothers) {
   const int fd = open(path("mine").c_str(), O_CREAT | O_WRONLY, 0644);
   ASSERT_GE(fd, 0);
   const std::vector<char> data(kBlock, 'm');
-  const int64_t t0 = monotonic_ns();
+  const int64_t t0 = monotonic_now_ns();
   for (int b = 0; b < 64; ++b) ASSERT_EQ(write(fd, data.data(), kBlock), ssize_t(kBlock));
-  const int64_t t1 = monotonic_ns();
+  const int64_t t1 = monotonic_now_ns();
   ASSERT_EQ(fsync(fd), 0);
-  const int64_t t2 = monotonic_ns();
+  const int64_t t2 = monotonic_now_ns();
   ASSERT_EQ(fsync(fd), 0);  // nothing left to write
-  const int64_t t3 = monotonic_ns();
+  const int64_t t3 = monotonic_now_ns();
   close(fd);
   close(other);
 
@@ -85,9 +85,9 @@ TEST_F(MountWriteback, FsyncOfANewEmptyFileCommitsItsCreation) {
   start(slow_disk(), CacheMode::kWriteBack);
   const int fd = open(path("new").c_str(), O_CREAT | O_WRONLY, 0644);
   ASSERT_GE(fd, 0);
-  const int64_t t0 = monotonic_ns();
+  const int64_t t0 = monotonic_now_ns();
   ASSERT_EQ(fsync(fd), 0);
-  const int64_t took = monotonic_ns() - t0;
+  const int64_t took = monotonic_now_ns() - t0;
   close(fd);
   // The commit: descriptor, the parent's and the file's blocks, commit block, one access.
   EXPECT_GE(took, kAccessNs + transfer(4 * kBlock)) << took / 1e6 << " ms";
@@ -98,9 +98,9 @@ TEST_F(MountWriteback, SyncWritesPayLikeWriteAndFsync) {
   const int fd = open(path("sync").c_str(), O_CREAT | O_WRONLY | O_DSYNC, 0644);
   ASSERT_GE(fd, 0);
   const std::vector<char> data(kBlock, 's');
-  const int64_t t0 = monotonic_ns();
+  const int64_t t0 = monotonic_now_ns();
   for (int b = 0; b < 4; ++b) ASSERT_EQ(write(fd, data.data(), kBlock), ssize_t(kBlock));
-  const int64_t took = monotonic_ns() - t0;
+  const int64_t took = monotonic_now_ns() - t0;
   close(fd);
   EXPECT_GE(took, 4 * (kAccessNs + transfer(kBlock))) << took / 1e6 << " ms";
 }

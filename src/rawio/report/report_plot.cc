@@ -13,12 +13,17 @@
 #include <cstring>
 #include <fstream>
 
-#include "report/svg_chart.h"
+#include "chart/svg_chart.h"
 
 extern char** environ;
 
 namespace diskcond::rawio::report {
 namespace {
+
+using chart::BarChart;
+using chart::BarGroup;
+using chart::LineChart;
+using chart::LineSeries;
 
 constexpr double kDecadesForLogScale = 2.0;
 
@@ -128,12 +133,12 @@ LineChart throughput_over_time(const TargetReport& row) {
 std::string plot_svg(const std::vector<TargetReport>& rows) {
   std::vector<std::string> labels;
   for (const auto& r : rows) labels.push_back(r.id);
-  std::vector<std::string> parts = {render_bar_chart(throughput_bars(rows, labels))};
+  std::vector<std::string> parts = {chart::render_bar_chart(throughput_bars(rows, labels))};
   for (TestKind kind : tests_present(rows)) {
-    parts.push_back(render_bar_chart(latency_bars(rows, labels, kind), {760, 320}));
+    parts.push_back(chart::render_bar_chart(latency_bars(rows, labels, kind), {760, 320}));
   }
-  for (const auto& r : rows) parts.push_back(render_line_chart(throughput_over_time(r), {760, 320}));
-  return stack_svg(parts);
+  for (const auto& r : rows) parts.push_back(chart::render_line_chart(throughput_over_time(r), {760, 320}));
+  return chart::stack_svg(parts);
 }
 
 Status write_plot(const std::string& path, const std::string& svg, const std::string& converter) {

@@ -9,7 +9,7 @@
 
 #include "rawio/report/report_command.h"
 #include "rawio/report/report_test_util.h"
-#include "report/svg_test_util.h"
+#include "chart/svg_test_util.h"
 
 namespace diskcond::rawio::report {
 namespace {
@@ -28,7 +28,7 @@ std::string slurp(const std::string& path) {
 TEST(ReportPlot, BarsForEveryTestAndIdAndALinePerTestPerRun) {
   std::vector<TargetReport> rows = {testing::seed_plain(), testing::seed_vinum()};
   std::string svg = plot_svg(rows);
-  EXPECT_TRUE(diskcond::testing::well_formed_svg(svg));
+  EXPECT_TRUE(chart::testing::well_formed_svg(svg));
   // K/sec: 4 tests x 2 IDs; latency: 4 tests x 5 percentiles x 2 IDs.
   EXPECT_EQ(count(svg, "class=\"bar\""), 4u * 2 + 4u * 5 * 2);
   EXPECT_EQ(count(svg, "class=\"series\""), 2u * 4);  // one line per test per run
@@ -64,7 +64,7 @@ TEST(ReportPlot, ReportWritesSvgAndPng) {
   auto r = testing::capture_report(inv);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::string svg = slurp(inv.plot_path);
-  EXPECT_TRUE(diskcond::testing::well_formed_svg(svg));
+  EXPECT_TRUE(chart::testing::well_formed_svg(svg));
   EXPECT_EQ(count(svg, "class=\"bar\""), 48u);
   EXPECT_EQ(count(svg, "class=\"series\""), 8u);
 

@@ -1,4 +1,4 @@
-#include "dmc/load/load_driver.h"
+#include "harness/load/load_driver.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -14,16 +14,14 @@
 #include <thread>
 
 #include "core/clock.h"
-#include "dmc/load/block_pattern.h"
-#include "dmc/mount/aligned_buffer.h"
+#include "harness/aligned_buffer.h"
+#include "harness/load/block_pattern.h"
 
 namespace diskcond::load {
 namespace {
 
 constexpr size_t kMaxMessages = 10;
 constexpr size_t kMaxIoBytes = 1 << 20;
-
-int64_t now_ns() { return monotonic_now_ns(); }
 
 std::string data_path(const std::string& dir, size_t client) {
   return dir + "/load-" + std::to_string(client);
@@ -63,7 +61,7 @@ class Client {
   }
 
   void run(int64_t end_ns) {
-    while (now_ns() < end_ns) step(pick());
+    while (monotonic_now_ns() < end_ns) step(pick());
   }
 
   // Reads the whole file once more and checks every block.
@@ -112,7 +110,7 @@ class Client {
         return;
       }
       case LoadOp::kFsync: {
-        const int64_t t0 = now_ns();
+        const int64_t t0 = monotonic_now_ns();
         if (fsync(fd_) != 0) return fail(op, "fsync");
         record(op, t0, 0);
         return;
@@ -126,7 +124,7 @@ class Client {
 
   void read_blocks(uint64_t first, uint64_t n, LoadOp op) {
     const size_t bytes = n * kBlockBytes;
-    const int64_t t0 = now_ns();
+    const int64_t t0 = monotonic_now_ns();
     const ssize_t got = pread(fd_, buffer_.data(), bytes, static_cast<off_t>(first * kBlockBytes));
     if (got != static_cast<ssize_t>(bytes)) return fail(op, "read", got);
     record(op, t0, bytes);
@@ -148,7 +146,7 @@ class Client {
       versions_[block] = next;
       fill_block(buffer_.data() + i * kBlockBytes, index_, block, next);
     }
-    const int64_t t0 = now_ns();
+    const int64_t t0 = monotonic_now_ns();
     const ssize_t put = pwrite(fd_, buffer_.data(), bytes, static_cast<off_t>(first * kBlockBytes));
     if (put != static_cast<ssize_t>(bytes)) {
       for (uint64_t i = 0; i < n; ++i) versions_[first + i] = kUnknownVersion;
@@ -161,7 +159,7 @@ class Client {
   void metadata() {
     const std::string path =
         data_path(options_.dir, index_) + "-t" + std::to_string(scratch_++);
-    const int64_t t0 = now_ns();
+    const int64_t t0 = monotonic_now_ns();
     const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) return fail(LoadOp::kMetadata, "create " + path);
     const ssize_t put = write(fd, buffer_.data(), kBlockBytes);
@@ -179,7 +177,7 @@ class Client {
 
   void record(LoadOp op, int64_t start_ns, uint64_t bytes) {
     OpStats& s = stats_[static_cast<size_t>(op)];
-    s.latency.record(static_cast<uint64_t>(std::max<int64_t>(now_ns() - start_ns, 0)));
+    s.latency.record(static_cast<uint64_t>(std::max<int64_t>(monotonic_now_ns() - start_ns, 0)));
     s.bytes += bytes;
   }
 
@@ -200,7 +198,7 @@ class Client {
   const uint64_t blocks_;
   std::vector<uint32_t> versions_;
   std::mt19937_64 random_;
-  mount::AlignedBuffer buffer_;
+  harness::AlignedBuffer buffer_;
   int fd_ = -1;
   bool direct_ = false;
   uint64_t read_cursor_ = 0, write_cursor_ = 0, scratch_ = 0;
@@ -228,7 +226,7 @@ LoadReport run_load(const LoadOptions& options) {
   std::vector<std::unique_ptr<Client>> clients;
   for (size_t c = 0; c < options.clients; ++c) clients.push_back(std::make_unique<Client>(options, c));
   std::vector<char> opened(options.clients, 0);
-  const int64_t start = now_ns();
+  const int64_t start = monotonic_now_ns();
   const int64_t end = start + static_cast<int64_t>(options.seconds * 1e9);
   std::vector<std::thread> threads;
   for (size_t c = 0; c < options.clients; ++c) {
@@ -239,7 +237,7 @@ LoadReport run_load(const LoadOptions& options) {
   }
   for (auto& t : threads) t.join();
   LoadReport report;
-  report.elapsed_s = static_cast<double>(now_ns() - start) / 1e9;
+  report.elapsed_s = static_cast<double>(monotonic_now_ns() - start) / 1e9;
   threads.clear();
   for (size_t c = 0; c < options.clients; ++c) {  // the final read-back, concurrently too
     threads.emplace_back([&, c] {

@@ -16,8 +16,8 @@
 #include <iostream>
 #include <thread>
 
-#include "dmc/integrity/concurrent_clients.h"
 #include "dmc/mount/mount_test_support.h"
+#include "harness/integrity/concurrent_clients.h"
 
 namespace diskcond::mount::testing {
 namespace {

@@ -1,4 +1,4 @@
-#include "dmc/integrity/concurrent_clients.h"
+#include "harness/integrity/concurrent_clients.h"
 
 #include <thread>
 

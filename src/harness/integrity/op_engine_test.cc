@@ -1,6 +1,6 @@
 // The engine on a plain directory, no mount: it passes on a correct filesystem, is
 // reproducible from its seed, and fails loudly when data changes behind its back.
-#include "dmc/integrity/op_engine.h"
+#include "harness/integrity/op_engine.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "dmc/integrity/concurrent_clients.h"
+#include "harness/integrity/concurrent_clients.h"
 
 namespace diskcond::integrity {
 namespace {

@@ -1,4 +1,4 @@
-#include "report/svg_chart.h"
+#include "chart/svg_chart.h"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 #include <cmath>
 #include <regex>
 
-namespace diskcond {
+namespace diskcond::chart {
 namespace {
 
 // Colour-blind-safe palette (Okabe-Ito).
@@ -195,4 +195,4 @@ std::string stack_svg(const std::vector<std::string>& documents) {
          body + "</svg>\n";
 }
 
-}  // namespace diskcond
+}  // namespace diskcond::chart

@@ -5,8 +5,8 @@
 // 60-second run with the precise figures is bench/load_test.sh.
 #include <gtest/gtest.h>
 
-#include "dmc/load/load_driver.h"
 #include "dmc/mount/mount_test_support.h"
+#include "harness/load/load_driver.h"
 
 namespace diskcond::mount::testing {
 namespace {

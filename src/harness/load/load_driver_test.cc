@@ -1,6 +1,6 @@
 // The load driver on a plain directory (no mount): it runs, checks what it reads, and its
 // after-the-fact file check notices a damaged block.
-#include "dmc/load/load_driver.h"
+#include "harness/load/load_driver.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 
 #include <filesystem>
 
-#include "dmc/load/block_pattern.h"
+#include "harness/load/block_pattern.h"
 
 namespace diskcond::load {
 namespace {

@@ -1,4 +1,4 @@
-#include "dmc/integrity/reference_model.h"
+#include "harness/integrity/reference_model.h"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace diskcond::testing {
+namespace diskcond::chart::testing {
 
 // True when every element opened is closed in order, no '<' appears inside a tag, no '&' starts
 // anything but an entity, and the document is one <svg> element.
@@ -31,4 +31,4 @@ inline bool well_formed_svg(const std::string& xml) {
   return open.empty() && roots == 1 && xml.find("<svg") == 0 && !std::regex_search(xml, kBareAmp);
 }
 
-}  // namespace diskcond::testing
+}  // namespace diskcond::chart::testing

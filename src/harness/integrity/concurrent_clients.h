@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "dmc/integrity/op_engine.h"
+#include "harness/integrity/op_engine.h"
 
 namespace diskcond::integrity {
 

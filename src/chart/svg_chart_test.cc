@@ -1,13 +1,13 @@
-#include "report/svg_chart.h"
+#include "chart/svg_chart.h"
 
 #include <gtest/gtest.h>
 
 #include <regex>
 
-#include "report/svg_test_util.h"
+#include "chart/svg_test_util.h"
 #include <vector>
 
-namespace diskcond {
+namespace diskcond::chart {
 namespace {
 
 std::vector<double> bar_heights(const std::string& svg) {
@@ -35,7 +35,7 @@ TEST(SvgChart, BarsAreProportionalAndLabelled) {
   BarChart chart{"K/sec by test", "K/sec", {"plain", "vinum <test>"},
                  {{"RR", {250, 500}}, {"SR", {1000, 0}}}};
   std::string svg = render_bar_chart(chart);
-  EXPECT_TRUE(diskcond::testing::well_formed_svg(svg)) << svg;
+  EXPECT_TRUE(testing::well_formed_svg(svg)) << svg;
   std::vector<double> h = bar_heights(svg);
   ASSERT_EQ(h.size(), 4u);
   EXPECT_NEAR(h[1] / h[0], 2.0, 0.01);
@@ -56,13 +56,13 @@ TEST(SvgChart, LogScaleShowsDecades) {
 TEST(SvgChart, LinesAndStacking) {
   LineChart chart{"Throughput", "seconds", "MiB/s", {{"a", {{0, 1}, {1, 2}, {2, 3}}}, {"b", {{0, 5}}}}};
   std::string line = render_line_chart(chart);
-  EXPECT_TRUE(diskcond::testing::well_formed_svg(line)) << line;
+  EXPECT_TRUE(testing::well_formed_svg(line)) << line;
   EXPECT_EQ(std::count(line.begin(), line.end(), '\n') > 10, true);
   EXPECT_NE(line.find("<polyline class=\"series\""), std::string::npos);
   std::string both = stack_svg({line, render_bar_chart({"t", "y", {"s"}, {{"g", {1}}}})});
-  EXPECT_TRUE(diskcond::testing::well_formed_svg(both)) << both;
+  EXPECT_TRUE(testing::well_formed_svg(both)) << both;
   EXPECT_NE(both.find("height=\"800\""), std::string::npos);
 }
 
 }  // namespace
-}  // namespace diskcond
+}  // namespace diskcond::chart

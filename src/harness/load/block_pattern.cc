@@ -1,4 +1,4 @@
-#include "dmc/load/block_pattern.h"
+#include "harness/load/block_pattern.h"
 
 #include <cstring>
 

@@ -1,11 +1,11 @@
-// A heap buffer aligned for O_DIRECT backing I/O (4 KiB, rounded-up size). Move-only.
+// A heap buffer aligned for O_DIRECT I/O (4 KiB, rounded-up size). Move-only.
 #pragma once
 
 #include <cstddef>
 #include <cstdlib>
 #include <memory>
 
-namespace diskcond::mount {
+namespace diskcond::harness {
 
 constexpr size_t kDirectAlign = 4096;
 
@@ -31,4 +31,4 @@ class AlignedBuffer {
   size_t size_ = 0;
 };
 
-}  // namespace diskcond::mount
+}  // namespace diskcond::harness

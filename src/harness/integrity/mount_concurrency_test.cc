@@ -12,8 +12,8 @@
 #include <sstream>
 #include <vector>
 
-#include "dmc/mount/aligned_buffer.h"
 #include "dmc/mount/mount_test_support.h"
+#include "harness/aligned_buffer.h"
 
 namespace diskcond::mount::testing {
 namespace {
@@ -112,7 +112,7 @@ TEST_P(MountConcurrency, InterleavedStripesFromSeveralProcesses) {
   start(ssd_profile(50, 200), GetParam().cache);
   const std::string file = path("striped");
   const bool direct = GetParam().direct;
-  AlignedBuffer buffer(kStripe);  // allocated before fork: children only write
+  harness::AlignedBuffer buffer(kStripe);  // allocated before fork: children only write
   ASSERT_NE(buffer.data(), nullptr);
   EXPECT_EQ(run_writers([&](int w) {
               const int fd = open(file.c_str(), O_WRONLY | O_CREAT | (direct ? O_DIRECT : 0), 0644);
@@ -137,12 +137,12 @@ TEST_P(MountConcurrency, AppendedRecordsFromSeveralProcessesAreEachThereOnce) {
   start(ssd_profile(50, 200), GetParam().cache);
   const std::string file = path("log");
   const bool direct = GetParam().direct;
-  const size_t bytes = direct ? kDirectAlign : kRecordBytes;
+  const size_t bytes = direct ? harness::kDirectAlign : kRecordBytes;
   std::vector<std::string> records;  // made before fork
   for (int w = 0; w < kWriters; ++w) {
     for (int r = 0; r < kRecordsPerWriter; ++r) records.push_back(record(w, r, bytes));
   }
-  AlignedBuffer buffer(bytes);
+  harness::AlignedBuffer buffer(bytes);
   ASSERT_NE(buffer.data(), nullptr);
   EXPECT_EQ(run_writers([&](int w) {
               const int fd =

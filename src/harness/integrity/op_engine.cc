@@ -1,4 +1,4 @@
-#include "dmc/integrity/op_engine.h"
+#include "harness/integrity/op_engine.h"
 
 #include <fcntl.h>
 #include <linux/falloc.h>
@@ -10,7 +10,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "dmc/mount/aligned_buffer.h"
+#include "harness/aligned_buffer.h"
 #include "posix/unique_fd.h"
 
 namespace diskcond::integrity {
@@ -309,7 +309,7 @@ std::optional<Mismatch> OpEngine::do_direct(size_t slot, bool write) {
     return std::nullopt;
   }
   if (f.get() < 0) return failure(slot, errno_text("open(O_DIRECT)"));
-  mount::AlignedBuffer buf(length);
+  harness::AlignedBuffer buf(length);
   if (buf.data() == nullptr) return failure(slot, "out of memory for an aligned buffer");
   auto* p = reinterpret_cast<uint8_t*>(buf.data());
   if (write) {

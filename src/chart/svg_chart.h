@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-namespace diskcond {
+namespace diskcond::chart {
 
 struct BarGroup {
   std::string label;           // e.g. "RR"
@@ -49,4 +49,4 @@ double nice_ceiling(double value);
 // Escapes &, <, >, " and ' for XML text and attributes.
 std::string xml_escape(const std::string& text);
 
-}  // namespace diskcond
+}  // namespace diskcond::chart

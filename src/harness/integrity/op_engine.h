@@ -12,7 +12,7 @@
 #include <span>
 #include <string>
 
-#include "dmc/integrity/reference_model.h"
+#include "harness/integrity/reference_model.h"
 
 namespace diskcond::integrity {
 
