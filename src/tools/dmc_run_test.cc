@@ -4,6 +4,8 @@
 // and fast outside. As root, and as an ordinary user (nobody) in a user namespace of its own.
 // Skips where the machine cannot: no root to set the test up, no /dev/fuse, no user namespaces.
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <signal.h>
@@ -30,6 +32,16 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr uid_t kNobody = 65534;
+
+// A uid and gid (the same number) no user or group has here: an ordinary user made for the test
+// with nothing to clean up (the kernel needs no passwd entry). Not nobody: 65534 is the overflow
+// id a user namespace shows for every unmapped owner, so nobody would seem to own everything.
+uid_t unused_uid() {
+  for (uid_t uid = 61000; uid < 62000; ++uid) {
+    if (::getpwuid(uid) == nullptr && ::getgrgid(uid) == nullptr) return uid;
+  }
+  return kNobody;
+}
 
 // The lines of /proc/self/mountinfo whose mount point is exactly `dir`.
 std::vector<std::string> mounts_on(const std::string& dir) {
@@ -348,35 +360,51 @@ TEST_F(DmcRun, ADirectoryConditionedByStartIsRefused) {
   EXPECT_NE(r.err.find("is already conditioned (profile 'PCIe 3 SSD')"), std::string::npos) << r.err;
 }
 
-// An ordinary user: nobody, in a user namespace of its own, on a directory it owns.
+// An ordinary user (a uid of its own), in a user namespace of its own, on a directory it owns.
 class DmcRunAsUser : public DmcRun {
  protected:
   void SetUp() override {
     DmcRun::SetUp();
     if (IsSkipped()) return;
-    if (!user_namespaces_work_for(kNobody)) {
+    if (!user_namespaces_work_for(user_)) {
       GTEST_SKIP() << "user namespaces are disabled for ordinary users here (user.max_user_namespaces, "
                       "kernel.unprivileged_userns_clone)";
     }
     for (const std::string& path : {dir_, dir_ + "/keep", world_.path("run"), world_.path("scratch")}) {
-      ::chown(path.c_str(), kNobody, kNobody);
+      ::chown(path.c_str(), user_, user_);
     }
   }
+  const uid_t user_ = unused_uid();
   FuseDeviceOpen fuse_;  // 0666 for the test, as most distributions have it
 };
 
 TEST_F(DmcRunAsUser, ConditionsTheDirectoryForTheCommandOnly) {
-  check_conditions_for_the_command_only(kNobody, kNobody);
+  check_conditions_for_the_command_only(user_, user_);
 }
 
-TEST_F(DmcRunAsUser, TheViewIsSlowInsideAndFastOutside) { check_slow_inside_and_fast_outside(kNobody); }
+// The daemon never has more rights than the user: root's file stays root's, and unreadable.
+TEST_F(DmcRunAsUser, TheUserGetsNoMoreRightsThanOutside) {
+  std::ofstream(dir_ + "/roots") << "root's\n";
+  std::ofstream(dir_ + "/secret") << "root's only\n";
+  ::chmod((dir_ + "/secret").c_str(), 0600);
+  ProgramRun r = run_sh("7",
+                        sees_the_mount() + " && test \"$(stat -c %u " + dir_ + "/roots)\" = 65534 && ! (echo x >> " +
+                            dir_ + "/roots) 2>/dev/null && ! cat " + dir_ + "/secret 2>/dev/null && ! chmod 0666 " +
+                            dir_ + "/roots 2>/dev/null",
+                        user_);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(read_whole_file(dir_ + "/roots"), "root's\n");
+  expect_nothing_left("no more rights");
+}
 
-TEST_F(DmcRunAsUser, StartAndStopOverhead) { measure_overhead(kNobody, "nobody"); }
+TEST_F(DmcRunAsUser, TheViewIsSlowInsideAndFastOutside) { check_slow_inside_and_fast_outside(user_); }
+
+TEST_F(DmcRunAsUser, StartAndStopOverhead) { measure_overhead(user_, "user"); }
 
 TEST_F(DmcRunAsUser, AnInaccessibleFuseDeviceIsOneLineSayingWhatToDo) {
   ASSERT_EQ(::chmod("/dev/fuse", 0600), 0);
   world_.freeze();
-  ProgramRun r = run_sh("0", "exit 0", kNobody);
+  ProgramRun r = run_sh("0", "exit 0", user_);
   ::chmod("/dev/fuse", 0666);  // fuse_ puts back the machine's mode at the end
   expect_rejected("dmc", {"run", dir_, "0"}, 1, r);
   EXPECT_EQ(r.err, "dmc: cannot condition " + dir_ +
