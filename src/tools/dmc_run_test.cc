@@ -301,6 +301,21 @@ TEST_F(DmcRun, AsRootStartAndStopOverhead) {
   measure_overhead(std::nullopt, "root");
 }
 
+// `cd <dir> && dmc run . ...`: the command's working directory is the conditioned one, not the
+// directory underneath (dmc start would leave such a shell unconditioned).
+TEST_F(DmcRun, AWorkingDirectoryInsideIsTheConditionedOne) {
+  if (::access("/dev/fuse", R_OK | W_OK) != 0) GTEST_SKIP() << "no usable /dev/fuse";
+  fs::create_directories(dir_ + "/sub");
+  ProgramRun r = run_program(DMC_BINARY,
+                             {"run", "..", "7", "--", "sh", "-c",
+                              "test \"$(stat -c %d .)\" != " + std::to_string(host_device()) + " && test \"$(pwd)\" = " +
+                                  dir_ + "/sub"},
+                             env(), dir_ + "/sub", world_.io_dir());
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  expect_nothing_left("a working directory inside");
+}
+
 // SIGTERM to dmc run (a CI runner's timeout) reaches the command, whose status comes back.
 TEST_F(DmcRun, SigtermIsPassedOnToTheCommand) {
   if (::access("/dev/fuse", R_OK | W_OK) != 0) GTEST_SKIP() << "no usable /dev/fuse";
