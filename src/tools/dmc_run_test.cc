@@ -416,6 +416,68 @@ TEST_F(DmcRunAsUser, TheViewIsSlowInsideAndFastOutside) { check_slow_inside_and_
 
 TEST_F(DmcRunAsUser, StartAndStopOverhead) { measure_overhead(user_, "user"); }
 
+// Runs `dmc <args>` as `uid` inside a user namespace (all of ids 0-65535 mapped to themselves, as
+// root may) whose user.max_user_namespaces is 0: a machine with user namespaces disabled, made
+// without touching the host's sysctl. The exit status and stderr, or code -1.
+ProgramRun dmc_with_user_namespaces_disabled(const std::vector<std::string>& args, const std::vector<std::string>& env,
+                                             uid_t uid, const std::string& io_dir) {
+  int unshared[2], go[2];
+  ProgramRun run;
+  if (::pipe(unshared) != 0 || ::pipe(go) != 0) return run;
+  const std::string err_path = io_dir + "/stderr";
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(go[1]);
+    ::close(unshared[0]);
+    if (::unshare(CLONE_NEWUSER) != 0) ::_exit(120);
+    static_cast<void>(::write(unshared[1], "x", 1));
+    ::close(unshared[1]);
+    char byte;
+    if (::read(go[0], &byte, 1) != 1) ::_exit(121);  // the parent wrote the maps
+    std::ofstream("/proc/sys/user/max_user_namespaces") << "0\n";
+    if (read_whole_file("/proc/sys/user/max_user_namespaces") != "0\n") ::_exit(122);
+    const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (err < 0 || ::dup2(err, 2) < 0) ::_exit(123);
+    if (::setgroups(0, nullptr) != 0 || ::setgid(uid) != 0 || ::setuid(uid) != 0) ::_exit(124);
+    std::vector<std::string> argv_text = {DMC_BINARY};
+    argv_text.insert(argv_text.end(), args.begin(), args.end());
+    std::vector<char*> argv, envp;
+    for (auto& a : argv_text) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    std::vector<std::string> env_text = env;
+    for (auto& e : env_text) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    ::execve(DMC_BINARY, argv.data(), envp.data());
+    ::_exit(125);
+  }
+  ::close(go[0]);
+  ::close(unshared[1]);
+  char byte;
+  static_cast<void>(::read(unshared[0], &byte, 1));  // the child is in its namespace: map it
+  ::close(unshared[0]);
+  const std::string map = "0 0 65536\n";
+  std::ofstream("/proc/" + std::to_string(pid) + "/uid_map") << map;
+  std::ofstream("/proc/" + std::to_string(pid) + "/gid_map") << map;
+  static_cast<void>(::write(go[1], "x", 1));
+  ::close(go[1]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  run.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  run.err = read_whole_file(err_path);
+  return run;
+}
+
+TEST_F(DmcRunAsUser, DisabledUserNamespacesAreOneLineSayingWhatToDo) {
+  world_.freeze();
+  ProgramRun r = dmc_with_user_namespaces_disabled({"run", dir_, "0", "--", "true"}, env(), user_, world_.io_dir());
+  ASSERT_LT(r.code, 120) << "could not set the test up (step " << r.code - 120 << ")";
+  expect_rejected("dmc", {"run", dir_, "0"}, 1, r);
+  EXPECT_EQ(r.err, "dmc: cannot condition " + dir_ +
+                       " for the command: user namespaces are disabled (user.max_user_namespaces = 0): enable them "
+                       "(sysctl -w user.max_user_namespaces=15000), or run dmc run as root\n");
+  world_.expect_unchanged("dmc run with user namespaces disabled");
+}
+
 TEST_F(DmcRunAsUser, AnInaccessibleFuseDeviceIsOneLineSayingWhatToDo) {
   ASSERT_EQ(::chmod("/dev/fuse", 0600), 0);
   world_.freeze();
