@@ -210,7 +210,7 @@ Result<CommandEnd> run_conditioned_command(const ConditionedCommand& request) {
   if (std::string problem = private_mount_problem(support); !problem.empty()) return make_error(problem);
   const std::string base = private_run_base();
   const std::string cwd = current_directory();
-  if (Status s = enter_private_mount_namespace(support.as_root); !s.ok()) return Error{s.error()};
+  if (Status s = enter_private_mount_namespace(support); !s.ok()) return Error{s.error()};
 
   if (mkdir(base.c_str(), 0755) < 0 && errno != EEXIST) {
     return make_error("cannot create " + base + ": " + std::strerror(errno));

@@ -39,6 +39,16 @@ Status write_proc_self(const std::string& name, const std::string& text) {
   return ok_status();
 }
 
+// Ubuntu's AppArmor lets an unconfined process make a user namespace but gives it no
+// capabilities there, unless a profile allows it: the namespace is made, the mount is refused.
+// (Not a reason to refuse beforehand: a profile for dmc may allow it.)
+std::string apparmor_hint(const NamespaceSupport& s) {
+  if (s.apparmor_restricts_userns != 1) return "";
+  return "; AppArmor restricts unprivileged user namespaces here "
+         "(kernel.apparmor_restrict_unprivileged_userns = 1): allow them (sysctl -w "
+         "kernel.apparmor_restrict_unprivileged_userns=0, or an AppArmor profile for dmc with 'userns,')";
+}
+
 std::string octal_mode(mode_t mode) {
   char buf[8];
   std::snprintf(buf, sizeof(buf), "%04o", static_cast<unsigned>(mode & 07777));
@@ -90,12 +100,6 @@ std::string private_mount_problem(const NamespaceSupport& s) {
     return "unprivileged user namespaces are disabled (kernel.unprivileged_userns_clone = 0): enable "
            "them (sysctl -w kernel.unprivileged_userns_clone=1), or run dmc run as root";
   }
-  if (s.apparmor_restricts_userns == 1) {
-    return "AppArmor restricts unprivileged user namespaces "
-           "(kernel.apparmor_restrict_unprivileged_userns = 1): allow them (sysctl -w "
-           "kernel.apparmor_restrict_unprivileged_userns=0, or an AppArmor profile for dmc with 'userns,'), "
-           "or run dmc run as root";
-  }
   if (!s.kernel_release.empty() && !kernel_at_least(s.kernel_release, 4, 18)) {
     return "kernel " + s.kernel_release + " does not allow FUSE mounts in a user namespace (4.18 "
            "was the first that does): upgrade the kernel, or run dmc run as root";
@@ -103,7 +107,8 @@ std::string private_mount_problem(const NamespaceSupport& s) {
   return "";
 }
 
-Status enter_private_mount_namespace(bool as_root) {
+Status enter_private_mount_namespace(const NamespaceSupport& support) {
+  const bool as_root = support.as_root;
   const uid_t uid = geteuid();
   const gid_t gid = getegid();
   if (unshare(as_root ? CLONE_NEWNS : CLONE_NEWUSER | CLONE_NEWNS) < 0) {
@@ -137,8 +142,9 @@ Status enter_private_mount_namespace(bool as_root) {
     }
   }
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_SLAVE, nullptr) < 0) {
+    const int err = errno;
     return make_error(std::string("cannot make / a slave mount in the private namespace: ") +
-                      std::strerror(errno));
+                      std::strerror(err) + (err == EPERM && !as_root ? apparmor_hint(support) : ""));
   }
   return ok_status();
 }

@@ -35,17 +35,18 @@ NamespaceSupport probe_namespace_support();
 
 // "" when a private conditioned mount can be tried; else one line saying what is missing (no
 // /dev/fuse, /dev/fuse not accessible, user namespaces disabled, a kernel older than 4.18) and
-// what to enable. Pure.
+// what to enable. Pure. (AppArmor's restriction is no reason: a profile may allow dmc; when the
+// namespace then lacks capabilities, enter_private_mount_namespace's error says so.)
 std::string private_mount_problem(const NamespaceSupport& support);
 
 // True when `release` ("6.18.44-fc", "4.18.0") is at least major.minor. False when unparsable.
 bool kernel_at_least(const std::string& release, int major, int minor);
 
-// Moves the calling process into a new mount namespace (and, unless `as_root`, a new user
-// namespace mapping its own uid and gid) with / made recursively a slave. Children forked
+// Moves the calling process into a new mount namespace (and, unless `support.as_root`, a new
+// user namespace mapping its own uid and gid) with / made recursively a slave. Children forked
 // afterwards share it. REQUIRES: single-threaded (the kernel refuses otherwise). On error
 // (one line saying what to enable), the process may be in a new, useless namespace of its own:
 // nothing outside it changed.
-Status enter_private_mount_namespace(bool as_root);
+Status enter_private_mount_namespace(const NamespaceSupport& support);
 
 }  // namespace diskcond::mount
