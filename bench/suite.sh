@@ -20,27 +20,24 @@ set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 cd "$REPO"
 
-QUICK=0
-ROUNDS=
+# shellcheck source=bench/suite/options.sh
+source bench/suite/options.sh
 SECTIONS=accuracy,overhead,rawio,scale,model
 OUT=docs/benchmarks.md
 ARGS=("$@")
 while (($#)); do
   case $1 in
-    --quick) QUICK=1 ;;
-    --rounds) ROUNDS=${2:?--rounds needs a number}; shift ;;
-    --rounds=*) ROUNDS=${1#*=} ;;
     --sections) SECTIONS=${2:?--sections needs a list}; shift ;;
     --sections=*) SECTIONS=${1#*=} ;;
-    --out) OUT=${2:?--out needs a file}; shift ;;
-    --out=*) OUT=${1#*=} ;;
     -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "suite: unknown option $1 (see --help)" >&2; exit 2 ;;
+    *)
+      common_option "$@"
+      ((CONSUMED)) || { echo "suite: unknown option $1 (see --help)" >&2; exit 2; }
+      shift $((CONSUMED - 1)) ;;
   esac
   shift
 done
-[[ -z $ROUNDS ]] && { ((QUICK)) && ROUNDS=1 || ROUNDS=3; }
-[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || { echo "suite: --rounds must be a positive number" >&2; exit 2; }
+settle_rounds suite
 IFS=, read -r -a asked <<<"$SECTIONS"
 for s in "${asked[@]}"; do
   [[ $s =~ ^(accuracy|overhead|rawio|scale|model)$ ]] || { echo "suite: unknown section '$s' (accuracy,overhead,rawio,scale,model)" >&2; exit 2; }

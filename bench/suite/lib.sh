@@ -32,10 +32,12 @@ record() {  # record ARGS...: add the command line to the section's list
 }
 cmd() { record "$@"; "$@"; }
 
-# Markdown list of the distinct commands a section ran, in first-run order.
+# Markdown list of the distinct commands a section ran, in first-run order, under the summary
+# line SUMMARY (default: how many, and that the measuring ones run once per round).
 commands_block() {
+  local summary=${1:-"Commands run ($(awk '!seen[$0]++' "$CMD_LOG" | wc -l) distinct; the measuring ones run once per round)"}
   echo
-  echo "<details><summary>Commands run ($(awk '!seen[$0]++' "$CMD_LOG" | wc -l) distinct; the measuring ones run once per round)</summary>"
+  echo "<details><summary>$summary</summary>"
   echo
   echo '```sh'
   awk '!seen[$0]++' "$CMD_LOG"

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <numbers>
 
 namespace diskcond {
 namespace {
@@ -31,6 +32,37 @@ int64_t transfer_ns(uint64_t bytes, uint64_t bytes_per_sec) {
   if (bytes_per_sec == 0 || bytes == 0) return 0;
   unsigned __int128 num = static_cast<unsigned __int128>(bytes) * 1'000'000'000u;
   return static_cast<int64_t>((num + bytes_per_sec - 1) / bytes_per_sec);
+}
+
+namespace {
+
+constexpr double kZ99 = 2.3263478740408408;  // the standard normal's 99th percentile
+
+// SplitMix64's output function: a well-mixed 64-bit value from any 64-bit input.
+uint64_t mix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+
+// (0, 1] from the top 53 bits.
+double unit_open(uint64_t bits) { return static_cast<double>((bits >> 11) + 1) * 0x1.0p-53; }
+
+int64_t scaled_ns(int64_t ns, double factor) {
+  return factor == 1.0 ? ns : static_cast<int64_t>(std::llround(static_cast<double>(ns) * factor));
+}
+
+}  // namespace
+
+double latency_factor(uint32_t tail_milli, uint32_t seed, uint64_t index) {
+  if (tail_milli <= 1000) return 1.0;
+  const double sigma = std::log(tail_milli / 1000.0) / kZ99;
+  const uint64_t key = (static_cast<uint64_t>(seed) << 32) ^ mix64(index);
+  const double u1 = unit_open(mix64(key));
+  const double u2 = unit_open(mix64(key ^ 0xD1B54A32D192ED03ULL));
+  const double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);  // Box-Muller
+  return std::exp(sigma * z - sigma * sigma / 2.0);
 }
 
 DiskModel::DiskModel(const Profile& profile, uint64_t capacity_bytes)
@@ -66,12 +98,13 @@ void DiskModel::release_slot(int64_t completion) {
 int64_t DiskModel::submit_piece(Op op, uint64_t offset, uint64_t length, int64_t arrival) {
   const uint64_t rate =
       op == Op::kRead ? profile_.read_bytes_per_sec : profile_.write_bytes_per_sec;
+  const double factor = latency_factor(profile_.latency_tail_milli, profile_.latency_seed, counters_.pieces);
   int64_t start = take_slot(arrival);
   int64_t done;
   if (profile_.type == DiskType::kSSD) {
-    int64_t ready = start + profile_.access_time_ns;
+    int64_t ready = start + scaled_ns(profile_.access_time_ns, factor);
     int64_t transfer_start = std::max(ready, channel_free_ns_);
-    done = transfer_start + transfer_ns(length, rate);
+    done = transfer_start + scaled_ns(transfer_ns(length, rate), factor);
   } else {
     start = std::max(start, channel_free_ns_);
     if (profile_.spinup_ns > 0 && profile_.spinup_idle_ns > 0 && latest_completion_ns_ != kLongAgo &&
@@ -85,7 +118,7 @@ int64_t DiskModel::submit_piece(Op op, uint64_t offset, uint64_t length, int64_t
                            static_cast<double>(distance) / static_cast<double>(capacity_));
       ++counters_.seeks;
     }
-    done = start + access + transfer_ns(length, rate);
+    done = start + scaled_ns(access + transfer_ns(length, rate), factor);
     head_position_ = offset + length;
   }
   channel_free_ns_ = done;

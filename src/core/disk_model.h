@@ -15,6 +15,9 @@
 //    pays no access cost; any other pays hdd_seek_ns(distance / capacity), a curve whose mean over
 //    uniformly random positions is exactly access_time. After spinup_idle_ns without work the
 //    next piece first waits spinup_ns (when both are non-zero).
+//  - With a latency tail (Profile::latency_tail_milli), each piece's service time (SSD: its
+//    access and its transfer; HDD: its seek and transfer, not a spin-up) is multiplied by
+//    latency_factor(), lognormal with mean 1: the same mean, uneven pieces.
 //  - A flush completes when every write submitted before it has completed (and not before it
 //    arrived); it occupies no slot and moves no data.
 //  - set_profile() applies to commands submitted afterwards; commands already submitted keep the
@@ -62,6 +65,13 @@ double hdd_mean_random_access_ns(int64_t access_ns, double span_fraction);
 
 // Nanoseconds to move `bytes` at `bytes_per_sec`, rounded up; 0 when the rate is 0 (unlimited).
 int64_t transfer_ns(uint64_t bytes, uint64_t bytes_per_sec);
+
+// The factor on piece number `index`'s service time for a latency tail of `tail_milli`
+// thousandths (Profile::latency_tail_milli): exp(sigma * Z - sigma^2 / 2), Z standard normal drawn
+// from (seed, index) alone, sigma = ln(tail) / z(0.99). Lognormal with mean 1 (the mean service
+// time, so the throughput, is the model's) and p99 tail times its median. Exactly 1 when
+// tail_milli <= 1000.
+double latency_factor(uint32_t tail_milli, uint32_t seed, uint64_t index);
 
 class DiskModel {
  public:

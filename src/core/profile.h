@@ -30,6 +30,13 @@ struct Profile {
   // HDD only: after this long idle, the next command first waits spinup_ns. 0 disables.
   int64_t spinup_idle_ns = 0;
   int64_t spinup_ns = 0;
+  // Latency spread: each piece's service time is multiplied by a lognormal factor with mean 1,
+  // so the mean throughput stays the profile's, whose 99th percentile is latency_tail_milli /
+  // 1000 times its median. 0 = none: every piece takes exactly the model's time (the built-in
+  // profiles). The factors come from latency_seed and the piece's sequence number, so the same
+  // commands in the same order take the same times.
+  uint32_t latency_tail_milli = 0;
+  uint32_t latency_seed = 0;
 
   bool operator==(const Profile&) const = default;
 };

@@ -14,9 +14,11 @@ constexpr int64_t kMaxCommandBytes = 1024 * static_cast<int64_t>(kGiB);
 constexpr int64_t kMaxRate = int64_t{1} << 40;  // 1 TiB/s: more is a typo
 constexpr int64_t kMaxQueue = 65536;
 constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
+constexpr int64_t kMaxTailMilli = 1'000'000;  // a p99 1000x the median
+constexpr int64_t kMaxSeed = std::numeric_limits<uint32_t>::max();
 
 // The defaults are those of the built-in 5400/7200 HDDs and SATA SSDs (docs/profiles.md).
-const std::array<ProfileField, 10> kFields = {{
+const std::array<ProfileField, 12> kFields = {{
     {.key = "access_time", .name = "access time", .label = "Access time", .configure_word = "access_time",
      .member = &Profile::access_time_ns, .kind = FieldKind::kTime, .text_unit = TimeUnit::kMicroseconds,
      .json_unit = TimeUnit::kMicroseconds, .max = kMaxTime, .range_text = "0 to 60 s", .required_in_file = true},
@@ -49,6 +51,12 @@ const std::array<ProfileField, 10> kFields = {{
      .required_in_json = false},
     {.key = "spinup_time", .name = "spin-up time", .member = &Profile::spinup_ns, .kind = FieldKind::kTime,
      .text_unit = TimeUnit::kSeconds, .max = kMaxTime, .range_text = "0 to 60 s", .required_in_json = false},
+    // Off in every default; `dmc show` prints both in one " Latency tail: ..." line.
+    {.key = "latency_tail", .name = "latency tail", .member = &Profile::latency_tail_milli,
+     .kind = FieldKind::kRatio, .min = 1000, .max = kMaxTailMilli, .zero_means_none = true,
+     .range_text = "0 = none, else 1 to 1000 (p99 over the median)", .required_in_json = false},
+    {.key = "latency_seed", .name = "latency seed", .member = &Profile::latency_seed, .kind = FieldKind::kCount,
+     .max = kMaxSeed, .range_text = "0 to 4294967295", .required_in_json = false},
 }};
 
 std::string_view json_suffix(const ProfileField& field) {
@@ -57,6 +65,7 @@ std::string_view json_suffix(const ProfileField& field) {
     case FieldKind::kRate: return "_bytes_per_sec";
     case FieldKind::kBytes: break;  // the key says bytes
     case FieldKind::kCount: break;
+    case FieldKind::kRatio: break;
   }
   return "";
 }
@@ -67,8 +76,34 @@ std::string_view value_unit(FieldKind kind) {
     case FieldKind::kRate: return " bytes/s";
     case FieldKind::kBytes: return " bytes";
     case FieldKind::kCount: break;
+    case FieldKind::kRatio: break;  // out_of_range() shows the ratio itself
   }
   return "";
+}
+
+// "4", "2.5" or "4x" -> thousandths, rounded; at most three decimals.
+Result<uint64_t> parse_ratio_milli(std::string_view text, std::string_view as) {
+  std::string_view digits = text;
+  if (!digits.empty() && (digits.back() == 'x' || digits.back() == 'X')) digits.remove_suffix(1);
+  auto invalid = [&] { return make_error(fmt::format("invalid {} '{}' (a ratio such as 4 or 2.5)", as, text)); };
+  if (digits.empty() || digits[0] == '-' || digits[0] == '+') return invalid();
+  uint64_t whole = 0;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), whole);
+  if (ec == std::errc::result_out_of_range || whole > std::numeric_limits<uint32_t>::max()) {
+    return make_error(fmt::format("{} '{}' is out of range", as, text));
+  }
+  if (ec != std::errc()) return invalid();
+  uint64_t milli = whole * 1000;
+  std::string_view rest(end, static_cast<size_t>(digits.data() + digits.size() - end));
+  if (rest.empty()) return milli;
+  if (rest[0] != '.' || rest.size() < 2 || rest.size() > 4) return invalid();
+  uint64_t scale = 100;
+  for (char c : rest.substr(1)) {
+    if (c < '0' || c > '9') return invalid();
+    milli += static_cast<uint64_t>(c - '0') * scale;
+    scale /= 10;
+  }
+  return milli;
 }
 
 // The text as users type it, in the field's unit; an error says what is wrong with `text`.
@@ -82,6 +117,7 @@ Result<uint64_t> parse_text(const ProfileField& field, std::string_view text, st
     case FieldKind::kRate: return named(parse_rate(text));
     case FieldKind::kBytes: return named(parse_size(text));
     case FieldKind::kCount: break;
+    case FieldKind::kRatio: return parse_ratio_milli(text, as);
   }
   uint64_t v = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
@@ -111,6 +147,12 @@ std::string json_key(const ProfileField& field) {
   return std::string(field.key) + std::string(json_suffix(field));
 }
 
+int64_t json_divisor(const ProfileField& field) {
+  if (field.kind == FieldKind::kRatio) return 1000;
+  if (field.kind == FieldKind::kTime && field.json_unit == TimeUnit::kMicroseconds) return kNsPerUs;
+  return 1;
+}
+
 void set_field(const ProfileField& field, Profile& profile, int64_t value) {
   std::visit([&](auto member) { profile.*member = static_cast<std::remove_reference_t<decltype(profile.*member)>>(value); },
              field.member);
@@ -126,6 +168,12 @@ Result<int64_t> parse_field_text(const ProfileField& field, std::string_view tex
 }
 
 Status out_of_range(const ProfileField& field, const std::string& value) {
+  if (field.kind == FieldKind::kRatio) {  // thousandths in memory, a ratio to the user
+    int64_t milli = 0;
+    std::from_chars(value.data(), value.data() + value.size(), milli);
+    return make_error(fmt::format("{} {:g} is out of range ({})", field.name, static_cast<double>(milli) / 1000,
+                                  field.range_text));
+  }
   return make_error(
       fmt::format("{} {}{} is out of range ({})", field.name, value, value_unit(field.kind), field.range_text));
 }

@@ -29,6 +29,7 @@ enum class FieldKind {
   kRate,   // uint64_t bytes per second, 0 = unlimited; text: a rate ("50MB/s"), plain = MB/s
   kBytes,  // uint64_t bytes per command, 0 = no limit; text: a size ("16m"), plain = bytes
   kCount,  // uint32_t; text: digits only
+  kRatio,  // uint32_t thousandths; text and JSON: the ratio ("4", "2.5", "4x")
 };
 
 using ProfileMember = std::variant<int64_t Profile::*, uint64_t Profile::*, uint32_t Profile::*>;
@@ -63,6 +64,10 @@ const ProfileField* find_profile_field(std::string_view key);
 
 // The field's JSON key: key plus the JSON number's unit ("access_time_us").
 std::string json_key(const ProfileField& field);
+
+// The JSON number is the member's value divided by this: 1000 for microseconds of a time kept in
+// nanoseconds and for a ratio kept in thousandths (the number may then be fractional), else 1.
+int64_t json_divisor(const ProfileField& field);
 
 // The field's value in `profile`, as its member's type (visit with a generic lambda).
 template <class F>

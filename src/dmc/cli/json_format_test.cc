@@ -19,7 +19,7 @@ std::vector<std::string> keys_of(const json& j) {
 const std::vector<std::string> kProfileKeys = {
     "name", "type", "access_time_us", "read_throughput_bytes_per_sec", "write_throughput_bytes_per_sec",
     "io_queue_depth", "max_read_bytes", "max_write_bytes", "max_read_segments", "max_write_segments",
-    "spinup_idle_ns", "spinup_time_ns"};
+    "spinup_idle_ns", "spinup_time_ns", "latency_tail", "latency_seed"};
 
 TEST(DmcJson, ProfileKeysCarryUnitsAndValues) {
   json j = profile_to_json(builtin_profiles()[0]);

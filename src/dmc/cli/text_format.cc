@@ -72,7 +72,8 @@ std::string profile_field_lines(const Profile& p) {
         case FieldKind::kTime: return format_access_time(static_cast<int64_t>(v));
         case FieldKind::kRate: return format_rate_mb(static_cast<uint64_t>(v));
         case FieldKind::kBytes:
-        case FieldKind::kCount: break;
+        case FieldKind::kCount:
+        case FieldKind::kRatio: break;  // no field with a label of its own is a ratio
       }
       return fmt::format("{}", v);
     });
@@ -81,6 +82,10 @@ std::string profile_field_lines(const Profile& p) {
   if (p.spinup_ns > 0 && p.spinup_idle_ns > 0) {
     out += fmt::format(" Spin-up: {} after {} idle\n", format_duration(static_cast<double>(p.spinup_ns)),
                        format_duration(static_cast<double>(p.spinup_idle_ns)));
+  }
+  if (p.latency_tail_milli > 1000) {
+    out += fmt::format(" Latency tail: p99 {:g}x the median, mean kept (seed {})\n",
+                       p.latency_tail_milli / 1000.0, p.latency_seed);
   }
   return out;
 }

@@ -1,18 +1,70 @@
 #include "dmc/mount/conditioner.h"
 
 #include <algorithm>
+#include <cassert>
 
 namespace diskcond::mount {
 
 Conditioner::Conditioner(const Profile& profile, uint64_t capacity, const Clock& clock,
-                         ReplyScheduler& scheduler, const WritebackParams& writeback)
+                         ReplyTimer& scheduler, const WritebackParams& writeback)
     : clock_(clock),
       scheduler_(scheduler),
       model_(profile, capacity),
       writeback_(model_, writeback) {}
 
-int64_t Conditioner::submit(Op op, uint64_t address, uint64_t length, int64_t arrival_ns) {
-  return writeback_.submit(Command{op, address, length, arrival_ns});
+Ticket Conditioner::begin(Op op, uint64_t length) {
+  assert(op != Op::kFlush || length == 0);
+  return Ticket(this, now(), op, length,
+                op == Op::kFlush ? RequestKind::kFlush : RequestKind::kData);
+}
+
+Ticket Conditioner::begin_metadata() {
+  return Ticket(this, now(), Op::kRead, 0, RequestKind::kMetadata);
+}
+
+void Conditioner::count_misuse() {
+  ticket_misuses_.fetch_add(1, std::memory_order_relaxed);
+  assert(!"a Ticket was destroyed unfinished, finished twice, charged once finished, or "
+          "finished by another conditioner");
+}
+
+bool Conditioner::check_ticket(const Ticket& t) {
+  if (t.owner_ == this) return true;
+  count_misuse();
+  return false;
+}
+
+void Conditioner::submit(Ticket& t, Op op, uint64_t address, uint64_t length) {
+  if (!check_ticket(t)) return;
+  t.charge(writeback_.submit(Command{op, address, length, t.arrival_ns()}));
+}
+
+void Conditioner::buffered_write(Ticket& t, uint64_t file, uint64_t address, uint64_t length,
+                                 uint64_t inode_address, bool resizes) {
+  if (!check_ticket(t)) return;
+  t.charge(writeback_.write(file, address, length, inode_address, t.arrival_ns(), resizes));
+}
+
+void Conditioner::journal(Ticket& t, uint64_t file, uint64_t home_address) {
+  if (!check_ticket(t)) return;
+  t.charge(writeback_.journal(file, home_address, t.arrival_ns()));
+}
+
+void Conditioner::fsync(Ticket& t, uint64_t file, bool datasync) {
+  if (!check_ticket(t)) return;
+  t.charge(writeback_.fsync(file, t.arrival_ns(), datasync));
+}
+
+void Conditioner::change_metadata(Ticket& t, uint64_t file, uint64_t home_address,
+                                  bool journaled) {
+  assert(t.kind() == RequestKind::kMetadata);
+  if (journaled) {
+    journal(t, file, home_address);
+  } else {
+    submit(t, Op::kWrite, home_address - home_address % kMetadataWriteBytes, kMetadataWriteBytes);
+  }
+  t.op_ = Op::kWrite;
+  t.length_ = kMetadataWriteBytes;
 }
 
 void Conditioner::lower(std::atomic<int64_t>& floor, int64_t value) {
@@ -22,20 +74,27 @@ void Conditioner::lower(std::atomic<int64_t>& floor, int64_t value) {
   }
 }
 
-void Conditioner::reply(int64_t arrival_ns, int64_t completion_ns, Op op, uint64_t length,
-                        bool data, ReplyScheduler::Reply send) {
+void Conditioner::finish(Ticket t, ReplyTimer::Reply send) {
+  // A misused ticket's reply still goes (at once): a caller left without one would hang.
+  const bool ok = check_ticket(t);
+  t.owner_ = nullptr;
+  if (!ok || !t.conditioned()) {
+    send();
+    return;
+  }
+  const bool data = t.kind() == RequestKind::kData;
   const int64_t io_done = clock_.now_ns();
   const int64_t lead = data ? transit_lead_ns() : 0;
-  const int64_t due = std::max(completion_ns - lead, io_done);
+  const int64_t due = std::max(t.completion_ns() - lead, io_done);
   added_delay_sum_ns_.fetch_add(due - io_done, std::memory_order_relaxed);
   replies_.fetch_add(1, std::memory_order_relaxed);
-  if (io_done > completion_ns) {
+  if (io_done > t.completion_ns()) {
     backing_bound_.fetch_add(1, std::memory_order_relaxed);
-    backing_excess_sum_ns_.fetch_add(io_done - completion_ns, std::memory_order_relaxed);
+    backing_excess_sum_ns_.fetch_add(io_done - t.completion_ns(), std::memory_order_relaxed);
   }
-  if (data && length == 4096) {
-    const int64_t service = std::max<int64_t>(io_done - arrival_ns, 1);
-    lower(op == Op::kRead ? floor_read_ns_ : floor_write_ns_, service);
+  if (data && t.length() == kFloorBytes) {
+    const int64_t service = std::max<int64_t>(io_done - t.arrival_ns(), 1);
+    lower(t.op() == Op::kRead ? floor_read_ns_ : floor_write_ns_, service);
   }
   scheduler_.at(due, std::move(send));
 }

@@ -1,13 +1,19 @@
 // Puts each conditioned FUSE request through the disk model and replies at its completion.
 //
-// Contract for a handler (the order matters):
-//   1. arrival = now() as the handler starts; submit() to the model right away, before any
-//      backing I/O, so the model sees commands in the order the kernel delivered them;
-//   2. do the backing I/O;
-//   3. reply(...) sends the reply at max(model completion - lead, backing I/O done), through the
-//      ReplyScheduler: a worker never sleeps. For reads and writes the lead is a lower bound of
-//      the FUSE round trip (TransitBound, from the daemon's own probes), so a queue-depth-1 caller
-//      sees the model's time plus at most the rest of its round trip, and never less.
+// The contract, as types (ticket.h): a handler
+//   1. begins a Ticket as it starts (begin(), begin_metadata()): the request's arrival is now;
+//   2. charges to it, right away and before any backing I/O, the model commands its reply waits
+//      for (submit(), buffered_write(), journal(), fsync(), change_metadata()), each submitted at
+//      the ticket's arrival, so the model sees commands in the order the kernel delivered them;
+//   3. does the backing I/O;
+//   4. finish()es the ticket with its reply, which is handed at max(model completion - lead,
+//      backing I/O done) to the ReplyTimer (the ReplyScheduler): a worker never sleeps. For data
+//      (reads and writes) the lead is a lower bound of the FUSE round trip (TransitBound, from
+//      the daemon's own probes), so a queue-depth-1 caller sees the model's time plus at most the
+//      rest of its round trip, and never less; for everything else it is 0.
+// Steps 1, 2 and 4 are held by the types (arrival, op, length and kind live in the ticket; a
+// ticket not finished exactly once is counted in ticket_misuses()); step 2 before 3 is the
+// handler's to keep.
 // It also keeps the figures MountCounters reports.
 //
 // Locking: the writeback's mutex, then the model's, then nothing; counters are atomics; the scheduler's mutex is a leaf.
@@ -21,6 +27,7 @@
 #include "core/disk_model.h"
 #include "core/writeback.h"
 #include "dmc/mount/reply_scheduler.h"
+#include "dmc/mount/ticket.h"
 #include "dmc/mount/transit_bound.h"
 #include "dmc/mount/mount_control.h"
 
@@ -28,6 +35,8 @@ namespace diskcond::mount {
 
 // Cost of one metadata change (create, unlink, rename, setattr ...) in the model: a small write.
 constexpr uint64_t kMetadataWriteBytes = 4096;
+// Data requests of this size measure the mount's floor (MountCounters::floor_read_ns/_write_ns).
+constexpr uint64_t kFloorBytes = 4096;
 
 struct BackingBound {
   uint64_t replies = 0;
@@ -38,32 +47,46 @@ class Conditioner {
  public:
   // REQUIRES: validate(profile) is ok; capacity > 0.
   Conditioner(const Profile& profile, uint64_t capacity, const Clock& clock,
-              ReplyScheduler& scheduler, const WritebackParams& writeback = {});
+              ReplyTimer& scheduler, const WritebackParams& writeback = {});
 
   int64_t now() const { return clock_.now_ns(); }
-  // Step 1. Returns the model's completion time. Writeback due by `arrival_ns` goes to the model
-  // first (core/writeback.h), so it takes device time from this command.
-  int64_t submit(Op op, uint64_t address, uint64_t length, int64_t arrival_ns);
-  // Step 1 for CacheMode::kWriteBack (core/writeback.h). A buffered write becomes dirty data and
-  // completes at once unless throttled at the dirty limit; metadata changes are journal entries
-  // (complete at once); fsync pays for the file's dirty data, the journal commit and a flush.
-  // `file` identifies the inode; `inode_address` is where its metadata lives (its region base).
-  int64_t buffered_write(uint64_t file, uint64_t address, uint64_t length, uint64_t inode_address,
-                         int64_t arrival_ns, bool resizes = true) {
-    return writeback_.write(file, address, length, inode_address, arrival_ns, resizes);
-  }
-  int64_t journal(uint64_t file, uint64_t home_address, int64_t arrival_ns) {
-    return writeback_.journal(file, home_address, arrival_ns);
-  }
-  int64_t fsync(uint64_t file, int64_t arrival_ns, bool datasync = false) {
-    return writeback_.fsync(file, arrival_ns, datasync);
-  }
+
+  // ---- 1. Begin: the request arrives now.
+  // A data request (op kRead or kWrite, `length` bytes asked) or a flush/fsync (op kFlush,
+  // length 0). REQUIRES: length == 0 for kFlush.
+  Ticket begin(Op op, uint64_t length);
+  // A metadata request (lookup, listing, change): conditioned once something is charged to it.
+  Ticket begin_metadata();
+
+  // ---- 2. Charge, before the backing I/O: model commands the reply waits for, at the ticket's
+  // arrival. Writeback due by then goes to the model first (core/writeback.h), so it takes device
+  // time from this command. REQUIRES: `t` live (not finished).
+  void submit(Ticket& t, Op op, uint64_t address, uint64_t length);
+  // CacheMode::kWriteBack (core/writeback.h). A buffered write becomes dirty data and completes
+  // at once unless throttled at the dirty limit; metadata changes are journal entries (complete
+  // at once); fsync pays for the file's dirty data, the journal commit and a flush. `file`
+  // identifies the inode; `inode_address` is where its metadata lives (its region base).
+  void buffered_write(Ticket& t, uint64_t file, uint64_t address, uint64_t length,
+                      uint64_t inode_address, bool resizes = true);
+  void journal(Ticket& t, uint64_t file, uint64_t home_address);
+  void fsync(Ticket& t, uint64_t file, bool datasync = false);
+  // One metadata change of `file`, whose inode lives at `home_address`: a journal entry when
+  // `journaled` (write-back mode), else one kMetadataWriteBytes write of its block. The ticket's
+  // op becomes kWrite and its length kMetadataWriteBytes. REQUIRES: t.kind() == kMetadata.
+  void change_metadata(Ticket& t, uint64_t file, uint64_t home_address, bool journaled);
+
+  // ---- 4. Finish, after the backing I/O: sends `send` at max(completion - lead, now) through
+  // the scheduler (the lead for data only), and counts the reply. A ticket that is not
+  // conditioned() is answered at once on the caller and counts nothing.
+  void finish(Ticket t, ReplyTimer::Reply send);
+
+  // Not a FUSE request: `dmc sync` (sync(2) for the mount). Returns its completion.
   int64_t sync_all(int64_t arrival_ns) { return writeback_.sync_all(arrival_ns); }
   WritebackCounters writeback_counters() const { return writeback_.counters(); }
-  // Step 3. `length` is the data size (4 KiB data commands feed the floor); `data` says whether
-  // this was a data command (read/write) rather than a metadata change or flush.
-  void reply(int64_t arrival_ns, int64_t completion_ns, Op op, uint64_t length, bool data,
-             ReplyScheduler::Reply send);
+  // Tickets destroyed unfinished, finished twice, charged once finished or finished by another
+  // conditioner (ticket.h): bugs, 0 in a correct build.
+  uint64_t ticket_misuses() const { return ticket_misuses_.load(std::memory_order_relaxed); }
+
   // Off: replies wait for the model's completion as received (DISKCOND_TRANSIT_LEAD=off, for
   // measuring what the lead changes). On by default.
   void set_transit_lead_enabled(bool on) { transit_enabled_ = on; }
@@ -88,10 +111,14 @@ class Conditioner {
   BackingBound backing_bound() const;
 
  private:
+  friend class Ticket;  // reports misuse
   static void lower(std::atomic<int64_t>& floor, int64_t value);
+  // False (and counted; an assert in debug builds) unless `t` is live and this conditioner's.
+  bool check_ticket(const Ticket& t);
+  void count_misuse();
 
   const Clock& clock_;
-  ReplyScheduler& scheduler_;
+  ReplyTimer& scheduler_;
   DiskModel model_;
   Writeback writeback_;  // every command reaches model_ through it
   TransitBound transit_;
@@ -102,6 +129,7 @@ class Conditioner {
   std::atomic<int64_t> backing_excess_sum_ns_{0};
   std::atomic<int64_t> floor_read_ns_{0};  // 0 = none seen yet
   std::atomic<int64_t> floor_write_ns_{0};
+  std::atomic<uint64_t> ticket_misuses_{0};
 };
 
 }  // namespace diskcond::mount

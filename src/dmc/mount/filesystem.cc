@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "dmc/mount/fiemap.h"
 #include "dmc/mount/syscall.h"
@@ -41,7 +42,7 @@ Filesystem& fs_of(fuse_req_t req) {
 }
 
 int lookup_entry(Filesystem& fs, int parent_fd, const char* name, fuse_entry_param* e,
-                 MetadataReads* reads) {
+                 Ticket* reads) {
   std::memset(e, 0, sizeof(*e));
   int fd = static_cast<int>(check(openat(parent_fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC)));
   if (fd < 0) return fd;
@@ -55,9 +56,7 @@ int lookup_entry(Filesystem& fs, int parent_fd, const char* name, fuse_entry_par
   if (fresh) {
     const Piece table = fs.layout.hold_inode(inode.ino);
     if (reads != nullptr && table.length > 0) {
-      reads->done_ns = std::max(
-          reads->done_ns, fs.conditioner.submit(Op::kRead, table.address, table.length,
-                                                reads->arrival_ns));
+      fs.conditioner.submit(*reads, Op::kRead, table.address, table.length);
     }
     if (reads == nullptr && inode.type == S_IFDIR) inode.dir_cached = true;  // just made
   }
@@ -67,7 +66,7 @@ int lookup_entry(Filesystem& fs, int parent_fd, const char* name, fuse_entry_par
   return 0;
 }
 
-void read_directory_blocks(Filesystem& fs, Inode& dir, int dir_fd, MetadataReads& reads) {
+void read_directory_blocks(Filesystem& fs, Inode& dir, int dir_fd, Ticket& reads) {
   if (dir.dir_cached.exchange(true)) return;
   struct stat st;
   if (fstat(dir_fd, &st) != 0) return;
@@ -75,9 +74,7 @@ void read_directory_blocks(Filesystem& fs, Inode& dir, int dir_fd, MetadataReads
   const uint64_t bytes =
       std::clamp<uint64_t>((static_cast<uint64_t>(st.st_size) + kBlock - 1) / kBlock * kBlock,
                            kBlock, kMaxRead);
-  reads.done_ns = std::max(
-      reads.done_ns, fs.conditioner.submit(Op::kRead, fs.layout.group_data_address(dir.ino),
-                                           bytes, reads.arrival_ns));
+  fs.conditioner.submit(reads, Op::kRead, fs.layout.group_data_address(dir.ino), bytes);
 }
 
 void forget_inode(Filesystem& fs, fuse_ino_t id, uint64_t n) {
@@ -109,38 +106,32 @@ void place_file(Filesystem& fs, const Inode& inode, int fd, bool direct) {
   }
 }
 
-int64_t charge_metadata(Filesystem& fs, const Inode& dir, int64_t arrival_ns) {
-  const uint64_t home = fs.layout.inode_address(dir.ino);
-  if (fs.cache.load() == CacheMode::kWriteBack) {
-    return fs.conditioner.journal(writeback_file_id(dir), home, arrival_ns);
-  }
-  return fs.conditioner.submit(Op::kWrite, home - home % kMetadataWriteBytes, kMetadataWriteBytes,
-                               arrival_ns);
+Ticket begin_metadata_change(Filesystem& fs, const Inode& changed) {
+  Ticket t = fs.conditioner.begin_metadata();
+  fs.conditioner.change_metadata(t, writeback_file_id(changed),
+                                 fs.layout.inode_address(changed.ino),
+                                 fs.cache.load() == CacheMode::kWriteBack);
+  return t;
 }
 
-void journal_new_entry(Filesystem& fs, fuse_ino_t ino, int64_t arrival_ns) {
+void journal_new_entry(Filesystem& fs, Ticket& t, fuse_ino_t ino) {
   if (fs.cache.load() != CacheMode::kWriteBack) return;
   const Inode& inode = fs.inodes.get(ino);
-  fs.conditioner.journal(writeback_file_id(inode), fs.layout.inode_address(inode.ino),
-                         arrival_ns);
+  fs.conditioner.journal(t, writeback_file_id(inode), fs.layout.inode_address(inode.ino));
 }
 
-void reply_entry_at(Filesystem& fs, fuse_req_t req, int64_t arrival_ns, int64_t completion_ns,
-                    int err, const fuse_entry_param& e) {
-  fs.conditioner.reply(arrival_ns, completion_ns, Op::kWrite, kMetadataWriteBytes, false,
-                       [req, err, e] {
-                         if (err != 0) {
-                           fuse_reply_err(req, err);
-                         } else {
-                           fuse_reply_entry(req, &e);
-                         }
-                       });
+void finish_err(Filesystem& fs, Ticket t, fuse_req_t req, int err) {
+  fs.conditioner.finish(std::move(t), [req, err] { fuse_reply_err(req, err); });
 }
 
-void reply_err_at(Filesystem& fs, fuse_req_t req, int64_t arrival_ns, int64_t completion_ns,
-                  int err) {
-  fs.conditioner.reply(arrival_ns, completion_ns, Op::kWrite, kMetadataWriteBytes, false,
-                       [req, err] { fuse_reply_err(req, err); });
+void finish_entry(Filesystem& fs, Ticket t, fuse_req_t req, int err, const fuse_entry_param& e) {
+  fs.conditioner.finish(std::move(t), [req, err, e] {
+    if (err != 0) {
+      fuse_reply_err(req, err);
+    } else {
+      fuse_reply_entry(req, &e);
+    }
+  });
 }
 
 fuse_lowlevel_ops filesystem_operations() {

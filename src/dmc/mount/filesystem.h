@@ -92,22 +92,18 @@ inline FileHandle& handle_of(fuse_file_info* fi) {
 }
 // The metadata a request must read from the pretend device before it can answer (Layout): the
 // inode-table clusters of inodes the kernel did not hold, and the blocks of a directory not read
-// since the kernel took it. Each read is submitted at the request's arrival; `done_ns` is when the
-// last one completes (the arrival when none was needed).
-struct MetadataReads {
-  explicit MetadataReads(int64_t arrival) : arrival_ns(arrival), done_ns(arrival) {}
-  int64_t arrival_ns;
-  int64_t done_ns;
-};
+// since the kernel took it. Each read is charged to the request's ticket
+// (Conditioner::begin_metadata()); a request that needed none is answered at once.
+//
 // Opens `name` in the directory `parent_fd` (pinned) as O_PATH, records the lookup and fills
-// `e`. Returns 0 or -errno. An inode the kernel did not hold costs its inode-table read in
-// `reads`; with `reads` null (the request just created the entry, whose inode block ext4 writes
-// without reading it) it costs nothing. REQUIRES: caller credentials in effect.
+// `e`. Returns 0 or -errno. An inode the kernel did not hold costs its inode-table read, charged
+// to `reads`; with `reads` null (the request just created the entry, whose inode block ext4
+// writes without reading it) it costs nothing. REQUIRES: caller credentials in effect.
 int lookup_entry(Filesystem& fs, int parent_fd, const char* name, fuse_entry_param* e,
-                 MetadataReads* reads);
+                 Ticket* reads);
 // A lookup or listing in `dir` (descriptor `dir_fd`): the first since the kernel took it reads
 // the directory's blocks (up to 128 KiB, where ext4 keeps a directory: its inode's group).
-void read_directory_blocks(Filesystem& fs, Inode& dir, int dir_fd, MetadataReads& reads);
+void read_directory_blocks(Filesystem& fs, Inode& dir, int dir_fd, Ticket& reads);
 // The kernel dropped `n` lookups of `id` (forget): when it holds the inode no more, so does
 // the layout's metadata cache, and the file's placement is asked again at its next open.
 void forget_inode(Filesystem& fs, fuse_ino_t id, uint64_t n);
@@ -127,17 +123,17 @@ inline uint64_t writeback_file_id(dev_t dev, ino_t ino) {
 inline uint64_t writeback_file_id(const Inode& inode) {
   return writeback_file_id(inode.dev, inode.ino);
 }
-// Charges one metadata change of `dir` (or a file); returns the model completion time. Write-back
-// mode: a journal entry, complete at once. Otherwise: one 4 KiB write at its region, waited for.
-int64_t charge_metadata(Filesystem& fs, const Inode& dir, int64_t arrival_ns);
+// Begins a request that changes the metadata of `changed` (a directory whose entries change, or
+// a file), charged with its cost: write-back mode, a journal entry (complete at once); otherwise
+// one 4 KiB write at its inode's block, waited for (Conditioner::change_metadata).
+Ticket begin_metadata_change(Filesystem& fs, const Inode& changed);
 // Write-back mode: a new entry's own inode joins the journal too, so an fsync of the new file
 // commits its creation (as on ext4). Nothing in the other modes (the parent's write covers it).
-void journal_new_entry(Filesystem& fs, fuse_ino_t ino, int64_t arrival_ns);
-// Replies with `e` (or the error) at `completion_ns`, through the scheduler.
-void reply_entry_at(Filesystem& fs, fuse_req_t req, int64_t arrival_ns, int64_t completion_ns,
-                    int err, const fuse_entry_param& e);
-void reply_err_at(Filesystem& fs, fuse_req_t req, int64_t arrival_ns, int64_t completion_ns,
-                  int err);
+void journal_new_entry(Filesystem& fs, Ticket& t, fuse_ino_t ino);
+// Finish `t` (Conditioner::finish) with the error `err` (0: success) ...
+void finish_err(Filesystem& fs, Ticket t, fuse_req_t req, int err);
+// ... or with the entry `e` (the error `err` when it is not 0).
+void finish_entry(Filesystem& fs, Ticket t, fuse_req_t req, int err, const fuse_entry_param& e);
 
 // Operation groups (each file fills its part of the table).
 void add_entry_operations(fuse_lowlevel_ops& ops);      // ops_entry.cc

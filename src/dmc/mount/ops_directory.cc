@@ -1,7 +1,7 @@
 // Directories: opendir, readdir, readdirplus, releasedir, fsyncdir. A listing costs what ext4
 // would read from the disk: the directory's blocks the first time after the kernel took the
 // directory, and (readdirplus) the inode-table blocks of entries the kernel did not hold
-// (MetadataReads in filesystem.h). Later listings of a directory the kernel holds are free.
+// (lookup_entry in filesystem.h). Later listings of a directory the kernel holds are free.
 #include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -70,7 +70,7 @@ void read_directory(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset,
                     fuse_file_info* fi, bool plus) {
   Filesystem& fs = fs_of(req);
   DirHandle& d = dir_of(fi);
-  MetadataReads reads(fs.conditioner.now());
+  Ticket reads = fs.conditioner.begin_metadata();
   read_directory_blocks(fs, fs.inodes.get(ino), dirfd(d.dir), reads);
   if (offset != d.offset) {
     seekdir(d.dir, offset);
@@ -85,7 +85,7 @@ void read_directory(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset,
     creds.emplace(req);
     if (creds->error()) {
       creds.reset();
-      fuse_reply_err(req, EPERM);
+      finish_err(fs, std::move(reads), req, EPERM);
       return;
     }
   }
@@ -134,14 +134,12 @@ void read_directory(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset,
   }
   creds.reset();
   if (err != 0 && used == 0) {
-    fuse_reply_err(req, err);
-  } else if (reads.done_ns == reads.arrival_ns) {
-    fuse_reply_buf(req, buf.data(), used);
-  } else {
-    auto listing = std::make_shared<std::vector<char>>(std::move(buf));
-    fs.conditioner.reply(reads.arrival_ns, reads.done_ns, Op::kRead, 0, false,
-                         [req, listing, used] { fuse_reply_buf(req, listing->data(), used); });
+    finish_err(fs, std::move(reads), req, err);
+    return;
   }
+  fs.conditioner.finish(std::move(reads), [req, listing = std::move(buf), used] {
+    fuse_reply_buf(req, listing.data(), used);
+  });
 }
 
 void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_file_info* fi) {
@@ -162,17 +160,11 @@ void op_releasedir(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
 void op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync, fuse_file_info* fi) {
   Filesystem& fs = fs_of(req);
   const bool writeback = fs.cache.load() == CacheMode::kWriteBack;
-  const int64_t arrival = fs.conditioner.now();
-  const int64_t completion =
-      writeback ? fs.conditioner.fsync(writeback_file_id(fs.inodes.get(ino)), arrival) : arrival;
+  Ticket ticket = fs.conditioner.begin(Op::kFlush, 0);
+  if (writeback) fs.conditioner.fsync(ticket, writeback_file_id(fs.inodes.get(ino)));
   int fd = dirfd(dir_of(fi).dir);
   int r = static_cast<int>(datasync ? check(fdatasync(fd)) : check(fsync(fd)));
-  if (!writeback) {
-    fuse_reply_err(req, -r);
-    return;
-  }
-  fs.conditioner.reply(arrival, completion, Op::kFlush, 0, false,
-                       [req, r] { fuse_reply_err(req, -r); });
+  finish_err(fs, std::move(ticket), req, -r);
 }
 
 }  // namespace

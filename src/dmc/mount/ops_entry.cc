@@ -16,10 +16,10 @@ namespace {
 
 // A lookup the kernel could not answer from its caches. It costs what ext4 would read: the
 // directory's blocks if they were not read since the kernel took the directory, and the inode's
-// table block if the kernel did not hold the inode (MetadataReads). Replies at their completion.
+// table block if the kernel did not hold the inode (lookup_entry). Replies at their completion.
 void op_lookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
   Filesystem& fs = fs_of(req);
-  MetadataReads reads(fs.conditioner.now());
+  Ticket reads = fs.conditioner.begin_metadata();
   fuse_entry_param e;
   Inode& dir_inode = fs.inodes.get(parent);
   InodeFd dir = fs.inodes.pin(dir_inode);
@@ -35,21 +35,7 @@ void op_lookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
     e.entry_timeout = fs.entry_timeout_s;
     r = 0;
   }
-  if (reads.done_ns == reads.arrival_ns) {
-    if (r < 0) {
-      fuse_reply_err(req, -r);
-    } else {
-      fuse_reply_entry(req, &e);
-    }
-    return;
-  }
-  fs.conditioner.reply(reads.arrival_ns, reads.done_ns, Op::kRead, 0, false, [req, r, e] {
-    if (r < 0) {
-      fuse_reply_err(req, -r);
-    } else {
-      fuse_reply_entry(req, &e);
-    }
-  });
+  finish_entry(fs, std::move(reads), req, -r, e);
 }
 
 void op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup) {
@@ -159,9 +145,8 @@ bool is_privilege_kill(int inode_fd, const struct stat& attr, int to_set) {
 
 void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set, fuse_file_info* fi) {
   Filesystem& fs = fs_of(req);
-  const int64_t arrival = fs.conditioner.now();
   Inode& inode = fs.inodes.get(ino);
-  const int64_t completion = charge_metadata(fs, inode, arrival);
+  Ticket ticket = begin_metadata_change(fs, inode);
   struct stat st;
   InodeFd fd = fs.inodes.pin(inode);
   int r = fd.error();
@@ -177,14 +162,13 @@ void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set, f
     r = static_cast<int>(check(fstatat(fd.get(), "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)));
   }
   const double timeout = fs.attr_timeout_s;
-  fs.conditioner.reply(arrival, completion, Op::kWrite, kMetadataWriteBytes, false,
-                       [req, r, st, timeout] {
-                         if (r < 0) {
-                           fuse_reply_err(req, -r);
-                         } else {
-                           fuse_reply_attr(req, &st, timeout);
-                         }
-                       });
+  fs.conditioner.finish(std::move(ticket), [req, r, st, timeout] {
+    if (r < 0) {
+      fuse_reply_err(req, -r);
+    } else {
+      fuse_reply_attr(req, &st, timeout);
+    }
+  });
 }
 
 void op_readlink(fuse_req_t req, fuse_ino_t ino) {

@@ -9,7 +9,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <utility>
@@ -60,9 +59,9 @@ void attach_handle(const Filesystem& fs, fuse_file_info* fi, int fd, std::pair<i
 void op_open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   Filesystem& fs = fs_of(req);
   Inode& inode = fs.inodes.get(ino);
-  const bool truncates = (fi->flags & O_TRUNC) != 0;
-  const int64_t arrival = fs.conditioner.now();
-  const int64_t completion = truncates ? charge_metadata(fs, inode, arrival) : arrival;
+  // Free (its reply at once) unless it truncates.
+  Ticket ticket = (fi->flags & O_TRUNC) != 0 ? begin_metadata_change(fs, inode)
+                                              : fs.conditioner.begin_metadata();
   InodeFd file = fs.inodes.pin(inode);
   const std::string path = proc_fd_path(file.get());
   int fd = file.error();
@@ -76,35 +75,24 @@ void op_open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   }
   if (fd >= 0) place_file(fs, inode, fd, (fi->flags & O_DIRECT) != 0);
   if (fd < 0) {
-    if (truncates) {
-      reply_err_at(fs, req, arrival, completion, -fd);
-    } else {
-      fuse_reply_err(req, -fd);
-    }
+    finish_err(fs, std::move(ticket), req, -fd);
     return;
   }
   attach_handle(fs, fi, fd, twin);
   set_cache_flags(fs, fi);
   fuse_file_info info = *fi;
-  auto send = [req, info]() mutable {
+  fs.conditioner.finish(std::move(ticket), [req, info]() mutable {
     if (fuse_reply_open(req, &info) != 0) {  // the caller went away: nobody will release it
       delete &handle_of(&info);
     }
-  };
-  if (truncates) {
-    fs.conditioner.reply(arrival, completion, Op::kWrite, kMetadataWriteBytes, false,
-                         std::move(send));
-  } else {
-    send();
-  }
+  });
 }
 
 void op_create(fuse_req_t req, fuse_ino_t parent_id, const char* name, mode_t mode,
                fuse_file_info* fi) {
   Filesystem& fs = fs_of(req);
-  const int64_t arrival = fs.conditioner.now();
   Inode& parent = fs.inodes.get(parent_id);
-  const int64_t completion = charge_metadata(fs, parent, arrival);
+  Ticket ticket = begin_metadata_change(fs, parent);
   fuse_entry_param e;
   std::memset(&e, 0, sizeof(e));
   InodeFd dir = fs.inodes.pin(parent);
@@ -123,20 +111,19 @@ void op_create(fuse_req_t req, fuse_ino_t parent_id, const char* name, mode_t mo
   if (r >= 0) place_file(fs, fs.inodes.get(e.ino), fd, (fi->flags & O_DIRECT) != 0);
   if (r < 0) {
     if (fd >= 0) close(fd);
-    reply_err_at(fs, req, arrival, completion, -r);
+    finish_err(fs, std::move(ticket), req, -r);
     return;
   }
-  journal_new_entry(fs, e.ino, arrival);
+  journal_new_entry(fs, ticket, e.ino);
   attach_handle(fs, fi, fd, twin);
   set_cache_flags(fs, fi);
   fuse_file_info info = *fi;
-  fs.conditioner.reply(arrival, completion, Op::kWrite, kMetadataWriteBytes, false,
-                       [req, e, info]() mutable {
-                         if (fuse_reply_create(req, &e, &info) != 0) {
-                           // The caller went away: undo what the kernel will never release.
-                           delete &handle_of(&info);
-                         }
-                       });
+  fs.conditioner.finish(std::move(ticket), [req, e, info]() mutable {
+    if (fuse_reply_create(req, &e, &info) != 0) {
+      // The caller went away: undo what the kernel will never release.
+      delete &handle_of(&info);
+    }
+  });
 }
 
 void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_file_info* fi) {
@@ -147,24 +134,21 @@ void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_fil
     fuse_reply_err(req, EINVAL);  // refused before it reaches the disk, as O_DIRECT would be
     return;
   }
-  const int64_t arrival = fs.conditioner.now();
+  Ticket ticket = fs.conditioner.begin(Op::kRead, size);
   const Inode& inode = fs.inodes.get(ino);
-  int64_t completion = arrival;
   for (const Piece& p : data_pieces(fs, inode, static_cast<uint64_t>(offset), size, false)) {
-    completion = std::max(completion, fs.conditioner.submit(Op::kRead, p.address, p.length, arrival));
+    fs.conditioner.submit(ticket, Op::kRead, p.address, p.length);
   }
   auto buf = std::make_shared<BufferPool::Buffer>(fs.buffers.get(size));
   ssize_t n = buf->data() ? pread(h.read_fd, buf->data(), size, offset) : -1;
   const int err = n < 0 ? (buf->data() ? errno : ENOMEM) : 0;
-  fs.conditioner.reply(
-      arrival, completion, Op::kRead, size, true,
-      [req, buf, n, err] {
-        if (err != 0) {
-          fuse_reply_err(req, err);
-        } else {
-          fuse_reply_buf(req, buf->data(), static_cast<size_t>(n));
-        }
-      });
+  fs.conditioner.finish(std::move(ticket), [req, buf, n, err] {
+    if (err != 0) {
+      fuse_reply_err(req, err);
+    } else {
+      fuse_reply_buf(req, buf->data(), static_cast<size_t>(n));
+    }
+  });
 }
 
 // pwrite of all `size` bytes at `offset`, retried on EINTR and short writes. Returns bytes
@@ -209,10 +193,10 @@ ssize_t backing_write(BufferPool& buffers, const FileHandle& h, fuse_bufvec* in,
 void op_write_buf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t offset,
                   fuse_file_info* fi) {
   Filesystem& fs = fs_of(req);
-  const int64_t arrival = fs.conditioner.now();
+  const size_t size = fuse_buf_size(in);
+  Ticket ticket = fs.conditioner.begin(Op::kWrite, size);
   const Inode& inode = fs.inodes.get(ino);
   const FileHandle& h = handle_of(fi);
-  const size_t size = fuse_buf_size(in);
   const bool buffered = h.writeback && !h.direct;
   // A buffered write that grows the file or gets new blocks changes more than its timestamps:
   // fdatasync must commit it (Writeback::fsync).
@@ -220,59 +204,56 @@ void op_write_buf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t offset,
   const bool grows = buffered && (fstat(h.fd, &before) != 0 ||
                                   static_cast<uint64_t>(before.st_size) < static_cast<uint64_t>(offset) + size);
   uint64_t allocated = 0;
-  int64_t completion = arrival;
   for (const Piece& p :
        data_pieces(fs, inode, static_cast<uint64_t>(offset), size, true, &allocated)) {
-    completion = std::max(
-        completion,
-        buffered ? fs.conditioner.buffered_write(writeback_file_id(inode), p.address, p.length,
-                                                 fs.layout.inode_address(inode.ino), arrival,
-                                                 grows || allocated > 0)
-                 : fs.conditioner.submit(Op::kWrite, p.address, p.length, arrival));
+    if (buffered) {
+      fs.conditioner.buffered_write(ticket, writeback_file_id(inode), p.address, p.length,
+                                    fs.layout.inode_address(inode.ino), grows || allocated > 0);
+    } else {
+      fs.conditioner.submit(ticket, Op::kWrite, p.address, p.length);
+    }
   }
   ssize_t n;
   {
     CapabilityDrop drop(fuse_req_ctx(req)->uid);  // a write by a user clears setuid bits
     n = backing_write(fs.buffers, handle_of(fi), in, offset);
   }
-  fs.conditioner.reply(
-      arrival, completion, Op::kWrite, size, true,
-      [req, n] {
-        if (n < 0) {
-          fuse_reply_err(req, static_cast<int>(-n));
-        } else {
-          fuse_reply_write(req, static_cast<size_t>(n));
-        }
-      });
+  fs.conditioner.finish(std::move(ticket), [req, n] {
+    if (n < 0) {
+      fuse_reply_err(req, static_cast<int>(-n));
+    } else {
+      fuse_reply_write(req, static_cast<size_t>(n));
+    }
+  });
 }
 
+// What a flush_like request is: a close's FUSE_FLUSH, fsync(2) or fdatasync(2).
+enum class Flush { kClose, kFsync, kFdatasync };
+
 // flush (every close) and fsync: a model flush, completing once earlier writes have. In
-// write-back mode close does not wait, and fsync pays for the file's dirty data, the journal
-// commit and a flush (Conditioner::fsync).
-void flush_like(fuse_req_t req, fuse_ino_t ino, const FileHandle& h, int kind) {
+// write-back mode close does not wait (nothing is charged), and fsync pays for the file's dirty
+// data, the journal commit and a flush (Conditioner::fsync).
+void flush_like(fuse_req_t req, fuse_ino_t ino, const FileHandle& h, Flush what) {
   Filesystem& fs = fs_of(req);
-  if (h.writeback && kind == 0) {
-    fuse_reply_err(req, 0);
-    return;
+  Ticket ticket = fs.conditioner.begin(Op::kFlush, 0);
+  if (!h.writeback) {
+    fs.conditioner.submit(ticket, Op::kFlush, 0, 0);
+  } else if (what != Flush::kClose) {
+    fs.conditioner.fsync(ticket, writeback_file_id(fs.inodes.get(ino)),
+                         what == Flush::kFdatasync);
   }
-  const int fd = h.fd;
-  const int64_t arrival = fs.conditioner.now();
-  const int64_t completion =
-      h.writeback ? fs.conditioner.fsync(writeback_file_id(fs.inodes.get(ino)), arrival, kind == 2)
-                  : fs.conditioner.submit(Op::kFlush, 0, 0, arrival);
   int r = 0;
-  if (kind == 1) r = static_cast<int>(check(fsync(fd)));
-  if (kind == 2) r = static_cast<int>(check(fdatasync(fd)));
-  fs.conditioner.reply(arrival, completion, Op::kFlush, 0, false,
-                       [req, r] { fuse_reply_err(req, -r); });
+  if (what == Flush::kFsync) r = static_cast<int>(check(fsync(h.fd)));
+  if (what == Flush::kFdatasync) r = static_cast<int>(check(fdatasync(h.fd)));
+  finish_err(fs, std::move(ticket), req, -r);
 }
 
 void op_flush(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
-  flush_like(req, ino, handle_of(fi), 0);
+  flush_like(req, ino, handle_of(fi), Flush::kClose);
 }
 
 void op_fsync(fuse_req_t req, fuse_ino_t ino, int datasync, fuse_file_info* fi) {
-  flush_like(req, ino, handle_of(fi), datasync ? 2 : 1);
+  flush_like(req, ino, handle_of(fi), datasync ? Flush::kFdatasync : Flush::kFsync);
 }
 
 void op_release(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
@@ -283,14 +264,13 @@ void op_release(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
 void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t length,
                   fuse_file_info* fi) {
   Filesystem& fs = fs_of(req);
-  const int64_t arrival = fs.conditioner.now();
-  const int64_t completion = charge_metadata(fs, fs.inodes.get(ino), arrival);
+  Ticket ticket = begin_metadata_change(fs, fs.inodes.get(ino));
   int r;
   {
     CapabilityDrop drop(fuse_req_ctx(req)->uid);
     r = static_cast<int>(check(fallocate(handle_of(fi).fd, mode, offset, length)));
   }
-  reply_err_at(fs, req, arrival, completion, -r);
+  finish_err(fs, std::move(ticket), req, -r);
 }
 
 void op_lseek(fuse_req_t req, fuse_ino_t, off_t offset, int whence, fuse_file_info* fi) {

@@ -20,9 +20,8 @@ namespace {
 template <class Make>
 void create_entry(fuse_req_t req, fuse_ino_t parent_id, const char* name, Make make) {
   Filesystem& fs = fs_of(req);
-  const int64_t arrival = fs.conditioner.now();
   Inode& parent = fs.inodes.get(parent_id);
-  const int64_t completion = charge_metadata(fs, parent, arrival);
+  Ticket ticket = begin_metadata_change(fs, parent);
   fuse_entry_param e;
   std::memset(&e, 0, sizeof(e));
   InodeFd dir = fs.inodes.pin(parent);  // before the switch: reopening needs root
@@ -33,17 +32,16 @@ void create_entry(fuse_req_t req, fuse_ino_t parent_id, const char* name, Make m
     if (r == 0) r = make(dir.get());
     if (r == 0) r = lookup_entry(fs, dir.get(), name, &e, nullptr);
   }
-  if (r == 0) journal_new_entry(fs, e.ino, arrival);
-  reply_entry_at(fs, req, arrival, completion, -r, e);
+  if (r == 0) journal_new_entry(fs, ticket, e.ino);
+  finish_entry(fs, std::move(ticket), req, -r, e);
 }
 
 // Runs `change(dir_fd)` (0 or -errno) as the caller; replies at the metadata write's completion.
 template <class Change>
 void change_entry(fuse_req_t req, fuse_ino_t dir_id, Change change) {
   Filesystem& fs = fs_of(req);
-  const int64_t arrival = fs.conditioner.now();
   Inode& dir = fs.inodes.get(dir_id);
-  const int64_t completion = charge_metadata(fs, dir, arrival);
+  Ticket ticket = begin_metadata_change(fs, dir);
   InodeFd fd = fs.inodes.pin(dir);
   int r = fd.error();
   if (r == 0) {
@@ -51,7 +49,7 @@ void change_entry(fuse_req_t req, fuse_ino_t dir_id, Change change) {
     r = creds.error();
     if (r == 0) r = change(fd.get());
   }
-  reply_err_at(fs, req, arrival, completion, -r);
+  finish_err(fs, std::move(ticket), req, -r);
 }
 
 void op_mknod(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, dev_t rdev) {

@@ -56,19 +56,17 @@ void op_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size) {
 void op_setxattr(fuse_req_t req, fuse_ino_t ino, const char* name, const char* value, size_t size,
                  int flags) {
   Filesystem& fs = fs_of(req);
-  const int64_t arrival = fs.conditioner.now();
-  const int64_t completion = charge_metadata(fs, fs.inodes.get(ino), arrival);
+  Ticket ticket = begin_metadata_change(fs, fs.inodes.get(ino));
   long r = as_caller(req, ino,
                      [&](const char* path) { return setxattr(path, name, value, size, flags); });
-  reply_err_at(fs, req, arrival, completion, static_cast<int>(-r));
+  finish_err(fs, std::move(ticket), req, static_cast<int>(-r));
 }
 
 void op_removexattr(fuse_req_t req, fuse_ino_t ino, const char* name) {
   Filesystem& fs = fs_of(req);
-  const int64_t arrival = fs.conditioner.now();
-  const int64_t completion = charge_metadata(fs, fs.inodes.get(ino), arrival);
+  Ticket ticket = begin_metadata_change(fs, fs.inodes.get(ino));
   long r = as_caller(req, ino, [&](const char* path) { return removexattr(path, name); });
-  reply_err_at(fs, req, arrival, completion, static_cast<int>(-r));
+  finish_err(fs, std::move(ticket), req, static_cast<int>(-r));
 }
 
 }  // namespace

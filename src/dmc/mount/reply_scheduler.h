@@ -29,18 +29,26 @@
 
 namespace diskcond::mount {
 
-class ReplyScheduler {
+// What the Conditioner hands a reply and its due time to: the ReplyScheduler, or a fake in tests
+// that records them.
+class ReplyTimer {
  public:
   using Reply = std::function<void()>;
+  virtual ~ReplyTimer() = default;
+  // Runs `reply` once, at `due_ns` or as soon after as possible, never before. Thread-safe.
+  virtual void at(int64_t due_ns, Reply reply) = 0;
+};
 
+class ReplyScheduler final : public ReplyTimer {
+ public:
   // `clock` must be CLOCK_MONOTONIC-based (MonotonicClock) unless the test never waits.
   explicit ReplyScheduler(const Clock& clock);
   ~ReplyScheduler();  // drain()
   ReplyScheduler(const ReplyScheduler&) = delete;
   ReplyScheduler& operator=(const ReplyScheduler&) = delete;
 
-  // Runs `reply` once, at `due_ns` or as soon after as possible. Thread-safe.
-  void at(int64_t due_ns, Reply reply);
+  // ReplyTimer. A reply already due runs at once on the caller.
+  void at(int64_t due_ns, Reply reply) override;
   // Sends every queued reply now (in due order) and stops the thread; later at() calls reply at
   // once. Used when the mount goes away: nothing acknowledged may be left unsent.
   void drain();

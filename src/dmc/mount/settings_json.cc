@@ -16,25 +16,27 @@ using json = nlohmann::ordered_json;
 
 constexpr uint64_t kMaxWhole = std::numeric_limits<int64_t>::max();
 
-// The JSON number of `field`'s value: the member's value, in microseconds for access_time_us
-// (whole when it is).
+// The JSON number of `field`'s value: the member's value over json_divisor() (microseconds for
+// access_time_us, the ratio for latency_tail), whole when it is.
 json field_to_json(const ProfileField& field, const Profile& p) {
+  const int64_t divisor = json_divisor(field);
   return visit_field(field, p, [&](auto value) -> json {
-    if (field.kind != FieldKind::kTime || field.json_unit != TimeUnit::kMicroseconds) return value;
-    if (value % kNsPerUs == 0) return value / kNsPerUs;
-    return static_cast<double>(value) / kNsPerUs;
+    if (divisor == 1) return value;
+    if (value % divisor == 0) return value / divisor;
+    return static_cast<double>(value) / static_cast<double>(divisor);
   });
 }
 
-// The member's value from the JSON number `v`, not yet range checked (microseconds too many for
-// int64_t nanoseconds come back as kMaxWhole, beyond the access time's range).
+// The member's value from the JSON number `v`, not yet range checked (a number too large for the
+// member comes back as kMaxWhole, beyond every field's range).
 Result<uint64_t> field_from_json(const ProfileField& field, const std::string& key, const json& v) {
   const bool whole = v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0);
-  if (field.kind == FieldKind::kTime && field.json_unit == TimeUnit::kMicroseconds) {
+  const int64_t divisor = json_divisor(field);
+  if (divisor != 1) {
     if (!v.is_number() || v.get<double>() < 0) return make_error(fmt::format("'{}' must be a non-negative number", key));
-    if (v.get<double>() >= static_cast<double>(kMaxWhole / kNsPerUs)) return kMaxWhole;
-    if (whole) return v.get<uint64_t>() * kNsPerUs;
-    return static_cast<uint64_t>(std::llround(v.get<double>() * kNsPerUs));
+    if (v.get<double>() >= static_cast<double>(kMaxWhole / divisor)) return kMaxWhole;
+    if (whole) return v.get<uint64_t>() * static_cast<uint64_t>(divisor);
+    return static_cast<uint64_t>(std::llround(v.get<double>() * static_cast<double>(divisor)));
   }
   if (!whole) return make_error(fmt::format("'{}' must be a whole number from 0 to {}", key, kMaxWhole));
   return v.get<uint64_t>();

@@ -1,0 +1,48 @@
+#!/usr/bin/python3
+"""check.py CLAT_LOG TAIL SEED SERVICE_NS: compares fio's completion latencies (a --write_lat_log
+clat log of a queue-depth-1 run, ns) with the latency tail's model (core/disk_model.h): each I/O
+should take SERVICE_NS times the factor of its piece, plus the mount's own small overhead and
+never less. Prints the per-I/O excess, the Kolmogorov-Smirnov distance between the measured and
+the expected distribution (shifted by the median excess) and both p50 and p99; exits 1 when an
+I/O came back before its model time, KS > 0.05 or p99 is off by more than 10%."""
+import bisect
+import math
+import sys
+M=(1<<64)-1
+def mix64(x):
+    x=(x+0x9E3779B97F4A7C15)&M
+    x=((x^(x>>30))*0xBF58476D1CE4E5B9)&M
+    x=((x^(x>>27))*0x94D049BB133111EB)&M
+    return x^(x>>31)
+def unit(b): return ((b>>11)+1)*2.0**-53
+def factor(tail,seed,i):
+    s=math.log(tail)/2.3263478740408408
+    key=((seed<<32)^mix64(i))&M
+    u1=unit(mix64(key)); u2=unit(mix64(key^0xD1B54A32D192ED03))
+    z=math.sqrt(-2*math.log(u1))*math.cos(2*math.pi*u2)
+    return math.exp(s*z-s*s/2)
+log, tail, seed, base_ns = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+meas=[int(l.split(',')[1]) for l in open(log)]
+# The model's piece numbers of fio's reads start after whatever the mount served before (fio's
+# layout reads): take the offset that lines the sequences up best.
+factors = [factor(tail, seed, i) for i in range(len(meas) + 500)]
+best = None
+for off in range(0, 500):
+    exp = [base_ns * factors[off + i] for i in range(len(meas))]
+    d = sorted(m - e for m, e in zip(meas, exp))
+    spread = d[9 * len(d) // 10] - d[len(d) // 10]  # tight only when the sequences line up
+    if best is None or spread < best[0]:
+        best = (spread, off, d, exp)
+_, off, d, exp = best
+n=len(d)
+print(f"piece offset {off}; measured - expected per I/O (us): min {d[0]/1e3:.1f} p1 {d[n//100]/1e3:.1f} p50 {d[n//2]/1e3:.1f} p99 {d[99*n//100]/1e3:.1f} max {d[-1]/1e3:.1f}")
+# distribution comparison: KS between measured and expected (shifted by the median overhead)
+shift=d[n//2]
+ms=sorted(meas); es=sorted(e+shift for e in exp)
+ks=max(abs(bisect.bisect_right(ms,x)/n - bisect.bisect_right(es,x)/n) for x in ms+es)
+print(f"KS(measured, expected + median overhead {shift/1e3:.1f} us) = {ks:.3f}; p99 measured {ms[99*n//100]/1e3:.0f} us vs expected {es[99*n//100]/1e3:.0f} us; p50 {ms[n//2]/1e3:.0f} vs {es[n//2]/1e3:.0f}")
+early = d[0] < 0
+bad_p99 = abs(ms[99 * n // 100] / es[99 * n // 100] - 1) > 0.10
+print("verdict:", "FAIL" if early or ks > 0.05 or bad_p99 else "ok",
+      "(an I/O before its model time)" if early else "")
+sys.exit(1 if early or ks > 0.05 or bad_p99 else 0)

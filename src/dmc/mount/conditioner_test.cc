@@ -1,0 +1,289 @@
+#include "dmc/mount/conditioner.h"
+
+#include <gtest/gtest.h>
+
+#include <utility>
+#include <vector>
+
+#include "core/units.h"
+
+namespace diskcond::mount {
+namespace {
+
+constexpr int64_t kUs = kNsPerUs;
+constexpr int64_t kMs = kNsPerMs;
+constexpr uint64_t kCapacity = 100 * kGiB;
+constexpr int64_t kStart = 1000 * kMs;
+
+// "Slow SSD": a 4 KiB read on an idle disk takes 100 us + 15,625 ns, a 4 KiB write 100 us +
+// 31,250 ns (core/disk_model.h).
+constexpr int64_t kRead4k = 100 * kUs + 15'625;
+constexpr int64_t kWrite4k = 100 * kUs + 31'250;
+
+Profile slow_ssd() {
+  Profile p;
+  p.name = "test slow ssd";
+  p.type = DiskType::kSSD;
+  p.access_time_ns = 100 * kUs;
+  p.read_bytes_per_sec = 250 * kMiB;
+  p.write_bytes_per_sec = 125 * kMiB;
+  p.queue_depth = 32;
+  return p;
+}
+
+// Records each reply and its due time instead of sending it; the test runs them.
+class RecordingTimer final : public ReplyTimer {
+ public:
+  void at(int64_t due_ns, Reply reply) override { sent.push_back({due_ns, std::move(reply)}); }
+  struct Sent {
+    int64_t due_ns;
+    Reply reply;
+  };
+  std::vector<Sent> sent;
+};
+
+class MountConditioner : public ::testing::Test {
+ protected:
+  // The transit lead the probes give: `round_trip_ns` less the margin.
+  void probe_round_trips(int64_t round_trip_ns) {
+    for (uint64_t i = 0; i < TransitBound::kMinProbes; ++i) {
+      conditioner.transit_bound().record(round_trip_ns);
+    }
+  }
+  // Finishes `t` with a reply that records it ran.
+  void finish(Ticket t) {
+    conditioner.finish(std::move(t), [this] { ++ran; });
+  }
+
+  FakeClock clock{kStart};
+  RecordingTimer timer;
+  Conditioner conditioner{slow_ssd(), kCapacity, clock, timer};
+  int ran = 0;  // replies run at once by finish() (not handed to the timer)
+};
+
+TEST_F(MountConditioner, BeginTakesTheArrivalAndChargesAreSubmittedAtIt) {
+  Ticket t = conditioner.begin(Op::kRead, 4096);
+  EXPECT_EQ(t.arrival_ns(), kStart);
+  EXPECT_EQ(t.completion_ns(), kStart);
+  EXPECT_EQ(t.op(), Op::kRead);
+  EXPECT_EQ(t.length(), 4096u);
+  EXPECT_EQ(t.kind(), RequestKind::kData);
+  clock.advance(30 * kUs);  // the handler took a while before its submit: the model does not see it
+  conditioner.submit(t, Op::kRead, 0, 4096);
+  EXPECT_EQ(t.completion_ns(), kStart + kRead4k);
+  // Two pieces of one request: it waits for the later. Both occupy the device from the arrival.
+  conditioner.submit(t, Op::kRead, kGiB, 4096);
+  EXPECT_EQ(t.completion_ns(), kStart + 100 * kUs + 2 * 15'625);
+  finish(std::move(t));
+  EXPECT_FALSE(t.live());  // finish() took it
+  EXPECT_EQ(conditioner.ticket_misuses(), 0u);
+}
+
+TEST_F(MountConditioner, ADataReplyIsDueAtTheModelCompletionLessTheTransitLead) {
+  probe_round_trips(25 * kUs);
+  EXPECT_EQ(conditioner.transit_lead_ns(), 20 * kUs);  // less the 5 us margin
+  Ticket t = conditioner.begin(Op::kRead, 4096);
+  conditioner.submit(t, Op::kRead, 0, 4096);
+  clock.advance(40 * kUs);  // the backing read
+  finish(std::move(t));
+  ASSERT_EQ(timer.sent.size(), 1u);
+  EXPECT_EQ(timer.sent[0].due_ns, kStart + kRead4k - 20 * kUs);
+  EXPECT_EQ(ran, 0);  // handed to the timer, not sent by finish()
+  const MountCounters c = conditioner.counters();
+  EXPECT_EQ(c.commands[static_cast<int>(Op::kRead)], 1u);
+  EXPECT_EQ(c.bytes[static_cast<int>(Op::kRead)], 4096u);
+  EXPECT_DOUBLE_EQ(c.mean_added_delay_ns, static_cast<double>(kRead4k - 20 * kUs - 40 * kUs));
+  EXPECT_DOUBLE_EQ(c.floor_read_ns, static_cast<double>(40 * kUs));  // service as delivered
+  EXPECT_EQ(c.floor_write_ns, 0);
+  EXPECT_EQ(conditioner.backing_bound().replies, 0u);
+}
+
+TEST_F(MountConditioner, WithoutTheLeadADataReplyIsDueAtTheModelCompletion) {
+  probe_round_trips(25 * kUs);
+  conditioner.set_transit_lead_enabled(false);
+  EXPECT_EQ(conditioner.transit_lead_ns(), 0);
+  Ticket t = conditioner.begin(Op::kWrite, 4096);
+  conditioner.submit(t, Op::kWrite, 0, 4096);
+  finish(std::move(t));
+  ASSERT_EQ(timer.sent.size(), 1u);
+  EXPECT_EQ(timer.sent[0].due_ns, kStart + kWrite4k);
+  EXPECT_DOUBLE_EQ(conditioner.counters().floor_write_ns, 1);  // done at once: the 1 ns minimum
+}
+
+TEST_F(MountConditioner, AReplyNeverLeavesBeforeItsBackingIoIsDone) {
+  probe_round_trips(25 * kUs);
+  Ticket t = conditioner.begin(Op::kRead, 4096);
+  conditioner.submit(t, Op::kRead, 0, 4096);
+  clock.advance(kRead4k + 7 * kUs);  // the host's disk was slower than the profile
+  finish(std::move(t));
+  ASSERT_EQ(timer.sent.size(), 1u);
+  EXPECT_EQ(timer.sent[0].due_ns, kStart + kRead4k + 7 * kUs);
+  const BackingBound bound = conditioner.backing_bound();
+  EXPECT_EQ(bound.replies, 1u);
+  EXPECT_DOUBLE_EQ(bound.mean_excess_ns, static_cast<double>(7 * kUs));
+  EXPECT_DOUBLE_EQ(conditioner.counters().mean_added_delay_ns, 0);
+  EXPECT_DOUBLE_EQ(conditioner.counters().floor_read_ns, static_cast<double>(kRead4k + 7 * kUs));
+}
+
+TEST_F(MountConditioner, OnlyFourKibDataRequestsSetTheFloor) {
+  Ticket big = conditioner.begin(Op::kRead, 8192);
+  conditioner.submit(big, Op::kRead, 0, 8192);
+  clock.advance(3 * kUs);
+  finish(std::move(big));
+  Ticket meta = conditioner.begin_metadata();
+  conditioner.change_metadata(meta, 1, 4096, /*journaled=*/false);  // 4 KiB, but not data
+  clock.advance(3 * kUs);
+  finish(std::move(meta));
+  EXPECT_EQ(conditioner.counters().floor_read_ns, 0);
+  EXPECT_EQ(conditioner.counters().floor_write_ns, 0);
+  // The fastest 4 KiB write wins.
+  for (int64_t took : {9 * kUs, 4 * kUs, 6 * kUs}) {
+    Ticket w = conditioner.begin(Op::kWrite, 4096);
+    conditioner.submit(w, Op::kWrite, 0, 4096);
+    clock.advance(took);
+    finish(std::move(w));
+  }
+  EXPECT_DOUBLE_EQ(conditioner.counters().floor_write_ns, static_cast<double>(4 * kUs));
+  EXPECT_EQ(conditioner.counters().floor_read_ns, 0);
+}
+
+TEST_F(MountConditioner, AMetadataChangeIsAFourKibWriteOfItsBlockWithNoLead) {
+  probe_round_trips(25 * kUs);
+  Ticket t = conditioner.begin_metadata();
+  EXPECT_EQ(t.kind(), RequestKind::kMetadata);
+  EXPECT_FALSE(t.conditioned());
+  conditioner.change_metadata(t, 1, 10 * 4096 + 100, /*journaled=*/false);
+  EXPECT_TRUE(t.conditioned());
+  EXPECT_EQ(t.op(), Op::kWrite);
+  EXPECT_EQ(t.length(), kMetadataWriteBytes);
+  EXPECT_EQ(t.completion_ns(), kStart + kWrite4k);
+  clock.advance(10 * kUs);
+  finish(std::move(t));
+  ASSERT_EQ(timer.sent.size(), 1u);
+  EXPECT_EQ(timer.sent[0].due_ns, kStart + kWrite4k);  // no transit lead for metadata
+  const MountCounters c = conditioner.counters();
+  EXPECT_EQ(c.commands[static_cast<int>(Op::kWrite)], 1u);
+  EXPECT_EQ(c.bytes[static_cast<int>(Op::kWrite)], kMetadataWriteBytes);
+  EXPECT_DOUBLE_EQ(c.mean_added_delay_ns, static_cast<double>(kWrite4k - 10 * kUs));
+}
+
+TEST_F(MountConditioner, AJournaledChangeCompletesAtOnceButIsStillConditioned) {
+  Ticket t = conditioner.begin_metadata();
+  conditioner.change_metadata(t, 1, 4096, /*journaled=*/true);
+  EXPECT_EQ(t.completion_ns(), kStart);
+  EXPECT_TRUE(t.conditioned());
+  clock.advance(2 * kUs);
+  finish(std::move(t));
+  ASSERT_EQ(timer.sent.size(), 1u);
+  EXPECT_EQ(timer.sent[0].due_ns, kStart + 2 * kUs);  // when the backing change was done
+  EXPECT_EQ(conditioner.writeback_counters().journal_entries, 1u);
+  EXPECT_EQ(conditioner.backing_bound().replies, 1u);
+  EXPECT_EQ(conditioner.counters().commands[static_cast<int>(Op::kWrite)], 0u);
+}
+
+TEST_F(MountConditioner, AMetadataRequestThatReadNothingIsAnsweredAtOnceAndNotCounted) {
+  Ticket t = conditioner.begin_metadata();  // a lookup of an inode the layout holds
+  clock.advance(5 * kUs);
+  finish(std::move(t));
+  EXPECT_EQ(ran, 1);
+  EXPECT_TRUE(timer.sent.empty());
+  EXPECT_EQ(conditioner.backing_bound().replies, 0u);
+  // A lookup that had to read its inode-table block waits for it.
+  Ticket read = conditioner.begin_metadata();
+  conditioner.submit(read, Op::kRead, 0, 4096);
+  finish(std::move(read));
+  ASSERT_EQ(timer.sent.size(), 1u);
+  EXPECT_EQ(timer.sent[0].due_ns, kStart + 5 * kUs + kRead4k);
+  EXPECT_DOUBLE_EQ(conditioner.counters().mean_added_delay_ns, static_cast<double>(kRead4k));
+  EXPECT_EQ(conditioner.counters().floor_read_ns, 0);  // metadata reads are not the floor
+}
+
+TEST_F(MountConditioner, ADataRequestIsConditionedEvenWithNothingToCharge) {
+  Ticket hole = conditioner.begin(Op::kRead, 4096);  // a read of a hole: no device piece
+  EXPECT_TRUE(hole.conditioned());
+  clock.advance(3 * kUs);
+  finish(std::move(hole));
+  ASSERT_EQ(timer.sent.size(), 1u);
+  EXPECT_EQ(timer.sent[0].due_ns, kStart + 3 * kUs);
+  EXPECT_DOUBLE_EQ(conditioner.counters().floor_read_ns, static_cast<double>(3 * kUs));
+}
+
+TEST_F(MountConditioner, AFlushWaitsForEarlierWritesAndACloseThatChargesNothingDoesNot) {
+  Ticket w = conditioner.begin(Op::kWrite, 4096);
+  conditioner.submit(w, Op::kWrite, 0, 4096);
+  finish(std::move(w));
+  Ticket flush = conditioner.begin(Op::kFlush, 0);
+  EXPECT_EQ(flush.kind(), RequestKind::kFlush);
+  conditioner.submit(flush, Op::kFlush, 0, 0);
+  EXPECT_EQ(flush.completion_ns(), kStart + kWrite4k);
+  finish(std::move(flush));
+  ASSERT_EQ(timer.sent.size(), 2u);
+  EXPECT_EQ(timer.sent[1].due_ns, kStart + kWrite4k);
+  Ticket close = conditioner.begin(Op::kFlush, 0);  // write-back mode: close does not wait
+  finish(std::move(close));
+  EXPECT_EQ(ran, 1);
+  EXPECT_EQ(timer.sent.size(), 2u);
+}
+
+TEST_F(MountConditioner, WriteBackChargesGoThroughTheWritebackModel) {
+  probe_round_trips(25 * kUs);
+  Ticket w = conditioner.begin(Op::kWrite, 4096);
+  conditioner.buffered_write(w, 7, 0, 4096, 1 << 20);
+  EXPECT_EQ(w.completion_ns(), kStart);  // dirty data: acknowledged at once
+  finish(std::move(w));
+  EXPECT_EQ(conditioner.writeback_counters().dirty_bytes, 4096u);
+  Ticket sync = conditioner.begin(Op::kFlush, 0);
+  conditioner.fsync(sync, 7);
+  const int64_t synced = sync.completion_ns();
+  EXPECT_GT(synced, kStart + kWrite4k);  // the data, the journal commit, a flush
+  finish(std::move(sync));
+  EXPECT_EQ(conditioner.writeback_counters().written_back_bytes, 4096u);  // the file's data
+  EXPECT_EQ(conditioner.writeback_counters().commits, 1u);
+  ASSERT_EQ(timer.sent.size(), 2u);
+  EXPECT_EQ(timer.sent[0].due_ns, kStart);  // the write: dirty at once
+  EXPECT_EQ(timer.sent[1].due_ns, synced);  // an fsync gets no transit lead
+}
+
+// Misuse is counted (and fails an assert in debug builds, where these tests expect the death).
+TEST_F(MountConditioner, ATicketDroppedUnfinishedIsCounted) {
+  EXPECT_DEBUG_DEATH({ Ticket forgotten = conditioner.begin(Op::kRead, 4096); }, "Ticket");
+#ifdef NDEBUG
+  EXPECT_EQ(conditioner.ticket_misuses(), 1u);
+#endif
+}
+
+TEST_F(MountConditioner, ATicketFinishedTwiceIsCountedAndItsReplyStillGoes) {
+  Ticket t = conditioner.begin_metadata();
+  finish(std::move(t));
+  EXPECT_EQ(conditioner.ticket_misuses(), 0u);
+  EXPECT_DEBUG_DEATH(finish(std::move(t)), "Ticket");  // t was moved from: empty
+#ifdef NDEBUG
+  EXPECT_EQ(conditioner.ticket_misuses(), 1u);
+  EXPECT_EQ(ran, 2);  // a caller is never left without a reply
+#endif
+}
+
+TEST_F(MountConditioner, ChargingAFinishedTicketIsCountedAndChargesNothing) {
+  Ticket t = conditioner.begin(Op::kRead, 4096);
+  finish(std::move(t));
+  EXPECT_DEBUG_DEATH(conditioner.submit(t, Op::kRead, 0, 4096), "Ticket");
+#ifdef NDEBUG
+  EXPECT_EQ(conditioner.ticket_misuses(), 1u);
+  EXPECT_EQ(conditioner.counters().commands[static_cast<int>(Op::kRead)], 0u);
+#endif
+}
+
+TEST_F(MountConditioner, ATicketFinishedByAnotherConditionerIsCounted) {
+  Conditioner other(slow_ssd(), kCapacity, clock, timer);
+  Ticket t = conditioner.begin_metadata();
+  EXPECT_DEBUG_DEATH(other.finish(std::move(t), [] {}), "Ticket");
+#ifdef NDEBUG
+  EXPECT_EQ(other.ticket_misuses(), 1u);
+  EXPECT_EQ(conditioner.ticket_misuses(), 0u);
+#else
+  finish(std::move(t));  // the death happened in a child; here the ticket is still live
+#endif
+}
+
+}  // namespace
+}  // namespace diskcond::mount

@@ -1,0 +1,36 @@
+#include "dmc/mount/ticket.h"
+
+#include "dmc/mount/conditioner.h"
+
+namespace diskcond::mount {
+
+Ticket::Ticket(Conditioner* owner, int64_t arrival_ns, Op op, uint64_t length, RequestKind kind)
+    : owner_(owner),
+      arrival_ns_(arrival_ns),
+      completion_ns_(arrival_ns),
+      length_(length),
+      op_(op),
+      kind_(kind),
+      conditioned_(kind == RequestKind::kData) {}
+
+Ticket::Ticket(Ticket&& other) noexcept
+    : owner_(other.owner_),
+      arrival_ns_(other.arrival_ns_),
+      completion_ns_(other.completion_ns_),
+      length_(other.length_),
+      op_(other.op_),
+      kind_(other.kind_),
+      conditioned_(other.conditioned_) {
+  other.owner_ = nullptr;
+}
+
+Ticket::~Ticket() {
+  if (owner_ != nullptr) owner_->count_misuse();  // never finished: its caller gets no reply
+}
+
+void Ticket::charge(int64_t completion_ns) {
+  completion_ns_ = std::max(completion_ns_, completion_ns);
+  conditioned_ = true;
+}
+
+}  // namespace diskcond::mount
