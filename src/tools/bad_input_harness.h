@@ -10,6 +10,7 @@
 #pragma once
 
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -49,9 +50,9 @@ inline std::string read_whole_file(const std::string& path) {
 
 // Runs `binary` with exactly `args` (no shell: empty and odd words arrive as they are) and
 // exactly `env`, in `cwd` (so relative paths land where the test can see them), stdout and
-// stderr captured through files in `io_dir`. With `uid` set, the child
-// drops to that user and group first. A run longer than `limit` is killed (code -1) and its
-// address space is capped at `address_space_bytes`, so an input that is wrongly accepted can
+// stderr captured through files in `io_dir`. With `uid` set, the child drops to that user and
+// group (of the same number, no supplementary groups) first. A run longer than `limit` is killed
+// (code -1) and its address space is capped at `address_space_bytes`, so an input that is wrongly accepted can
 // neither hang the sweep nor eat the (shared) machine's memory. (Not in a sanitizer build: its
 // binaries map far more address space than any cap that would still protect the machine.)
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -79,7 +80,7 @@ inline ProgramRun run_program(const std::string& binary, const std::vector<std::
     int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (out < 0 || err < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0 || ::chdir(cwd.c_str()) != 0) ::_exit(126);
-    if (uid && (::setgid(*uid) != 0 || ::setuid(*uid) != 0)) ::_exit(126);
+    if (uid && (::setgroups(0, nullptr) != 0 || ::setgid(*uid) != 0 || ::setuid(*uid) != 0)) ::_exit(126);
     if (!kSanitizedBuild) {  // sanitizers reserve terabytes of shadow address space
       struct rlimit cap = {address_space_bytes, address_space_bytes};
       if (::setrlimit(RLIMIT_AS, &cap) != 0) ::_exit(126);

@@ -50,7 +50,7 @@ TEST_F(HelpTest, DmcHelpForTheToolAndEveryCommand) {
     }
     ++commands;
   }
-  EXPECT_EQ(commands, 12u);
+  EXPECT_EQ(commands, 13u);
   expect_help("dmc", {"--version"}, "dmc (diskcond) ");
 }
 

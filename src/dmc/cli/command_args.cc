@@ -36,7 +36,17 @@ Result<CommandArgs> split_command_args(const ArgGrammar& grammar, std::span<cons
   CommandArgs args;
   bool options_ended = false;
   std::string_view wants_value;  // the value option whose value the next word is
-  for (const std::string& word : words) {
+  if (grammar.trailing_command && std::find(words.begin(), words.end(), "--") == words.end() &&
+      std::find_if(words.begin(), words.end(), [](const std::string& w) { return is_help_word(w); }) == words.end()) {
+    return make_error(fmt::format("missing '-- <command>' for 'dmc {}' (see 'dmc {} --help')", grammar.command,
+                                  grammar.command));
+  }
+  for (size_t i = 0; i < words.size(); ++i) {
+    const std::string& word = words[i];
+    if (grammar.trailing_command && word == "--" && wants_value.empty()) {
+      args.command.assign(words.begin() + static_cast<ptrdiff_t>(i) + 1, words.end());
+      break;
+    }
     if (!options_ended && is_help_word(word)) {
       args.help = true;
       return args;
@@ -90,6 +100,10 @@ Result<CommandArgs> split_command_args(const ArgGrammar& grammar, std::span<cons
   if (args.positional.size() > grammar.max_positional) {
     return make_error(fmt::format("unexpected argument '{}' for 'dmc {}' (see 'dmc {} --help')",
                                   args.positional[grammar.max_positional], grammar.command, grammar.command));
+  }
+  if (grammar.trailing_command && args.command.empty()) {
+    return make_error(fmt::format("missing <command> after '--' for 'dmc {}' (see 'dmc {} --help')", grammar.command,
+                                  grammar.command));
   }
   return args;
 }

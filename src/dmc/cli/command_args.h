@@ -2,7 +2,8 @@
 // single-dash words (-json, -boot); "--json" is accepted too. "-h", "-help" and "--help" ask for the
 // command's help. A word like "-5" or "-.5" is a (bad) value, not an option, so the value's own
 // parser names it. "--" ends the options (for a mount path that starts with '-'). An option given
-// twice ("-json --json") is an error, like any other word dmc cannot make sense of.
+// twice ("-json --json") is an error, like any other word dmc cannot make sense of. A grammar
+// with a trailing command (`dmc run ... -- <command> [args...]`) ends at the first "--" instead.
 #pragma once
 
 #include <span>
@@ -24,6 +25,9 @@ struct ArgGrammar {
   // Options that take the next word as their value ("-mount /mnt/disk"), without the dash. The
   // value may not look like an option; each at most once.
   std::vector<std::string_view> value_options = {};
+  // `dmc run`: the words after the first "--" are a command, taken as they are (its options are
+  // its own, "--help" too); the "--" and at least one word after it are required.
+  bool trailing_command = false;
 };
 
 struct CommandArgs {
@@ -31,6 +35,7 @@ struct CommandArgs {
   std::vector<std::string> options;  // as named in the grammar, each at most once
   bool help = false;                 // -h / -help / --help was given; nothing else is checked
   std::vector<std::pair<std::string, std::string>> values;  // value options given: name, value
+  std::vector<std::string> command;  // with trailing_command: the words after "--"
 
   bool has(std::string_view option) const;
   // The value of a value option, nullptr when it was not given.

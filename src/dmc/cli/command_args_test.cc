@@ -92,5 +92,35 @@ TEST(DmcCommandArgs, AValueOptionWithoutItsValueOrTwiceIsAnError) {
   EXPECT_TRUE(split_command_args(kValued, help)->help);
 }
 
+const ArgGrammar kRun{"run", 2, 2, {"writethrough", "nocache"}, {"<dir>", "profile"}, {}, true};
+
+TEST(DmcCommandArgs, ATrailingCommandIsEverythingAfterTheFirstDoubleDash) {
+  auto a = split_command_args(kRun, std::vector<std::string>{"-nocache", "/srv", "0", "--", "sh", "-c", "ls --help", "--", "-nocache"});
+  ASSERT_TRUE(a.ok()) << a.error();
+  EXPECT_EQ(a->positional, (std::vector<std::string>{"/srv", "0"}));
+  EXPECT_TRUE(a->has("nocache"));
+  EXPECT_EQ(a->command, (std::vector<std::string>{"sh", "-c", "ls --help", "--", "-nocache"}));
+  EXPECT_FALSE(a->help);
+  auto help_of_the_command = split_command_args(kRun, std::vector<std::string>{"/srv", "0", "--", "ls", "--help"});
+  ASSERT_TRUE(help_of_the_command.ok()) << help_of_the_command.error();
+  EXPECT_FALSE(help_of_the_command->help);
+  auto help = split_command_args(kRun, std::vector<std::string>{"/srv", "--help"});
+  ASSERT_TRUE(help.ok()) << help.error();
+  EXPECT_TRUE(help->help);
+}
+
+TEST(DmcCommandArgs, ATrailingCommandIsRequiredWithItsDoubleDash) {
+  auto error_of = [](std::vector<std::string> words) {
+    auto a = split_command_args(kRun, words);
+    return a.ok() ? std::string("accepted") : a.error();
+  };
+  EXPECT_EQ(error_of({"/srv", "0", "ls"}), "missing '-- <command>' for 'dmc run' (see 'dmc run --help')");
+  EXPECT_EQ(error_of({"/srv", "0"}), "missing '-- <command>' for 'dmc run' (see 'dmc run --help')");
+  EXPECT_EQ(error_of({"/srv", "0", "--"}), "missing <command> after '--' for 'dmc run' (see 'dmc run --help')");
+  EXPECT_EQ(error_of({"/srv", "--", "ls"}), "missing profile for 'dmc run' (see 'dmc run --help')");
+  EXPECT_EQ(error_of({"/srv", "0", "1", "--", "ls"}), "unexpected argument '1' for 'dmc run' (see 'dmc run --help')");
+  EXPECT_EQ(error_of({"/srv", "0", "-json", "--", "ls"}), "unknown option '-json' for 'dmc run' (see 'dmc run --help')");
+}
+
 }  // namespace
 }  // namespace diskcond::dmc

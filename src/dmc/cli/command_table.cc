@@ -112,6 +112,24 @@ constexpr std::string_view kBootHelp =
     "dmc-boot.service; reports each mount on its own line and fails if any mount failed. A mount\n"
     "whose directory no longer exists is skipped with a warning. Needs root.\n";
 
+constexpr std::string_view kRunHelp =
+    "Runs <command> with <dir> conditioned like the profile for it and its children only, and\n"
+    "gives the directory back when it exits (beyond macOS). Nothing else on the machine sees the\n"
+    "conditioned view: the mount is made in a private mount namespace and is gone with it. dmc exits\n"
+    "with the command's status (128 + the signal that ended it, like a shell; 127 when the command\n"
+    "is not found). Works without root: as an ordinary user, in a user namespace of your own that\n"
+    "maps only your uid and gid (files keep their owners; needs unprivileged user namespaces and\n"
+    "/dev/fuse with mode 0666, as most distributions have it). No settings are stored, and\n"
+    "'dmc status <dir>' outside the command says OFF; inside it ($DISKCOND_RUN_DIR is set for it)\n"
+    "status, verify and sync see the mount. A working directory inside <dir> is looked up again,\n"
+    "so it is the conditioned one. SIGTERM and SIGHUP are passed on to the command; Ctrl-C reaches\n"
+    "it from the terminal.\n"
+    "\n"
+    "  -writethrough  keep the page cache but make each buffered write(2) wait for the disk\n"
+    "  -nocache       bypass the page cache: every read and write is conditioned, hits included\n"
+    "\n"
+    "Example: dmc run ./data 0 -- make test\n";
+
 constexpr std::string_view kDiskHelp =
     "A disk of an image file in a conditioned directory, through a kernel loop device, so a real\n"
     "file system (ext4: page cache, writeback, journal) runs on the conditioned disk. Needs root\n"
@@ -160,6 +178,9 @@ std::vector<CommandSpec> make_table() {
       {"verify", "verify <mount> [-json] [-quick]", {"verify", 1, 1, {"json", "quick"}, {"<mount>"}}, false,
        run_verify, kVerifyHelp},
       {"sync", "sync <mount>", {"sync", 1, 1, {}, {"<mount>"}}, false, run_sync, kSyncHelp},
+      {"run", "run <dir> (profile_name|profile_index) [-writethrough|-nocache] -- <command> [args...]",
+       {"run", 2, 2, {"writethrough", "nocache"}, {"<dir>", "profile_name|profile_index"}, {}, true}, false,
+       run_conditioned, kRunHelp},
       {"disk",
        // Three lines: `dmc help` indents each like a command of its own.
        "disk create <image> <size> [profile] [-start] [-existing] [-mkfs ext4] [-mount <dir>] [-json]\n"

@@ -22,6 +22,7 @@ Outcome run_select(Context& ctx, const CommandArgs& args);     // select <mount>
 Outcome run_configure(Context& ctx, const CommandArgs& args);  // configure <mount> <type> ... (4 to 9 values)
 Outcome run_boot(Context& ctx, const CommandArgs& args);       // boot
 Outcome run_verify(Context& ctx, const CommandArgs& args);     // verify <mount> [-json] [-quick]
+Outcome run_conditioned(Context& ctx, const CommandArgs& args);  // run <dir> <profile> [-writethrough|-nocache] -- <command> ... (commands_run.cc)
 Outcome run_disk(Context& ctx, const CommandArgs& args);       // disk create|remove|list ... (command_disk.cc)
 
 }  // namespace diskcond::dmc

@@ -89,6 +89,7 @@ TEST_F(DmcBinary, HelpHasMacOSUsageShape) {
                           "  boot\n"
                           "  verify <mount> [-json] [-quick]\n"
                           "  sync <mount>\n"
+                          "  run <dir> (profile_name|profile_index) [-writethrough|-nocache] -- <command> [args...]\n"
                         "  disk create <image> <size> [profile] [-start] [-existing] [-mkfs ext4] [-mount <dir>] [-json]\n"
                         "  disk remove <image|device|dir> [-delete]\n"
                         "  disk list [-json]\n"

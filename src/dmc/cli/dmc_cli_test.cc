@@ -303,5 +303,73 @@ TEST_F(DmcCli, BadInputIsOneLineNonZeroAndChangesNothing) {
   EXPECT_EQ(store_files(), before);
 }
 
+TEST_F(DmcCli, RunHandsTheCommandToTheMachineryAndExitsWithItsStatus) {
+  is_root_ = false;  // any user may run
+  const auto before = store_files();
+  fake_.run_end.exit_code = 3;
+  EXPECT_EQ(run({"run", mount_, "Slow SSD", "--", "sh", "-c", "exit 3", "--", "-x"}), 3) << err();
+  EXPECT_EQ(err(), "");
+  EXPECT_EQ(out(), "");
+  EXPECT_EQ(fake_.changing_calls(),
+            std::vector<std::string>{"run " + mount_ + " Slow SSD writeback -- sh -c exit 3 -- -x"});
+  fake_.calls.clear();
+  fake_.run_end = CommandEnd{.exit_code = 128 + 9, .signal = 9};
+  EXPECT_EQ(run({"run", "-nocache", mount_, "0", "--", "true"}), 137);
+  EXPECT_EQ(run({"run", mount_, "0", "-writethrough", "--", "true"}), 137);
+  EXPECT_EQ(fake_.changing_calls(), (std::vector<std::string>{"run " + mount_ + " Faulty 5400 HDD nocache -- true",
+                                                              "run " + mount_ + " Faulty 5400 HDD writethrough -- true"}));
+  EXPECT_EQ(store_files(), before);  // dmc run stores nothing
+}
+
+TEST_F(DmcCli, RunSaysWhyTheCommandCouldNotRunAndWarnsAboutTeardown) {
+  fake_.run_end = CommandEnd{.exit_code = 127, .error = "cannot run 'nope': No such file or directory"};
+  EXPECT_EQ(run({"run", mount_, "0", "--", "nope"}), 127);
+  EXPECT_EQ(err(), "dmc: cannot run 'nope': No such file or directory\n");
+  fake_.run_end = CommandEnd{.exit_code = 0, .warnings = {"the daemon wrote to its log; kept: /x.log"}};
+  EXPECT_EQ(run({"run", mount_, "0", "--", "true"}), 0);
+  EXPECT_EQ(err(), "dmc: warning: the daemon wrote to its log; kept: /x.log\n");
+  fake_.fail_run = "no /dev/fuse: load the fuse module";
+  EXPECT_EQ(run({"run", mount_, "0", "--", "true"}), 1);
+  EXPECT_EQ(err(), "dmc: cannot condition " + mount_ + " for the command: no /dev/fuse: load the fuse module\n");
+}
+
+TEST_F(DmcCli, RunRefusesBadInputAndConditionedDirectoriesAndChangesNothing) {
+  fake_.add_running(other_mount_, {builtin_profiles()[2], CacheMode::kWriteBack});
+  std::filesystem::create_directories(other_mount_ + "/sub");
+  const auto before = store_files();
+  fake_.calls.clear();
+  const std::vector<std::pair<std::vector<std::string>, int>> cases = {
+      {{"run"}, 2},
+      {{"run", mount_}, 2},
+      {{"run", mount_, "0"}, 2},
+      {{"run", mount_, "0", "true"}, 2},
+      {{"run", mount_, "0", "--"}, 2},
+      {{"run", mount_, "99", "--", "true"}, 2},
+      {{"run", mount_, "No Such Disk", "--", "true"}, 2},
+      {{"run", root_ + "/missing", "0", "--", "true"}, 2},
+      {{"run", file_, "0", "--", "true"}, 2},
+      {{"run", "/", "0", "--", "true"}, 2},
+      {{"run", mount_, "0", "-boot", "--", "true"}, 2},
+      {{"run", mount_, "0", "-nocache", "-writethrough", "--", "true"}, 2},
+      {{"run", other_mount_, "0", "--", "true"}, 4},
+      {{"run", other_mount_ + "/sub", "0", "--", "true"}, 4},
+  };
+  for (const auto& [args, code] : cases) {
+    std::string shown;
+    for (const auto& a : args) shown += "[" + a + "]";
+    EXPECT_EQ(run(args), code) << shown << " -> " << err();
+    EXPECT_EQ(line_count(err()), 1u) << shown << " -> " << err();
+    EXPECT_EQ(err().rfind("dmc: ", 0), 0u) << shown << " -> " << err();
+    EXPECT_EQ(out(), "") << shown;
+  }
+  EXPECT_EQ(run({"run", other_mount_, "0", "--", "true"}), 4);
+  EXPECT_EQ(err(), "dmc: " + other_mount_ + " is already conditioned (profile '7200 HDD'); run the command there as "
+                   "it is, or 'dmc stop " + other_mount_ + "' first\n");
+  EXPECT_EQ(fake_.changing_calls(), std::vector<std::string>{});
+  EXPECT_EQ(store_files(), before);
+  EXPECT_EQ(run({"run", "--help"}), 0);
+  EXPECT_EQ(out().rfind("usage: dmc run <dir> (profile_name|profile_index) [-writethrough|-nocache] -- <command> [args...]\n", 0), 0u) << out();
+}
+
 }  // namespace
 }  // namespace diskcond::dmc

@@ -28,6 +28,8 @@ struct Outcome {
 };
 
 inline Outcome success() { return {}; }
+// `dmc run`: the command's own exit status (0 to 255) as dmc's, with no line of dmc's.
+inline Outcome passed_through(int exit_status) { return {static_cast<ExitCode>(exit_status), "", true}; }
 inline Outcome failure(ExitCode code, std::string message) { return {code, std::move(message)}; }
 inline Outcome usage_error(std::string message) { return {ExitCode::kUsage, std::move(message)}; }
 

@@ -14,12 +14,14 @@ namespace diskcond::dmc {
 class FakeMountControl final : public MountControl {
  public:
   // Every call, in order: "check <dir>", "start <dir>", "stop <dir>", "stop -force <dir>", "status <dir>",
-  // "update <dir>", "sync <dir>".
+  // "update <dir>", "sync <dir>", "run <dir> <profile name> <cache> -- <command words>".
   std::vector<std::string> calls;
   // The mounts the fake "runs", by directory.
   std::map<std::string, MountStatus> mounts;
   // When set, the next call of that kind fails with this message.
-  std::string fail_start, fail_stop, fail_status, fail_update;
+  std::string fail_start, fail_stop, fail_status, fail_update, fail_run;
+  // What run() reports about the command it "ran".
+  CommandEnd run_end;
   // Directories check_conditionable refuses, with the reason (besides "/" and the own dirs).
   std::map<std::string, std::string> unconditionable;
   // The own_dirs of the last check_conditionable call.
@@ -95,6 +97,18 @@ class FakeMountControl final : public MountControl {
     if (it == mounts.end() || !it->second.daemon_alive) return make_error("not conditioned");
     it->second.settings = settings;
     return ok_status();
+  }
+  Result<CommandEnd> run(const std::string& dir, const MountSettings& settings,
+                         const std::vector<std::string>& command) override {
+    std::string call = "run " + dir + " " + settings.profile.name + " " +
+                       (settings.cache == CacheMode::kNoCache     ? "nocache"
+                        : settings.cache == CacheMode::kPageCache ? "writethrough"
+                                                                  : "writeback") +
+                       " --";
+    for (const std::string& word : command) call += " " + word;
+    calls.push_back(call);
+    if (!fail_run.empty()) return make_error(std::exchange(fail_run, ""));
+    return run_end;
   }
   Status sync(const std::string& dir) override {
     calls.push_back("sync " + dir);

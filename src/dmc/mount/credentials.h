@@ -6,6 +6,12 @@
 // the permission checks it would apply to the caller (ownership of new files included).
 // Per thread by construction: setfsuid/setfsgid and capset act on the calling thread; groups are
 // set with the raw SYS_setgroups system call because glibc's setgroups() changes every thread.
+//
+// A daemon that is not root (`dmc run` by an ordinary user: the daemon runs as that user, with
+// capabilities only in its own user namespace) serves its own user alone: a request from any
+// other uid fails with EACCES, and a request from its user runs with no effective capabilities,
+// so the user's own rights apply and nothing more (setgroups and setfsuid are neither possible
+// there nor needed).
 #pragma once
 
 #include <fuse_lowlevel.h>
@@ -27,7 +33,7 @@ class CallerCredentials {
 
  private:
   int error_ = 0;
-  bool switched_ = false;  // false for a root caller (uid 0, gid 0): nothing to switch
+  bool switched_ = false;  // ids and groups switched (a non-root caller of a root daemon)
   bool caps_dropped_ = false;
 };
 
@@ -46,7 +52,8 @@ class CapabilityDrop {
 };
 
 // Daemon start-up: clears the process's supplementary groups and umask so that per-request
-// switches start from a known state. Returns 0 or -errno.
+// switches start from a known state (a daemon that is not root only clears its umask: its
+// groups are its user's, and its user namespace forbids setgroups). Returns 0 or -errno.
 int reset_process_credentials();
 
 }  // namespace diskcond::mount

@@ -5,7 +5,9 @@
 #include <fuse_lowlevel.h>
 #include <malloc.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -70,6 +72,10 @@ struct Daemon {
   TransitProbe& probe;
   std::atomic<bool> stopped{false};  // the mount was taken down through the control socket
 
+  // Root, or the daemon's own user: a daemon not running as root (`dmc run` by an ordinary user,
+  // in its own user namespace) belongs to the user who started it.
+  static bool may_change(uid_t peer_uid) { return peer_uid == 0 || peer_uid == geteuid(); }
+
   std::string handle(const std::string& line, uid_t peer_uid) {
     auto request = decode_request(line);
     if (!request.ok()) return encode_error("bad request: " + request.error());
@@ -104,13 +110,13 @@ struct Daemon {
         return encode_status(s);
       }
       case ControlOp::kUpdate:
-        if (peer_uid != 0) return encode_error("only root may change a conditioned mount");
+        if (!may_change(peer_uid)) return encode_error("only root may change a conditioned mount");
         conditioner.set_profile(request->settings.profile);
         fs.quota.set_capacity(request->settings.profile.capacity_bytes, config.root_fd);
         fs.cache.store(request->settings.cache);
         return encode_ok();
       case ControlOp::kStop:
-        if (peer_uid != 0) return encode_error("only root may stop a conditioned mount");
+        if (!may_change(peer_uid)) return encode_error("only root may stop a conditioned mount");
         return stop(request->force);
       case ControlOp::kSync:
         return sync();
@@ -316,6 +322,48 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
   return exit_code;
 }
 
+namespace {
+
+// In the forked daemon process: stdio to the log, no descriptor of the caller's but the readiness
+// pipe and the directory, then the daemon's body. Never returns.
+[[noreturn]] void become_daemon(const DaemonConfig& config, int ready_fd) {
+  redirect_stdio(config.paths.log);
+  close_other_fds({ready_fd, config.root_fd});
+  if (chdir("/") < 0) _exit(1);
+  _exit(run_daemon(config, ready_fd));
+}
+
+// The daemon's pid once it wrote "ok <pid>" to `ready_fd` (which this closes), or its one-line
+// error; an error too when it said nothing within kReadyTimeoutMs or died first.
+Result<pid_t> await_ready(int ready_fd, const std::string& log_path) {
+  std::string line;
+  char buf[512];
+  for (;;) {
+    pollfd p{ready_fd, POLLIN, 0};
+    int r = poll(&p, 1, kReadyTimeoutMs);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) {
+      close(ready_fd);
+      return make_error("the daemon did not report readiness in time (see " + log_path + ")");
+    }
+    ssize_t n = read(ready_fd, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    line.append(buf, static_cast<size_t>(n));
+    if (line.find('\n') != std::string::npos) break;
+  }
+  close(ready_fd);
+  if (line.rfind("ok ", 0) == 0) return static_cast<pid_t>(std::atoi(line.c_str() + 3));
+  if (line.rfind("error: ", 0) == 0) {
+    std::string message = line.substr(7);
+    if (!message.empty() && message.back() == '\n') message.pop_back();
+    return make_error(message);
+  }
+  return make_error("the daemon exited before its mount served (see " + log_path + ")");
+}
+
+}  // namespace
+
 Result<pid_t> spawn_daemon(const DaemonConfig& config) {
   int pipe_fds[2];
   if (pipe2(pipe_fds, O_CLOEXEC) < 0)
@@ -333,40 +381,40 @@ Result<pid_t> spawn_daemon(const DaemonConfig& config) {
     setsid();
     const pid_t daemon_pid = fork();
     if (daemon_pid != 0) _exit(daemon_pid < 0 ? 1 : 0);
-    redirect_stdio(config.paths.log);
-    close_other_fds({pipe_fds[1], config.root_fd});
-    if (chdir("/") < 0) _exit(1);
-    _exit(run_daemon(config, pipe_fds[1]));
+    become_daemon(config, pipe_fds[1]);
   }
   close(pipe_fds[1]);
   int status = 0;
   waitpid(child, &status, 0);
   // Wait for the daemon's one line (or EOF, when it died before saying anything).
-  std::string line;
-  char buf[512];
-  for (;;) {
-    pollfd p{pipe_fds[0], POLLIN, 0};
-    int r = poll(&p, 1, kReadyTimeoutMs);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) {
-      close(pipe_fds[0]);
-      return make_error("the daemon did not report readiness in time (see " + config.paths.log +
-                        ")");
-    }
-    ssize_t n = read(pipe_fds[0], buf, sizeof(buf));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    line.append(buf, static_cast<size_t>(n));
-    if (line.find('\n') != std::string::npos) break;
+  return await_ready(pipe_fds[0], config.paths.log);
+}
+
+Result<pid_t> spawn_child_daemon(const DaemonConfig& config) {
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) < 0)
+    return make_error(std::string("pipe: ") + std::strerror(errno));
+  const pid_t parent = getpid();
+  const pid_t child = fork();
+  if (child < 0) {
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+    return make_error(std::string("fork: ") + std::strerror(errno));
   }
-  close(pipe_fds[0]);
-  if (line.rfind("ok ", 0) == 0) return static_cast<pid_t>(std::atoi(line.c_str() + 3));
-  if (line.rfind("error: ", 0) == 0) {
-    std::string message = line.substr(7);
-    if (!message.empty() && message.back() == '\n') message.pop_back();
-    return make_error(message);
+  if (child == 0) {
+    close(pipe_fds[0]);
+    setsid();
+    if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent) _exit(1);  // the caller is gone
+    become_daemon(config, pipe_fds[1]);
   }
-  return make_error("the daemon exited before its mount served (see " + config.paths.log + ")");
+  close(pipe_fds[1]);
+  auto ready = await_ready(pipe_fds[0], config.paths.log);
+  if (!ready.ok()) {  // it may still be starting up: end it, so the caller is left with nothing
+    kill(child, SIGTERM);
+    waitpid(child, nullptr, 0);
+    return ready;
+  }
+  return child;
 }
 
 }  // namespace diskcond::mount

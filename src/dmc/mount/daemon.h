@@ -25,6 +25,12 @@ struct DaemonConfig {
 // config.root_fd (the daemon has its own copy).
 Result<pid_t> spawn_daemon(const DaemonConfig& config);
 
+// For `dmc run`: forks the daemon as the caller's own child (its own session, so a terminal's
+// Ctrl-C reaches the command and not the daemon; SIGTERM when the caller dies, PR_SET_PDEATHSIG,
+// so a killed `dmc run` leaves no daemon) in the caller's namespaces, and waits until its mount
+// serves, as spawn_daemon does. The caller reaps it (waitpid). REQUIRES: single-threaded caller.
+Result<pid_t> spawn_child_daemon(const DaemonConfig& config);
+
 // The daemon's body, in the daemon process: mounts, serves, cleans up. Writes "ok <pid>\n" or
 // "error: <message>\n" to `ready_fd` exactly once. Returns the process exit code.
 int run_daemon(const DaemonConfig& config, int ready_fd);

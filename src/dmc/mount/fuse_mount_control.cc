@@ -13,6 +13,7 @@
 
 #include "dmc/mount/control_protocol.h"
 #include "dmc/mount/conditionable.h"
+#include "dmc/mount/conditioned_command.h"
 #include "dmc/mount/control_socket.h"
 #include "dmc/mount/daemon.h"
 #include "dmc/mount/mount_table.h"
@@ -189,6 +190,20 @@ class FuseMountControl final : public MountControl {
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, nullptr) == EINTR) {
     }
     return ok_status();
+  }
+
+  Result<CommandEnd> run(const std::string& dir, const MountSettings& settings,
+                         const std::vector<std::string>& command) override {
+    if (command.empty()) return make_error("no command to run");
+    if (auto v = validate(settings.profile); !v.ok()) return Error{v.error()};
+    auto path = canonical_directory_path(dir);
+    if (!path.ok()) return Error{path.error()};
+    if (is_conditioned_mount(*path)) return make_error(*path + " is already conditioned");
+    if (auto s = refuse_nesting(*path); !s.ok()) return Error{s.error()};
+    // The daemon's private run directory will be in private_run_base(): conditioning that would
+    // put its socket on its own mount.
+    if (auto s = check_conditionable(*path, {private_run_base()}); !s.ok()) return Error{s.error()};
+    return run_conditioned_command(ConditionedCommand{*path, settings, command});
   }
 
   Status update(const std::string& dir, const MountSettings& settings) override {

@@ -71,6 +71,15 @@ struct MountStatus {
   MountDiagnostics diagnostics;  // valid when mounted && daemon_alive
 };
 
+// How a command run by MountControl::run ended.
+struct CommandEnd {
+  int exit_code = 0;  // its exit status, or 128 + the signal that ended it (a shell's rule);
+                      // 127 when it was not found, 126 when it could not be executed
+  int signal = 0;     // the signal that ended it, 0 when it exited
+  std::string error;  // why it could not be run (then exit_code is 126 or 127), else ""
+  std::vector<std::string> warnings;  // teardown that did not go cleanly, one line each
+};
+
 class MountControl {
  public:
   virtual ~MountControl() = default;
@@ -97,6 +106,15 @@ class MountControl {
   // on the backing disk and on the pretend one (journal committed, dirty data written back,
   // cache flushed: what the model charges for that). Anyone may sync.
   virtual Status sync(const std::string& dir) = 0;
+  // Runs `command` (argv; argv[0] looked up in $PATH) with `dir` conditioned for it and its
+  // children only, in a private mount namespace (for an ordinary user, inside a user namespace
+  // mapping only their own uid and gid); nothing else on the machine sees the mount, and no state
+  // outside the namespace says it exists. Returns once the command has exited and the mount and
+  // its daemon are gone. Any user. Errors (before the command started; nothing changed): not a
+  // directory, already conditioned or inside a conditioned mount, not conditionable, /dev/fuse or
+  // user namespaces unavailable (what to enable, in one line), the mount failed.
+  virtual Result<CommandEnd> run(const std::string& dir, const MountSettings& settings,
+                                 const std::vector<std::string>& command) = 0;
 };
 
 std::unique_ptr<MountControl> make_fuse_mount_control();

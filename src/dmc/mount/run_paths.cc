@@ -31,7 +31,10 @@ std::string run_directory() {
 std::string escape_mount_point(const std::string& path) { return posix::escape_path(path); }
 
 RunPaths run_paths_for(const std::string& canonical_path) {
-  const std::string dir = run_directory();
+  return run_paths_in(run_directory(), canonical_path);
+}
+
+RunPaths run_paths_in(const std::string& dir, const std::string& canonical_path) {
   std::string name = escape_mount_point(canonical_path);
   if (dir.size() + 1 + name.size() + 5 > kSocketPathMax) {
     char buf[32];
@@ -41,6 +44,16 @@ RunPaths run_paths_for(const std::string& canonical_path) {
   }
   const std::string base = dir + "/" + name;
   return RunPaths{base + ".sock", base + ".json", base + ".log"};
+}
+
+std::string private_run_base() {
+  const std::string run = run_directory();
+  if (geteuid() == 0 || access(run.c_str(), W_OK) == 0) return run;
+  for (const char* name : {"XDG_RUNTIME_DIR", "TMPDIR"}) {
+    const char* dir = std::getenv(name);
+    if (dir != nullptr && *dir == '/' && access(dir, W_OK) == 0) return dir;
+  }
+  return "/tmp";
 }
 
 Status ensure_run_directory() {

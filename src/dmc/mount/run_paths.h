@@ -25,7 +25,15 @@ struct RunPaths {
 
 std::string run_directory();
 std::string escape_mount_point(const std::string& canonical_path);
+// The paths in run_directory().
 RunPaths run_paths_for(const std::string& canonical_path);
+// The same names in another directory (a `dmc run` daemon's private one).
+RunPaths run_paths_in(const std::string& dir, const std::string& canonical_path);
+
+// Where `dmc run` makes its daemons' private run directories (dmc-run-XXXXXX): run_directory()
+// for root, or for anyone who may write it (tests set $DISKCOND_RUN_DIR); else
+// $XDG_RUNTIME_DIR when it is writable; else $TMPDIR or /tmp. Creates nothing.
+std::string private_run_base();
 
 struct DaemonState {
   pid_t pid = 0;
