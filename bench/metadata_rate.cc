@@ -85,7 +85,9 @@ int main(int argc, char** argv) {
   ::rmdir(dir.c_str());
 
   const double n = static_cast<double>(files);
-  std::printf("{\"files\": %ld, \"create_per_sec\": %.1f, \"stat_per_sec\": %.1f, \"unlink_per_sec\": %.1f}\n",
-              files, n / create_s, n / stat_s, n / unlink_s);
+  std::printf(
+      "{\"files\": %ld, \"create_per_sec\": %.1f, \"stat_per_sec\": %.1f, \"unlink_per_sec\": "
+      "%.1f}\n",
+      files, n / create_s, n / stat_s, n / unlink_s);
   return 0;
 }

@@ -10,7 +10,8 @@ using namespace diskcond;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string line(reinterpret_cast<const char*>(data), size);
   if (auto request = mount::decode_request(line); request.ok()) {
-    if (request->op == mount::ControlOp::kUpdate && !validate(request->settings.profile).ok()) std::abort();
+    if (request->op == mount::ControlOp::kUpdate && !validate(request->settings.profile).ok())
+      std::abort();
     auto again = mount::decode_request(mount::encode_request(*request));
     if (!again.ok() || again->op != request->op || again->force != request->force ||
         !(again->settings.profile == request->settings.profile)) {

@@ -12,7 +12,9 @@ namespace {
 // Colour-blind-safe palette (Okabe-Ito).
 constexpr const char* kPalette[] = {"#0072B2", "#E69F00", "#009E73", "#D55E00",
                                     "#CC79A7", "#56B4E9", "#F0E442", "#000000"};
-const char* colour(size_t i) { return kPalette[i % std::size(kPalette)]; }
+const char* colour(size_t i) {
+  return kPalette[i % std::size(kPalette)];
+}
 
 // Plot area inside the document, leaving room for title, axes and legend.
 struct Frame {
@@ -24,10 +26,12 @@ struct Frame {
 
 std::string header(ChartSize s, const std::string& title) {
   return fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} "
+      "{1}\" "
       "font-family=\"sans-serif\" font-size=\"12\">\n"
       "<rect width=\"{0}\" height=\"{1}\" fill=\"white\"/>\n"
-      "<text x=\"{2}\" y=\"22\" text-anchor=\"middle\" font-size=\"15\" font-weight=\"bold\">{3}</text>\n",
+      "<text x=\"{2}\" y=\"22\" text-anchor=\"middle\" font-size=\"15\" "
+      "font-weight=\"bold\">{3}</text>\n",
       s.width, s.height, s.width / 2, xml_escape(title));
 }
 
@@ -39,13 +43,15 @@ std::string format_tick(double v) {
 }
 
 // Y axis with gridlines: linear 0..max in 5 steps, or one line per decade on a log scale.
-std::string y_axis(const Frame& f, double max, bool log_scale, double log_min, const std::string& label) {
+std::string y_axis(const Frame& f, double max, bool log_scale, double log_min,
+                   const std::string& label) {
   std::string out;
   auto line = [&](double y, double value) {
-    out += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#ddd\"/>\n",
-                       f.left, y, f.right, y);
-    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n", f.left - 6, y + 4,
-                       format_tick(value));
+    out += fmt::format(
+        "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#ddd\"/>\n", f.left,
+        y, f.right, y);
+    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n",
+                       f.left - 6, y + 4, format_tick(value));
   };
   if (log_scale) {
     for (double v = log_min; v <= max * 1.0001; v *= 10) {
@@ -57,10 +63,12 @@ std::string y_axis(const Frame& f, double max, bool log_scale, double log_min, c
   out += fmt::format(
       "<text transform=\"translate(16,{:.1f}) rotate(-90)\" text-anchor=\"middle\">{}</text>\n",
       f.top + f.height() / 2, xml_escape(label));
-  out += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"black\"/>\n",
-                     f.left, f.top, f.bottom);
-  out += fmt::format("<line x1=\"{0:.1f}\" y1=\"{2:.1f}\" x2=\"{1:.1f}\" y2=\"{2:.1f}\" stroke=\"black\"/>\n",
-                     f.left, f.right, f.bottom);
+  out += fmt::format(
+      "<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"black\"/>\n",
+      f.left, f.top, f.bottom);
+  out += fmt::format(
+      "<line x1=\"{0:.1f}\" y1=\"{2:.1f}\" x2=\"{1:.1f}\" y2=\"{2:.1f}\" stroke=\"black\"/>\n",
+      f.left, f.right, f.bottom);
   return out;
 }
 
@@ -69,9 +77,10 @@ std::string legend(ChartSize s, const std::vector<std::string>& names) {
   double x = 70;
   const double y = s.height - 10.0;
   for (size_t i = 0; i < names.size(); ++i) {
-    out += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"12\" height=\"12\" fill=\"{}\"/>\n", x, y - 10,
-                       colour(i));
-    out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", x + 16, y, xml_escape(names[i]));
+    out += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"12\" height=\"12\" fill=\"{}\"/>\n",
+                       x, y - 10, colour(i));
+    out +=
+        fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", x + 16, y, xml_escape(names[i]));
     x += 28 + 7.0 * static_cast<double>(names[i].size());
   }
   return out;
@@ -92,12 +101,23 @@ std::string xml_escape(const std::string& text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -132,7 +152,8 @@ std::string render_bar_chart(const BarChart& chart, ChartSize size) {
       const double v = chart.groups[g].values[s];
       const double h = bar_height(v);
       out += fmt::format(
-          "<rect class=\"bar\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\">"
+          "<rect class=\"bar\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" "
+          "fill=\"{}\">"
           "<title>{}: {:g}</title></rect>\n",
           x0 + bar_width * static_cast<double>(s), f.bottom - h, bar_width, h, colour(s),
           xml_escape(chart.series.empty() ? chart.groups[g].label : chart.series[s]), v);
@@ -166,10 +187,13 @@ std::string render_line_chart(const LineChart& chart, ChartSize size) {
     names.push_back(chart.series[s].name);
     std::string points;
     for (auto [x, y] : chart.series[s].points) {
-      points += fmt::format("{:.1f},{:.1f} ", f.left + f.width() * x / x_max, f.bottom - f.height() * y / y_max);
+      points += fmt::format("{:.1f},{:.1f} ", f.left + f.width() * x / x_max,
+                            f.bottom - f.height() * y / y_max);
     }
-    out += fmt::format("<polyline class=\"series\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\" points=\"{}\"/>\n",
-                       colour(s), points);
+    out += fmt::format(
+        "<polyline class=\"series\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\" "
+        "points=\"{}\"/>\n",
+        colour(s), points);
   }
   return out + legend(size, names) + "</svg>\n";
 }
@@ -189,7 +213,8 @@ std::string stack_svg(const std::vector<std::string>& documents) {
     height += h;
   }
   return fmt::format(
-             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
+             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 "
+             "{0} {1}\" "
              "font-family=\"sans-serif\" font-size=\"12\">\n",
              width, height) +
          body + "</svg>\n";

@@ -18,7 +18,7 @@ struct BarChart {
   std::string y_label;              // e.g. "K/sec"
   std::vector<std::string> series;  // legend, one colour each (e.g. the run IDs)
   std::vector<BarGroup> groups;
-  bool log_scale = false;           // for values spanning decades (e.g. HDD vs native)
+  bool log_scale = false;  // for values spanning decades (e.g. HDD vs native)
 };
 
 struct LineSeries {

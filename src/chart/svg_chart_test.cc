@@ -4,16 +4,18 @@
 
 #include <regex>
 
-#include "chart/svg_test_util.h"
 #include <vector>
+#include "chart/svg_test_util.h"
 
 namespace diskcond::chart {
 namespace {
 
 std::vector<double> bar_heights(const std::string& svg) {
-  static const std::regex kBar(R"re(class="bar" x="[\d.]+" y="[\d.]+" width="[\d.]+" height="([\d.]+)")re");
+  static const std::regex kBar(
+      R"re(class="bar" x="[\d.]+" y="[\d.]+" width="[\d.]+" height="([\d.]+)")re");
   std::vector<double> heights;
-  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), kBar); it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), kBar); it != std::sregex_iterator();
+       ++it) {
     heights.push_back(std::stod((*it)[1]));
   }
   return heights;
@@ -29,11 +31,13 @@ TEST(SvgChart, NiceCeiling) {
   EXPECT_DOUBLE_EQ(nice_ceiling(0), 1);
 }
 
-TEST(SvgChart, EscapesText) { EXPECT_EQ(xml_escape("a<b & \"c\"'"), "a&lt;b &amp; &quot;c&quot;&apos;"); }
+TEST(SvgChart, EscapesText) {
+  EXPECT_EQ(xml_escape("a<b & \"c\"'"), "a&lt;b &amp; &quot;c&quot;&apos;");
+}
 
 TEST(SvgChart, BarsAreProportionalAndLabelled) {
-  BarChart chart{"K/sec by test", "K/sec", {"plain", "vinum <test>"},
-                 {{"RR", {250, 500}}, {"SR", {1000, 0}}}};
+  BarChart chart{
+      "K/sec by test", "K/sec", {"plain", "vinum <test>"}, {{"RR", {250, 500}}, {"SR", {1000, 0}}}};
   std::string svg = render_bar_chart(chart);
   EXPECT_TRUE(testing::well_formed_svg(svg)) << svg;
   std::vector<double> h = bar_heights(svg);
@@ -49,12 +53,13 @@ TEST(SvgChart, LogScaleShowsDecades) {
   BarChart chart{"", "K/sec", {"hdd", "native"}, {{"RR", {10, 100000}}}, true};
   std::vector<double> h = bar_heights(render_bar_chart(chart));
   ASSERT_EQ(h.size(), 2u);
-  EXPECT_GT(h[0], 0);           // the small value stays visible
+  EXPECT_GT(h[0], 0);                   // the small value stays visible
   EXPECT_NEAR(h[1] / h[0], 5.0, 0.01);  // 10 -> 1 decade above the floor of 1; 1e5 -> 5 decades
 }
 
 TEST(SvgChart, LinesAndStacking) {
-  LineChart chart{"Throughput", "seconds", "MiB/s", {{"a", {{0, 1}, {1, 2}, {2, 3}}}, {"b", {{0, 5}}}}};
+  LineChart chart{
+      "Throughput", "seconds", "MiB/s", {{"a", {{0, 1}, {1, 2}, {2, 3}}}, {"b", {{0, 5}}}}};
   std::string line = render_line_chart(chart);
   EXPECT_TRUE(testing::well_formed_svg(line)) << line;
   EXPECT_EQ(std::count(line.begin(), line.end(), '\n') > 10, true);

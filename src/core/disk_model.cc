@@ -25,7 +25,8 @@ int64_t hdd_seek_ns(int64_t access_ns, double fraction) {
 
 double hdd_mean_random_access_ns(int64_t access_ns, double span_fraction) {
   span_fraction = std::clamp(span_fraction, 0.0, 1.0);
-  return static_cast<double>(access_ns) * (kSeekFloor + (1.0 - kSeekFloor) * std::sqrt(span_fraction));
+  return static_cast<double>(access_ns) *
+         (kSeekFloor + (1.0 - kSeekFloor) * std::sqrt(span_fraction));
 }
 
 int64_t transfer_ns(uint64_t bytes, uint64_t bytes_per_sec) {
@@ -47,7 +48,9 @@ uint64_t mix64(uint64_t x) {
 }
 
 // (0, 1] from the top 53 bits.
-double unit_open(uint64_t bits) { return static_cast<double>((bits >> 11) + 1) * 0x1.0p-53; }
+double unit_open(uint64_t bits) {
+  return static_cast<double>((bits >> 11) + 1) * 0x1.0p-53;
+}
 
 int64_t scaled_ns(int64_t ns, double factor) {
   return factor == 1.0 ? ns : static_cast<int64_t>(std::llround(static_cast<double>(ns) * factor));
@@ -61,7 +64,8 @@ double latency_factor(uint32_t tail_milli, uint32_t seed, uint64_t index) {
   const uint64_t key = (static_cast<uint64_t>(seed) << 32) ^ mix64(index);
   const double u1 = unit_open(mix64(key));
   const double u2 = unit_open(mix64(key ^ 0xD1B54A32D192ED03ULL));
-  const double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);  // Box-Muller
+  const double z =
+      std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);  // Box-Muller
   return std::exp(sigma * z - sigma * sigma / 2.0);
 }
 
@@ -98,7 +102,8 @@ void DiskModel::release_slot(int64_t completion) {
 int64_t DiskModel::submit_piece(Op op, uint64_t offset, uint64_t length, int64_t arrival) {
   const uint64_t rate =
       op == Op::kRead ? profile_.read_bytes_per_sec : profile_.write_bytes_per_sec;
-  const double factor = latency_factor(profile_.latency_tail_milli, profile_.latency_seed, counters_.pieces);
+  const double factor =
+      latency_factor(profile_.latency_tail_milli, profile_.latency_seed, counters_.pieces);
   int64_t start = take_slot(arrival);
   int64_t done;
   if (profile_.type == DiskType::kSSD) {
@@ -107,13 +112,15 @@ int64_t DiskModel::submit_piece(Op op, uint64_t offset, uint64_t length, int64_t
     done = transfer_start + scaled_ns(transfer_ns(length, rate), factor);
   } else {
     start = std::max(start, channel_free_ns_);
-    if (profile_.spinup_ns > 0 && profile_.spinup_idle_ns > 0 && latest_completion_ns_ != kLongAgo &&
+    if (profile_.spinup_ns > 0 && profile_.spinup_idle_ns > 0 &&
+        latest_completion_ns_ != kLongAgo &&
         start - latest_completion_ns_ >= profile_.spinup_idle_ns) {
       start += profile_.spinup_ns;
     }
     int64_t access = 0;
     if (offset != head_position_) {
-      uint64_t distance = offset > head_position_ ? offset - head_position_ : head_position_ - offset;
+      uint64_t distance =
+          offset > head_position_ ? offset - head_position_ : head_position_ - offset;
       access = hdd_seek_ns(profile_.access_time_ns,
                            static_cast<double>(distance) / static_cast<double>(capacity_));
       ++counters_.seeks;

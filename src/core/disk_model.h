@@ -25,8 +25,8 @@
 #pragma once
 
 #include <cstdint>
-#include <mutex>
 #include <deque>
+#include <mutex>
 #include <vector>
 
 #include "core/profile.h"
@@ -45,8 +45,8 @@ struct Command {
 struct ModelCounters {
   uint64_t commands[3] = {};  // indexed by Op
   uint64_t bytes[3] = {};
-  uint64_t pieces = 0;        // device commands after splitting
-  uint64_t seeks = 0;         // HDD pieces that paid an access cost
+  uint64_t pieces = 0;           // device commands after splitting
+  uint64_t seeks = 0;            // HDD pieces that paid an access cost
   int64_t total_latency_ns = 0;  // sum over commands of completion - arrival
   int64_t last_completion_ns = 0;
 };
@@ -102,7 +102,7 @@ class DiskModel {
   const uint64_t capacity_;
   std::vector<int64_t> slots_;  // min-heap of the times each service slot becomes free
   int64_t last_arrival_ns_;
-  int64_t channel_free_ns_;      // SSD data channel; HDD actuator
+  int64_t channel_free_ns_;  // SSD data channel; HDD actuator
   int64_t latest_completion_ns_;
   int64_t last_write_completion_ns_;
   uint64_t head_position_;       // HDD: byte after the last piece served

@@ -102,7 +102,8 @@ TEST(DiskModel, LargeCommandsAreSplitAndEachPiecePaysAccess) {
 
   p.max_read_bytes = 3 * kMiB;  // uneven split: 3 MiB + 1 MiB
   DiskModel uneven(p, kCapacity);
-  EXPECT_EQ(uneven.submit(read_at(0, 4 * kMiB, 0)), 100 * kUs + transfer_ns(3 * kMiB, kGiB) + 976563);
+  EXPECT_EQ(uneven.submit(read_at(0, 4 * kMiB, 0)),
+            100 * kUs + transfer_ns(3 * kMiB, kGiB) + 976563);
 }
 
 // Property 4: SSD QD1 4 KiB random reads take access + transfer each; QD overlaps the access.
@@ -116,15 +117,16 @@ TEST(DiskModel, SsdQueueDepthOverlapsAccessUntilThroughputCaps) {
   }
   // 4 at once: all four accesses overlap, then four 15.625 us transfers.
   DiskModel qd4(slow, kCapacity);
-  for (int i = 0; i < 4; ++i) EXPECT_EQ(qd4.submit(read_at(0, 4096, 0)), 100 * kUs + (i + 1) * 15625);
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(qd4.submit(read_at(0, 4096, 0)), 100 * kUs + (i + 1) * 15625);
 }
 
 // Property 5: HDD: one actuator, sequential continuation is free, other accesses seek.
 TEST(DiskModel, HddSeekCurveAndSequentialContinuation) {
   const int64_t a = 12 * kMs;
-  EXPECT_EQ(hdd_seek_ns(a, 0.0), 4 * kMs);         // the floor: a third of the access time
-  EXPECT_EQ(hdd_seek_ns(a, 1.0), 19 * kMs);        // full stroke: 19/12 of it
-  EXPECT_EQ(hdd_seek_ns(a, 0.25), 23 * kMs / 2);   // 1/3 + (2/3)(0.5)(15/8) = 23/24
+  EXPECT_EQ(hdd_seek_ns(a, 0.0), 4 * kMs);        // the floor: a third of the access time
+  EXPECT_EQ(hdd_seek_ns(a, 1.0), 19 * kMs);       // full stroke: 19/12 of it
+  EXPECT_EQ(hdd_seek_ns(a, 0.25), 23 * kMs / 2);  // 1/3 + (2/3)(0.5)(15/8) = 23/24
 
   DiskModel model(hdd(a, 100 * kMiB), kCapacity);
   const int64_t mib = transfer_ns(kMiB, 100 * kMiB);  // 10 ms
@@ -154,7 +156,8 @@ TEST(DiskModel, HddRandomAccessAveragesExactlyTheAccessTime) {
   std::mt19937_64 rng(7);
   int64_t t = 0;
   const int n = 20000;
-  for (int i = 0; i < n; ++i) t = model.submit(read_at((rng() % (kCapacity / 4096)) * 4096, 4096, t));
+  for (int i = 0; i < n; ++i)
+    t = model.submit(read_at((rng() % (kCapacity / 4096)) * 4096, 4096, t));
   double per_command = static_cast<double>(t) / n;
   EXPECT_NEAR(per_command / static_cast<double>(a + transfer_ns(4096, 50 * kMiB)), 1.0, 0.01);
 }

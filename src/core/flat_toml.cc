@@ -44,7 +44,8 @@ Result<std::string> basic_string(std::string_view& s) {
     char c = s.front();
     s.remove_prefix(1);
     if (c == '"') return out;
-    if (static_cast<unsigned char>(c) < 0x20 && c != '\t') return make_error("control character in a string");
+    if (static_cast<unsigned char>(c) < 0x20 && c != '\t')
+      return make_error("control character in a string");
     if (c != '\\') {
       out += c;
       continue;
@@ -53,13 +54,27 @@ Result<std::string> basic_string(std::string_view& s) {
     char e = s.front();
     s.remove_prefix(1);
     switch (e) {
-      case '"': out += '"'; break;
-      case '\\': out += '\\'; break;
-      case 'b': out += '\b'; break;
-      case 't': out += '\t'; break;
-      case 'n': out += '\n'; break;
-      case 'f': out += '\f'; break;
-      case 'r': out += '\r'; break;
+      case '"':
+        out += '"';
+        break;
+      case '\\':
+        out += '\\';
+        break;
+      case 'b':
+        out += '\b';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      case 'n':
+        out += '\n';
+        break;
+      case 'f':
+        out += '\f';
+        break;
+      case 'r':
+        out += '\r';
+        break;
       case 'u':
       case 'U': {
         const size_t digits = e == 'u' ? 4 : 8;
@@ -86,7 +101,8 @@ Result<std::string> literal_string(std::string_view& s) {
   if (end == std::string_view::npos) return make_error("unterminated string");
   std::string out(s.substr(0, end));
   for (char c : out) {
-    if (static_cast<unsigned char>(c) < 0x20 && c != '\t') return make_error("control character in a string");
+    if (static_cast<unsigned char>(c) < 0x20 && c != '\t')
+      return make_error("control character in a string");
   }
   s.remove_prefix(end + 1);
   return out;
@@ -103,7 +119,8 @@ Result<std::string> integer(std::string_view& s) {
     if (c != '_') digits += c;
     s.remove_prefix(1);
   }
-  if (digits.empty() || last_underscore) return make_error("expected a value: \"text\", 'text' or a number");
+  if (digits.empty() || last_underscore)
+    return make_error("expected a value: \"text\", 'text' or a number");
   if (digits.size() > 1 && digits[0] == '0') return make_error("leading zero in a number");
   return digits;
 }
@@ -114,13 +131,15 @@ Result<FlatTomlEntry> parse_line(std::string_view s, int line) {
   size_t key_end = 0;
   while (key_end < s.size() && is_bare_key_char(s[key_end])) ++key_end;
   if (key_end == 0) {
-    if (!s.empty() && s.front() == '[') return make_error("tables are not supported in a profile file");
+    if (!s.empty() && s.front() == '[')
+      return make_error("tables are not supported in a profile file");
     return make_error("expected key = value");
   }
   entry.key = std::string(s.substr(0, key_end));
   s.remove_prefix(key_end);
   skip_blanks(s);
-  if (s.empty() || s.front() != '=') return make_error(fmt::format("expected '=' after '{}'", entry.key));
+  if (s.empty() || s.front() != '=')
+    return make_error(fmt::format("expected '=' after '{}'", entry.key));
   s.remove_prefix(1);
   skip_blanks(s);
   Result<std::string> value = make_error("expected a value");
@@ -140,13 +159,15 @@ Result<FlatTomlEntry> parse_line(std::string_view s, int line) {
   if (!value.ok()) return make_error(value.error());
   entry.value = std::move(value).value();
   skip_blanks(s);
-  if (!s.empty() && s.front() != '#') return make_error(fmt::format("unexpected text after the value of '{}'", entry.key));
+  if (!s.empty() && s.front() != '#')
+    return make_error(fmt::format("unexpected text after the value of '{}'", entry.key));
   return entry;
 }
 
 }  // namespace
 
-Result<std::vector<FlatTomlEntry>> parse_flat_toml(std::string_view text, const std::string& origin) {
+Result<std::vector<FlatTomlEntry>> parse_flat_toml(std::string_view text,
+                                                   const std::string& origin) {
   std::vector<FlatTomlEntry> entries;
   int line_number = 0;
   while (!text.empty()) {
@@ -158,11 +179,12 @@ Result<std::vector<FlatTomlEntry>> parse_flat_toml(std::string_view text, const 
     skip_blanks(line);
     if (line.empty() || line.front() == '#') continue;
     auto entry = parse_line(line, line_number);
-    if (!entry.ok()) return make_error(fmt::format("{}:{}: {}", origin, line_number, entry.error()));
+    if (!entry.ok())
+      return make_error(fmt::format("{}:{}: {}", origin, line_number, entry.error()));
     for (const FlatTomlEntry& seen : entries) {
       if (seen.key == entry->key) {
-        return make_error(fmt::format("{}:{}: duplicate key '{}' (first on line {})", origin, line_number,
-                                      entry->key, seen.line));
+        return make_error(fmt::format("{}:{}: duplicate key '{}' (first on line {})", origin,
+                                      line_number, entry->key, seen.line));
       }
     }
     entries.push_back(std::move(entry).value());

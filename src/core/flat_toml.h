@@ -17,12 +17,13 @@ namespace diskcond {
 
 struct FlatTomlEntry {
   std::string key;
-  std::string value;       // the string's contents, or the integer's digits (no underscores)
+  std::string value;  // the string's contents, or the integer's digits (no underscores)
   bool is_string = false;
-  int line = 0;            // 1-based
+  int line = 0;  // 1-based
 };
 
 // Errors read "<origin>:<line>: <what>". Duplicate keys are an error.
-Result<std::vector<FlatTomlEntry>> parse_flat_toml(std::string_view text, const std::string& origin);
+Result<std::vector<FlatTomlEntry>> parse_flat_toml(std::string_view text,
+                                                   const std::string& origin);
 
 }  // namespace diskcond

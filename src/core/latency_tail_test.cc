@@ -55,7 +55,8 @@ TEST(LatencyTail, FactorsAreLognormalWithMeanOneAndTheAskedTail) {
       const double z = (std::log(sorted[i]) + sigma * sigma / 2) / sigma;
       const double cdf = 0.5 * std::erfc(-z / std::sqrt(2.0));
       const double n = static_cast<double>(sorted.size());
-      ks = std::max({ks, std::abs(cdf - static_cast<double>(i) / n), std::abs(cdf - static_cast<double>(i + 1) / n)});
+      ks = std::max({ks, std::abs(cdf - static_cast<double>(i) / n),
+                     std::abs(cdf - static_cast<double>(i + 1) / n)});
     }
     EXPECT_LT(ks, 0.005) << tail;
   }
@@ -81,7 +82,8 @@ TEST(LatencyTail, EachPieceTakesItsFactorTimesTheModelsTime) {
   int64_t t = 0;
   for (uint64_t i = 0; i < 50; ++i) {
     const double f = latency_factor(3000, 9, i);
-    const int64_t expected = t + std::llround(100'000 * f) + std::llround(static_cast<double>(transfer) * f);
+    const int64_t expected =
+        t + std::llround(100'000 * f) + std::llround(static_cast<double>(transfer) * f);
     const int64_t done = model.submit({Op::kRead, i * 4096, 4096, t});
     EXPECT_EQ(done, expected) << i;
     t = done;

@@ -6,8 +6,12 @@
 namespace diskcond {
 namespace {
 
-uint64_t round_down(uint64_t x, uint64_t unit) { return x - x % unit; }
-uint64_t round_up(uint64_t x, uint64_t unit) { return round_down(x + unit - 1, unit); }
+uint64_t round_down(uint64_t x, uint64_t unit) {
+  return x - x % unit;
+}
+uint64_t round_up(uint64_t x, uint64_t unit) {
+  return round_down(x + unit - 1, unit);
+}
 
 // Appends `p`, merged into the last piece when it continues it on the device.
 void append(std::vector<Piece>& out, Piece p) {
@@ -41,7 +45,8 @@ uint64_t Layout::inode_address(uint64_t ino) const {
   const uint64_t leader = round_down(group, params_.flex_groups);
   const uint64_t table_bytes = params_.inodes_per_group * params_.inode_bytes;
   // The leader group starts with the flex group's block and inode bitmaps, then its tables.
-  const uint64_t tables = leader * params_.group_bytes + 2 * params_.flex_groups * params_.block_bytes;
+  const uint64_t tables =
+      leader * params_.group_bytes + 2 * params_.flex_groups * params_.block_bytes;
   const uint64_t index = (ino > 0 ? ino - 1 : 0) % params_.inodes_per_group;
   return wrap(tables + (group - leader) * table_bytes + index * params_.inode_bytes);
 }
@@ -153,8 +158,8 @@ std::vector<Piece> Layout::map(FileId file, uint64_t hash_base, uint64_t offset,
   auto it = files_.find(file);
   if (it == files_.end() || it->second.hashed) {
     const uint64_t base = it == files_.end() ? hash_base : it->second.base;
-    append(out, Piece{(base % params_.capacity + offset % params_.capacity) % params_.capacity,
-                      length});
+    append(out,
+           Piece{(base % params_.capacity + offset % params_.capacity) % params_.capacity, length});
     return out;
   }
   File& f = it->second;

@@ -44,12 +44,12 @@
 namespace diskcond {
 
 struct LayoutParams {
-  uint64_t capacity = 0;                        // bytes; REQUIRES > 0
-  uint64_t group_bytes = uint64_t{128} << 20;   // ext4 with 4 KiB blocks
-  uint64_t inodes_per_group = 8192;             // ext4's default inode_ratio 16 KiB
+  uint64_t capacity = 0;                       // bytes; REQUIRES > 0
+  uint64_t group_bytes = uint64_t{128} << 20;  // ext4 with 4 KiB blocks
+  uint64_t inodes_per_group = 8192;            // ext4's default inode_ratio 16 KiB
   uint64_t inode_bytes = 256;
-  uint64_t flex_groups = 16;                    // ext4's flex_bg default
-  uint64_t inode_readahead_bytes = 32 * 4096;   // ext4's inode_readahead_blks default
+  uint64_t flex_groups = 16;                   // ext4's flex_bg default
+  uint64_t inode_readahead_bytes = 32 * 4096;  // ext4's inode_readahead_blks default
   uint64_t block_bytes = 4096;
 
   // The parameters of an ext4-like filesystem of `capacity` bytes with `total_inodes` inodes
@@ -123,11 +123,11 @@ class Layout {
 
  private:
   struct File {
-    bool hashed = false;                  // hashed or linear
+    bool hashed = false;  // hashed or linear
     bool linear = false;
-    uint64_t base = 0;                    // hashed or linear
-    uint64_t ino = 0;                     // its group's cursor allocates its data
-    std::map<uint64_t, Extent> extents;   // by logical offset
+    uint64_t base = 0;                   // hashed or linear
+    uint64_t ino = 0;                    // its group's cursor allocates its data
+    std::map<uint64_t, Extent> extents;  // by logical offset
   };
   // REQUIRE mu_.
   uint64_t allocate(File& f, uint64_t offset, uint64_t length);  // returns bytes allocated
@@ -137,8 +137,8 @@ class Layout {
   const LayoutParams params_;
   mutable std::mutex mu_;
   std::unordered_map<FileId, File> files_;
-  std::unordered_map<uint64_t, uint64_t> cursors_;    // group -> next address to allocate
-  std::unordered_map<uint64_t, uint64_t> clusters_;   // inode-table cluster -> inodes held
+  std::unordered_map<uint64_t, uint64_t> cursors_;   // group -> next address to allocate
+  std::unordered_map<uint64_t, uint64_t> clusters_;  // inode-table cluster -> inodes held
   LayoutCounters counters_;
 };
 

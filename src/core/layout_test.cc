@@ -82,7 +82,8 @@ TEST(Layout, ASparseFileWrittenAtRandomKeepsItsOffsetsDistances) {
   layout.map(1, 0, 10 * kMiB, 4096, true);  // first block: at the cursor
   layout.map(1, 0, 12 * kMiB, 4096, true);  // 2 MiB further in the file: 2 MiB further on disk
   layout.map(1, 0, 9 * kMiB, 4096, true);   // before the first: 1 MiB before it
-  EXPECT_EQ(layout.map(1, 0, 12 * kMiB, 4096, false), (std::vector<Piece>{{kGroup + 2 * kMiB, 4096}}));
+  EXPECT_EQ(layout.map(1, 0, 12 * kMiB, 4096, false),
+            (std::vector<Piece>{{kGroup + 2 * kMiB, 4096}}));
   EXPECT_EQ(layout.map(1, 0, 9 * kMiB, 4096, false), (std::vector<Piece>{{kGroup - kMiB, 4096}}));
 }
 
@@ -92,14 +93,16 @@ TEST(Layout, RewritingPlacedBytesKeepsTheirPlace) {
   uint64_t allocated = 0;
   layout.map(1, 0, 0, 8192, true, &allocated);
   EXPECT_EQ(allocated, 8192u);
-  EXPECT_EQ(layout.map(1, 0, 100, 200, true, &allocated), (std::vector<Piece>{{kGroup + 100, 200}}));
+  EXPECT_EQ(layout.map(1, 0, 100, 200, true, &allocated),
+            (std::vector<Piece>{{kGroup + 100, 200}}));
   EXPECT_EQ(allocated, 0u);
   EXPECT_EQ(layout.counters().allocated_bytes, 8192u);
 }
 
 TEST(Layout, FiemapExtentsAreUsedAndMergedWhenContiguous) {
   Layout layout(small_ext4());
-  layout.set_extents(7, 5, {{0, 10 * kMiB, kMiB}, {kMiB, 11 * kMiB, kMiB}, {2 * kMiB, 40 * kMiB, kMiB}});
+  layout.set_extents(7, 5,
+                     {{0, 10 * kMiB, kMiB}, {kMiB, 11 * kMiB, kMiB}, {2 * kMiB, 40 * kMiB, kMiB}});
   EXPECT_EQ(layout.map(7, 0, kMiB / 2, 2 * kMiB, false),
             (std::vector<Piece>{{10 * kMiB + kMiB / 2, kMiB + kMiB / 2}, {40 * kMiB, kMiB / 2}}));
   EXPECT_EQ(layout.counters().files_mapped, 1u);

@@ -14,7 +14,8 @@ Prediction predict(const Profile& profile, const Workload& w) {
   const bool read = w.direction == Op::kRead;
   const uint64_t rate = read ? profile.read_bytes_per_sec : profile.write_bytes_per_sec;
   const uint64_t max_piece = read ? profile.max_read_bytes : profile.max_write_bytes;
-  const uint64_t pieces = max_piece == 0 ? 1 : std::max<uint64_t>(1, (w.block_bytes + max_piece - 1) / max_piece);
+  const uint64_t pieces =
+      max_piece == 0 ? 1 : std::max<uint64_t>(1, (w.block_bytes + max_piece - 1) / max_piece);
   const double transfer = static_cast<double>(transfer_ns(w.block_bytes, rate));
   const double access = static_cast<double>(profile.access_time_ns);
 
@@ -22,13 +23,14 @@ Prediction predict(const Profile& profile, const Workload& w) {
   if (profile.type == DiskType::kHDD) {
     // One actuator: commands are served one after another whatever the queue depth. Only the
     // first piece of a random command seeks; the rest continue where it ended.
-    command_ns = transfer + (w.pattern == Pattern::kRandom
-                                 ? hdd_mean_random_access_ns(profile.access_time_ns, w.span_fraction)
-                                 : 0.0);
+    command_ns =
+        transfer + (w.pattern == Pattern::kRandom
+                        ? hdd_mean_random_access_ns(profile.access_time_ns, w.span_fraction)
+                        : 0.0);
   } else {
     // Pieces in service overlap their access times; the data channel serialises transfers.
-    const double in_service =
-        static_cast<double>(std::min<uint64_t>(uint64_t{w.queue_depth} * pieces, profile.queue_depth));
+    const double in_service = static_cast<double>(
+        std::min<uint64_t>(uint64_t{w.queue_depth} * pieces, profile.queue_depth));
     const double piece_transfer = transfer / static_cast<double>(pieces);
     const double per_piece = std::max((access + piece_transfer) / in_service, piece_transfer);
     command_ns = per_piece * static_cast<double>(pieces);

@@ -13,16 +13,16 @@ enum class Pattern { kSequential, kRandom };
 
 struct Workload {
   Pattern pattern = Pattern::kRandom;
-  Op direction = Op::kRead;    // kRead or kWrite
+  Op direction = Op::kRead;  // kRead or kWrite
   uint64_t block_bytes = 4096;
-  uint32_t queue_depth = 1;    // commands the application keeps outstanding (closed loop)
+  uint32_t queue_depth = 1;  // commands the application keeps outstanding (closed loop)
   // Random offsets fall in this fraction of the device address space (a file is a small part of
   // a disk); HDD seeks are shorter in a smaller span. 1 = the whole device.
   double span_fraction = 1.0;
 };
 
 struct Prediction {
-  double iops = 0;             // application commands per second; infinity when unlimited
+  double iops = 0;  // application commands per second; infinity when unlimited
   double bytes_per_sec = 0;
   double mean_latency_ns = 0;  // per application command, waiting included (Little's law)
 };

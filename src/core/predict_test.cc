@@ -13,7 +13,9 @@ Workload workload(Pattern pattern, Op direction, uint64_t block, uint32_t depth)
   return {pattern, direction, block, depth};
 }
 
-const Profile& builtin(size_t i) { return builtin_profiles()[i]; }
+const Profile& builtin(size_t i) {
+  return builtin_profiles()[i];
+}
 
 // Property 8, exact figures for the published profiles.
 TEST(Predict, SlowSsdRandomReads) {
@@ -49,7 +51,8 @@ TEST(Predict, HddRandomWithinASmallerSpanSeeksLess) {
   Prediction simulated = simulate(builtin(0), w, 500 * kGiB, 20000, 3);
   EXPECT_NEAR(simulated.iops / p.iops, 1.0, 0.015);
   // SSDs do not care where the data is.
-  EXPECT_DOUBLE_EQ(predict(builtin(3), w).iops, predict(builtin(3), workload(Pattern::kRandom, Op::kRead, 4096, 1)).iops);
+  EXPECT_DOUBLE_EQ(predict(builtin(3), w).iops,
+                   predict(builtin(3), workload(Pattern::kRandom, Op::kRead, 4096, 1)).iops);
 }
 
 TEST(Predict, UnlimitedProfileIsInfinite) {

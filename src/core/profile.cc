@@ -10,7 +10,9 @@
 
 namespace diskcond {
 
-std::string_view to_string(DiskType t) { return t == DiskType::kHDD ? "HDD" : "SSD"; }
+std::string_view to_string(DiskType t) {
+  return t == DiskType::kHDD ? "HDD" : "SSD";
+}
 
 Result<DiskType> parse_disk_type(std::string_view text) {
   std::string s(text);
@@ -44,24 +46,37 @@ Profile profile_defaults(DiskType type) {
 
 namespace {
 
-constexpr int64_t us(int64_t v) { return v * kNsPerUs; }
-constexpr uint64_t mbps(uint64_t v) { return v * kMiB; }
+constexpr int64_t us(int64_t v) {
+  return v * kNsPerUs;
+}
+constexpr uint64_t mbps(uint64_t v) {
+  return v * kMiB;
+}
 
 // Profiles 0, 3 and 7 carry the values macOS publishes. The others are diskcond's own choice from
 // their hardware class; docs/profiles.md explains each value.
 const std::array<Profile, 8> kBuiltins = {{
-    {"Faulty 5400 HDD", DiskType::kHDD, us(52222), mbps(50), mbps(50), 16, 16 * kMiB, 16 * kMiB, 128, 128},
-    {"5400 HDD", DiskType::kHDD, us(17000), mbps(100), mbps(100), 32, 16 * kMiB, 16 * kMiB, 128, 128},
-    {"7200 HDD", DiskType::kHDD, us(12500), mbps(150), mbps(150), 32, 16 * kMiB, 16 * kMiB, 128, 128},
+    {"Faulty 5400 HDD", DiskType::kHDD, us(52222), mbps(50), mbps(50), 16, 16 * kMiB, 16 * kMiB,
+     128, 128},
+    {"5400 HDD", DiskType::kHDD, us(17000), mbps(100), mbps(100), 32, 16 * kMiB, 16 * kMiB, 128,
+     128},
+    {"7200 HDD", DiskType::kHDD, us(12500), mbps(150), mbps(150), 32, 16 * kMiB, 16 * kMiB, 128,
+     128},
     {"Slow SSD", DiskType::kSSD, us(100), mbps(250), mbps(125), 32, 32 * kMiB, 32 * kMiB, 64, 64},
-    {"SATA II SSD", DiskType::kSSD, us(60), mbps(270), mbps(230), 32, 32 * kMiB, 32 * kMiB, 128, 128},
-    {"SATA III SSD", DiskType::kSSD, us(30), mbps(520), mbps(480), 32, 32 * kMiB, 32 * kMiB, 128, 128},
-    {"PCIe 2 SSD", DiskType::kSSD, us(10), mbps(1536), mbps(1024), 128, 64 * kMiB, 64 * kMiB, 256, 256},
-    {"PCIe 3 SSD", DiskType::kSSD, us(3), mbps(3072), mbps(2560), 256, 64 * kMiB, 64 * kMiB, 256, 256},
+    {"SATA II SSD", DiskType::kSSD, us(60), mbps(270), mbps(230), 32, 32 * kMiB, 32 * kMiB, 128,
+     128},
+    {"SATA III SSD", DiskType::kSSD, us(30), mbps(520), mbps(480), 32, 32 * kMiB, 32 * kMiB, 128,
+     128},
+    {"PCIe 2 SSD", DiskType::kSSD, us(10), mbps(1536), mbps(1024), 128, 64 * kMiB, 64 * kMiB, 256,
+     256},
+    {"PCIe 3 SSD", DiskType::kSSD, us(3), mbps(3072), mbps(2560), 256, 64 * kMiB, 64 * kMiB, 256,
+     256},
 }};
 
 }  // namespace
 
-std::span<const Profile> builtin_profiles() { return kBuiltins; }
+std::span<const Profile> builtin_profiles() {
+  return kBuiltins;
+}
 
 }  // namespace diskcond

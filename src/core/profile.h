@@ -19,13 +19,13 @@ Result<DiskType> parse_disk_type(std::string_view text);  // "SSD" / "HDD", any 
 struct Profile {
   std::string name;
   DiskType type = DiskType::kSSD;
-  int64_t access_time_ns = 0;     // SSD: paid by every command; HDD: mean of a random seek
+  int64_t access_time_ns = 0;        // SSD: paid by every command; HDD: mean of a random seek
   uint64_t read_bytes_per_sec = 0;   // 0 = unlimited
   uint64_t write_bytes_per_sec = 0;  // 0 = unlimited
   uint32_t queue_depth = 1;          // commands in service at once (HDD: one actuator anyway)
   uint64_t max_read_bytes = 0;       // larger reads are split; 0 = no limit
   uint64_t max_write_bytes = 0;
-  uint32_t max_read_segments = 0;    // reported like macOS; not part of the delay
+  uint32_t max_read_segments = 0;  // reported like macOS; not part of the delay
   uint32_t max_write_segments = 0;
   // HDD only: after this long idle, the next command first waits spinup_ns. 0 disables.
   int64_t spinup_idle_ns = 0;
@@ -49,9 +49,9 @@ struct Profile {
 Status validate(const Profile& p);
 
 // The values a profile takes for the fields it leaves out (profile_fields.h), one set for
-// `dmc configure` and profile files alike (docs/profiles.md): queue depth 32, largest command 16 MiB (HDD) or 32 MiB
-// (SSD), 128 segments, as the built-in 5400/7200 HDDs and SATA SSDs; no spin-up. The name is
-// empty; access time and throughputs are 0 (unlimited).
+// `dmc configure` and profile files alike (docs/profiles.md): queue depth 32, largest command 16
+// MiB (HDD) or 32 MiB (SSD), 128 segments, as the built-in 5400/7200 HDDs and SATA SSDs; no
+// spin-up. The name is empty; access time and throughputs are 0 (unlimited).
 Profile profile_defaults(DiskType type);
 
 // The eight built-in profiles, in macOS order (index 0 = "Faulty 5400 HDD").

@@ -20,68 +20,165 @@ constexpr int64_t kMaxCapacity = int64_t{1} << 60;  // 1 EiB
 
 // The defaults are those of the built-in 5400/7200 HDDs and SATA SSDs (docs/profiles.md).
 const std::array<ProfileField, 13> kFields = {{
-    {.key = "access_time", .name = "access time", .label = "Access time", .configure_word = "access_time",
-     .member = &Profile::access_time_ns, .kind = FieldKind::kTime, .text_unit = TimeUnit::kMicroseconds,
-     .json_unit = TimeUnit::kMicroseconds, .max = kMaxTime, .range_text = "0 to 60 s", .required_in_file = true},
-    {.key = "read_throughput", .name = "read throughput", .label = "Read throughput",
-     .configure_word = "read_throughput", .member = &Profile::read_bytes_per_sec, .kind = FieldKind::kRate,
-     .max = kMaxRate, .range_text = "0 (unlimited) to 1048576 MB/s", .required_in_file = true},
-    {.key = "write_throughput", .name = "write throughput", .label = "Write throughput",
-     .configure_word = "write_throughput", .member = &Profile::write_bytes_per_sec, .kind = FieldKind::kRate,
-     .max = kMaxRate, .range_text = "0 (unlimited) to 1048576 MB/s", .required_in_file = true},
-    {.key = "io_queue_depth", .old_key = "queue_depth", .name = "queue depth", .label = "I/O Queue Depth",
-     .configure_word = "ioqueue_depth", .member = &Profile::queue_depth, .kind = FieldKind::kCount, .min = 1,
-     .max = kMaxQueue, .range_text = "1 to 65536", .default_hdd = 32, .default_ssd = 32},
-    {.key = "max_read_bytes", .name = "max read bytes", .label = "Max Read Bytes", .configure_word = "maxreadcnt",
-     .member = &Profile::max_read_bytes, .kind = FieldKind::kBytes, .min = kSectorBytes, .max = kMaxCommandBytes,
-     .zero_means_none = true, .range_text = "0 = no limit, else 512 bytes to 1 TiB",
-     .default_hdd = 16 * kMiB, .default_ssd = 32 * kMiB},
-    {.key = "max_write_bytes", .name = "max write bytes", .label = "Max Write Bytes", .configure_word = "maxwritecnt",
-     .member = &Profile::max_write_bytes, .kind = FieldKind::kBytes, .min = kSectorBytes, .max = kMaxCommandBytes,
-     .zero_means_none = true, .range_text = "0 = no limit, else 512 bytes to 1 TiB",
-     .default_hdd = 16 * kMiB, .default_ssd = 32 * kMiB},
-    {.key = "max_read_segments", .name = "max read segments", .label = "Max Read Segments",
-     .configure_word = "segreadcnt", .member = &Profile::max_read_segments, .kind = FieldKind::kCount,
-     .max = kMaxQueue, .range_text = "0 to 65536", .default_hdd = 128, .default_ssd = 128},
-    {.key = "max_write_segments", .name = "max write segments", .label = "Max Write Segments",
-     .configure_word = "segwritecnt", .member = &Profile::max_write_segments, .kind = FieldKind::kCount,
-     .max = kMaxQueue, .range_text = "0 to 65536", .default_hdd = 128, .default_ssd = 128},
+    {.key = "access_time",
+     .name = "access time",
+     .label = "Access time",
+     .configure_word = "access_time",
+     .member = &Profile::access_time_ns,
+     .kind = FieldKind::kTime,
+     .text_unit = TimeUnit::kMicroseconds,
+     .json_unit = TimeUnit::kMicroseconds,
+     .max = kMaxTime,
+     .range_text = "0 to 60 s",
+     .required_in_file = true},
+    {.key = "read_throughput",
+     .name = "read throughput",
+     .label = "Read throughput",
+     .configure_word = "read_throughput",
+     .member = &Profile::read_bytes_per_sec,
+     .kind = FieldKind::kRate,
+     .max = kMaxRate,
+     .range_text = "0 (unlimited) to 1048576 MB/s",
+     .required_in_file = true},
+    {.key = "write_throughput",
+     .name = "write throughput",
+     .label = "Write throughput",
+     .configure_word = "write_throughput",
+     .member = &Profile::write_bytes_per_sec,
+     .kind = FieldKind::kRate,
+     .max = kMaxRate,
+     .range_text = "0 (unlimited) to 1048576 MB/s",
+     .required_in_file = true},
+    {.key = "io_queue_depth",
+     .old_key = "queue_depth",
+     .name = "queue depth",
+     .label = "I/O Queue Depth",
+     .configure_word = "ioqueue_depth",
+     .member = &Profile::queue_depth,
+     .kind = FieldKind::kCount,
+     .min = 1,
+     .max = kMaxQueue,
+     .range_text = "1 to 65536",
+     .default_hdd = 32,
+     .default_ssd = 32},
+    {.key = "max_read_bytes",
+     .name = "max read bytes",
+     .label = "Max Read Bytes",
+     .configure_word = "maxreadcnt",
+     .member = &Profile::max_read_bytes,
+     .kind = FieldKind::kBytes,
+     .min = kSectorBytes,
+     .max = kMaxCommandBytes,
+     .zero_means_none = true,
+     .range_text = "0 = no limit, else 512 bytes to 1 TiB",
+     .default_hdd = 16 * kMiB,
+     .default_ssd = 32 * kMiB},
+    {.key = "max_write_bytes",
+     .name = "max write bytes",
+     .label = "Max Write Bytes",
+     .configure_word = "maxwritecnt",
+     .member = &Profile::max_write_bytes,
+     .kind = FieldKind::kBytes,
+     .min = kSectorBytes,
+     .max = kMaxCommandBytes,
+     .zero_means_none = true,
+     .range_text = "0 = no limit, else 512 bytes to 1 TiB",
+     .default_hdd = 16 * kMiB,
+     .default_ssd = 32 * kMiB},
+    {.key = "max_read_segments",
+     .name = "max read segments",
+     .label = "Max Read Segments",
+     .configure_word = "segreadcnt",
+     .member = &Profile::max_read_segments,
+     .kind = FieldKind::kCount,
+     .max = kMaxQueue,
+     .range_text = "0 to 65536",
+     .default_hdd = 128,
+     .default_ssd = 128},
+    {.key = "max_write_segments",
+     .name = "max write segments",
+     .label = "Max Write Segments",
+     .configure_word = "segwritecnt",
+     .member = &Profile::max_write_segments,
+     .kind = FieldKind::kCount,
+     .max = kMaxQueue,
+     .range_text = "0 to 65536",
+     .default_hdd = 128,
+     .default_ssd = 128},
     // HDD only; `dmc show` prints both in one " Spin-up: ..." line (text_format.cc).
-    {.key = "spinup_idle", .name = "spin-up idle time", .member = &Profile::spinup_idle_ns,
-     .kind = FieldKind::kTime, .text_unit = TimeUnit::kSeconds, .max = kNever, .range_text = "0 or more",
+    {.key = "spinup_idle",
+     .name = "spin-up idle time",
+     .member = &Profile::spinup_idle_ns,
+     .kind = FieldKind::kTime,
+     .text_unit = TimeUnit::kSeconds,
+     .max = kNever,
+     .range_text = "0 or more",
      .required_in_json = false},
-    {.key = "spinup_time", .name = "spin-up time", .member = &Profile::spinup_ns, .kind = FieldKind::kTime,
-     .text_unit = TimeUnit::kSeconds, .max = kMaxTime, .range_text = "0 to 60 s", .required_in_json = false},
+    {.key = "spinup_time",
+     .name = "spin-up time",
+     .member = &Profile::spinup_ns,
+     .kind = FieldKind::kTime,
+     .text_unit = TimeUnit::kSeconds,
+     .max = kMaxTime,
+     .range_text = "0 to 60 s",
+     .required_in_json = false},
     // Off in every default; `dmc show` prints both in one " Latency tail: ..." line.
-    {.key = "latency_tail", .name = "latency tail", .member = &Profile::latency_tail_milli,
-     .kind = FieldKind::kRatio, .min = 1000, .max = kMaxTailMilli, .zero_means_none = true,
-     .range_text = "0 = none, else 1 to 1000 (p99 over the median)", .required_in_json = false},
-    {.key = "latency_seed", .name = "latency seed", .member = &Profile::latency_seed, .kind = FieldKind::kCount,
-     .max = kMaxSeed, .range_text = "0 to 4294967295", .required_in_json = false},
+    {.key = "latency_tail",
+     .name = "latency tail",
+     .member = &Profile::latency_tail_milli,
+     .kind = FieldKind::kRatio,
+     .min = 1000,
+     .max = kMaxTailMilli,
+     .zero_means_none = true,
+     .range_text = "0 = none, else 1 to 1000 (p99 over the median)",
+     .required_in_json = false},
+    {.key = "latency_seed",
+     .name = "latency seed",
+     .member = &Profile::latency_seed,
+     .kind = FieldKind::kCount,
+     .max = kMaxSeed,
+     .range_text = "0 to 4294967295",
+     .required_in_json = false},
     // `dmc show` prints it as " Capacity: ..." when set.
-    {.key = "capacity_bytes", .name = "capacity", .member = &Profile::capacity_bytes, .kind = FieldKind::kBytes,
-     .min = static_cast<int64_t>(kMiB), .max = kMaxCapacity, .zero_means_none = true,
-     .range_text = "0 = the backing file system's, else 1 MiB to 1 EiB", .required_in_json = false},
+    {.key = "capacity_bytes",
+     .name = "capacity",
+     .member = &Profile::capacity_bytes,
+     .kind = FieldKind::kBytes,
+     .min = static_cast<int64_t>(kMiB),
+     .max = kMaxCapacity,
+     .zero_means_none = true,
+     .range_text = "0 = the backing file system's, else 1 MiB to 1 EiB",
+     .required_in_json = false},
 }};
 
 std::string_view json_suffix(const ProfileField& field) {
   switch (field.kind) {
-    case FieldKind::kTime: return field.json_unit == TimeUnit::kMicroseconds ? "_us" : "_ns";
-    case FieldKind::kRate: return "_bytes_per_sec";
-    case FieldKind::kBytes: break;  // the key says bytes
-    case FieldKind::kCount: break;
-    case FieldKind::kRatio: break;
+    case FieldKind::kTime:
+      return field.json_unit == TimeUnit::kMicroseconds ? "_us" : "_ns";
+    case FieldKind::kRate:
+      return "_bytes_per_sec";
+    case FieldKind::kBytes:
+      break;  // the key says bytes
+    case FieldKind::kCount:
+      break;
+    case FieldKind::kRatio:
+      break;
   }
   return "";
 }
 
 std::string_view value_unit(FieldKind kind) {
   switch (kind) {
-    case FieldKind::kTime: return " ns";
-    case FieldKind::kRate: return " bytes/s";
-    case FieldKind::kBytes: return " bytes";
-    case FieldKind::kCount: break;
-    case FieldKind::kRatio: break;  // out_of_range() shows the ratio itself
+    case FieldKind::kTime:
+      return " ns";
+    case FieldKind::kRate:
+      return " bytes/s";
+    case FieldKind::kBytes:
+      return " bytes";
+    case FieldKind::kCount:
+      break;
+    case FieldKind::kRatio:
+      break;  // out_of_range() shows the ratio itself
   }
   return "";
 }
@@ -90,7 +187,9 @@ std::string_view value_unit(FieldKind kind) {
 Result<uint64_t> parse_ratio_milli(std::string_view text, std::string_view as) {
   std::string_view digits = text;
   if (!digits.empty() && (digits.back() == 'x' || digits.back() == 'X')) digits.remove_suffix(1);
-  auto invalid = [&] { return make_error(fmt::format("invalid {} '{}' (a ratio such as 4 or 2.5)", as, text)); };
+  auto invalid = [&] {
+    return make_error(fmt::format("invalid {} '{}' (a ratio such as 4 or 2.5)", as, text));
+  };
   if (digits.empty() || digits[0] == '-' || digits[0] == '+') return invalid();
   uint64_t whole = 0;
   auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), whole);
@@ -118,28 +217,36 @@ Result<uint64_t> parse_text(const ProfileField& field, std::string_view text, st
     return static_cast<uint64_t>(*parsed);
   };
   switch (field.kind) {
-    case FieldKind::kTime: return named(parse_time_ns(text, field.text_unit));
-    case FieldKind::kRate: return named(parse_rate(text));
-    case FieldKind::kBytes: return named(parse_size(text));
-    case FieldKind::kCount: break;
-    case FieldKind::kRatio: return parse_ratio_milli(text, as);
+    case FieldKind::kTime:
+      return named(parse_time_ns(text, field.text_unit));
+    case FieldKind::kRate:
+      return named(parse_rate(text));
+    case FieldKind::kBytes:
+      return named(parse_size(text));
+    case FieldKind::kCount:
+      break;
+    case FieldKind::kRatio:
+      return parse_ratio_milli(text, as);
   }
   uint64_t v = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  bool digits_only = !text.empty() && end == text.data() + text.size() && text[0] != '-' && text[0] != '+';
+  bool digits_only =
+      !text.empty() && end == text.data() + text.size() && text[0] != '-' && text[0] != '+';
   if (ec == std::errc::result_out_of_range) {
     return make_error(fmt::format("{} '{}' is out of range ({})", as, text, field.range_text));
   }
   if (!digits_only || ec != std::errc()) {
-    return make_error(
-        fmt::format("invalid {} '{}' (a whole number from {} to {})", as, text, field.min, field.max));
+    return make_error(fmt::format("invalid {} '{}' (a whole number from {} to {})", as, text,
+                                  field.min, field.max));
   }
   return v;
 }
 
 }  // namespace
 
-std::span<const ProfileField> profile_fields() { return kFields; }
+std::span<const ProfileField> profile_fields() {
+  return kFields;
+}
 
 const ProfileField* find_profile_field(std::string_view key) {
   for (const ProfileField& f : kFields) {
@@ -159,11 +266,15 @@ int64_t json_divisor(const ProfileField& field) {
 }
 
 void set_field(const ProfileField& field, Profile& profile, int64_t value) {
-  std::visit([&](auto member) { profile.*member = static_cast<std::remove_reference_t<decltype(profile.*member)>>(value); },
-             field.member);
+  std::visit(
+      [&](auto member) {
+        profile.*member = static_cast<std::remove_reference_t<decltype(profile.*member)>>(value);
+      },
+      field.member);
 }
 
-Result<int64_t> parse_field_text(const ProfileField& field, std::string_view text, std::string_view as) {
+Result<int64_t> parse_field_text(const ProfileField& field, std::string_view text,
+                                 std::string_view as) {
   auto value = parse_text(field, text, as);
   if (!value.ok()) return make_error(value.error());
   if (!in_range(field, *value)) {
@@ -176,11 +287,11 @@ Status out_of_range(const ProfileField& field, const std::string& value) {
   if (field.kind == FieldKind::kRatio) {  // thousandths in memory, a ratio to the user
     int64_t milli = 0;
     std::from_chars(value.data(), value.data() + value.size(), milli);
-    return make_error(fmt::format("{} {:g} is out of range ({})", field.name, static_cast<double>(milli) / 1000,
-                                  field.range_text));
+    return make_error(fmt::format("{} {:g} is out of range ({})", field.name,
+                                  static_cast<double>(milli) / 1000, field.range_text));
   }
-  return make_error(
-      fmt::format("{} {}{} is out of range ({})", field.name, value, value_unit(field.kind), field.range_text));
+  return make_error(fmt::format("{} {}{} is out of range ({})", field.name, value,
+                                value_unit(field.kind), field.range_text));
 }
 
 Status check_field(const ProfileField& field, const Profile& profile) {

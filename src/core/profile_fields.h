@@ -1,7 +1,8 @@
 // The quantities of a Profile, each defined once: member, key, unit, range, default. Every form
 // of a profile iterates this table: profile files (profile_toml.h), validate(), profile_defaults(),
 // and in dmc the JSON object (settings store, control protocol, -json output), `dmc configure`'s
-// values and `dmc show`'s lines. Adding a field to Profile and one row here is adding it everywhere.
+// values and `dmc show`'s lines. Adding a field to Profile and one row here is adding it
+// everywhere.
 //
 // One key vocabulary: `key` is the field's name in a profile file; in JSON the same name carries
 // the JSON number's unit where the name does not already say it: "access_time" ->
@@ -35,10 +36,10 @@ enum class FieldKind {
 using ProfileMember = std::variant<int64_t Profile::*, uint64_t Profile::*, uint32_t Profile::*>;
 
 struct ProfileField {
-  std::string_view key;             // "io_queue_depth": in profile files, and JSON with json_unit
-  std::string_view old_key;         // an earlier spelling a profile file may still use, or empty
-  std::string_view name;            // "queue depth": in messages
-  std::string_view label;           // "I/O Queue Depth": `dmc show`'s line; empty: no line of its own
+  std::string_view key;      // "io_queue_depth": in profile files, and JSON with json_unit
+  std::string_view old_key;  // an earlier spelling a profile file may still use, or empty
+  std::string_view name;     // "queue depth": in messages
+  std::string_view label;    // "I/O Queue Depth": `dmc show`'s line; empty: no line of its own
   std::string_view configure_word;  // macOS configure's name ("ioqueue_depth"), in configure's
                                     // order; empty: not a configure value
   ProfileMember member;
@@ -46,14 +47,14 @@ struct ProfileField {
   TimeUnit text_unit = TimeUnit::kNanoseconds;  // kTime: a plain number in text
   TimeUnit json_unit = TimeUnit::kNanoseconds;  // kTime: the JSON number's unit; microseconds may
                                                 // be fractional ("1.5")
-  int64_t min = 0;                  // range of the member's value
+  int64_t min = 0;                              // range of the member's value
   int64_t max = 0;
-  bool zero_means_none = false;     // 0 is allowed below min ("no limit")
-  std::string_view range_text;      // "1 to 65536", as messages and docs say it
-  int64_t default_hdd = 0;          // what a left-out value takes (profile_defaults)
+  bool zero_means_none = false;  // 0 is allowed below min ("no limit")
+  std::string_view range_text;   // "1 to 65536", as messages and docs say it
+  int64_t default_hdd = 0;       // what a left-out value takes (profile_defaults)
   int64_t default_ssd = 0;
-  bool required_in_file = false;    // a profile file must give it
-  bool required_in_json = true;     // a JSON profile must carry it (the spin-up keys came later)
+  bool required_in_file = false;  // a profile file must give it
+  bool required_in_json = true;   // a JSON profile must carry it (the spin-up keys came later)
 };
 
 // In the order of `dmc show`, `dmc configure` and the JSON object.
@@ -72,7 +73,8 @@ int64_t json_divisor(const ProfileField& field);
 // The field's value in `profile`, as its member's type (visit with a generic lambda).
 template <class F>
 decltype(auto) visit_field(const ProfileField& field, const Profile& profile, F&& f) {
-  return std::visit([&](auto member) -> decltype(auto) { return f(profile.*member); }, field.member);
+  return std::visit([&](auto member) -> decltype(auto) { return f(profile.*member); },
+                    field.member);
 }
 
 // Whether `value` (any integer type) is in the field's range.
@@ -89,7 +91,8 @@ void set_field(const ProfileField& field, Profile& profile, int64_t value);
 // count), range checked. Errors name the value as `as` (the key, or configure's word):
 // "as: invalid time 'x' (...)", "invalid as '1.5' (a whole number from 1 to 65536)",
 // "as '61s' is out of range (0 to 60 s)".
-Result<int64_t> parse_field_text(const ProfileField& field, std::string_view text, std::string_view as);
+Result<int64_t> parse_field_text(const ProfileField& field, std::string_view text,
+                                 std::string_view as);
 
 // "queue depth 0 is out of range (1 to 65536)": `value` (its digits) is not in the field's range.
 Status out_of_range(const ProfileField& field, const std::string& value);

@@ -31,7 +31,8 @@ TEST(ProfileFields, DefaultsAndBuiltinsAreInRange) {
     for (const ProfileField& f : profile_fields()) EXPECT_TRUE(check_field(f, p).ok()) << f.key;
   }
   for (const Profile& p : builtin_profiles()) {
-    for (const ProfileField& f : profile_fields()) EXPECT_TRUE(check_field(f, p).ok()) << p.name << " " << f.key;
+    for (const ProfileField& f : profile_fields())
+      EXPECT_TRUE(check_field(f, p).ok()) << p.name << " " << f.key;
   }
 }
 
@@ -40,12 +41,14 @@ TEST(ProfileFields, TextInTheFieldsUnitWithErrorsNamingIt) {
   EXPECT_EQ(*parse_field_text(access, "52222", "access_time"), 52222 * kNsPerUs);
   EXPECT_EQ(*parse_field_text(access, "52ms", "access_time"), 52 * kNsPerMs);
   EXPECT_EQ(parse_field_text(access, "61s", "x").error(), "x '61s' is out of range (0 to 60 s)");
-  EXPECT_NE(parse_field_text(access, "abc", "x").error().find("x: invalid time 'abc'"), std::string::npos);
+  EXPECT_NE(parse_field_text(access, "abc", "x").error().find("x: invalid time 'abc'"),
+            std::string::npos);
   const ProfileField& spinup = *find_profile_field("spinup_time");
   EXPECT_EQ(*parse_field_text(spinup, "8", "spinup_time"), 8 * kNsPerSec);
   const ProfileField& depth = *find_profile_field("io_queue_depth");
   EXPECT_EQ(*parse_field_text(depth, "16", "d"), 16);
-  EXPECT_EQ(parse_field_text(depth, "1.5", "d").error(), "invalid d '1.5' (a whole number from 1 to 65536)");
+  EXPECT_EQ(parse_field_text(depth, "1.5", "d").error(),
+            "invalid d '1.5' (a whole number from 1 to 65536)");
   EXPECT_EQ(parse_field_text(depth, "0", "d").error(), "d '0' is out of range (1 to 65536)");
   const ProfileField& bytes = *find_profile_field("max_read_bytes");
   EXPECT_EQ(*parse_field_text(bytes, "0", "b"), 0);  // no limit

@@ -21,12 +21,12 @@ TEST(Profile, EightBuiltinsWithMacOsNamesInOrder) {
 
 TEST(Profile, PublishedValuesAreExact) {
   auto p = builtin_profiles();
-  EXPECT_EQ(p[0], (Profile{"Faulty 5400 HDD", DiskType::kHDD, 52222 * kNsPerUs, 50 * kMiB, 50 * kMiB, 16,
-                           16777216, 16777216, 128, 128}));
+  EXPECT_EQ(p[0], (Profile{"Faulty 5400 HDD", DiskType::kHDD, 52222 * kNsPerUs, 50 * kMiB,
+                           50 * kMiB, 16, 16777216, 16777216, 128, 128}));
   EXPECT_EQ(p[3], (Profile{"Slow SSD", DiskType::kSSD, 100 * kNsPerUs, 250 * kMiB, 125 * kMiB, 32,
                            33554432, 33554432, 64, 64}));
-  EXPECT_EQ(p[7], (Profile{"PCIe 3 SSD", DiskType::kSSD, 3 * kNsPerUs, 3072 * kMiB, 2560 * kMiB, 256,
-                           67108864, 67108864, 256, 256}));
+  EXPECT_EQ(p[7], (Profile{"PCIe 3 SSD", DiskType::kSSD, 3 * kNsPerUs, 3072 * kMiB, 2560 * kMiB,
+                           256, 67108864, 67108864, 256, 256}));
 }
 
 // The chosen values must sit between their published neighbours: each profile is at least as

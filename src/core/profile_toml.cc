@@ -9,7 +9,8 @@ namespace diskcond {
 namespace {
 
 // The entry for `field` (its key, or the old spelling); nullptr when the file leaves it out.
-const FlatTomlEntry* find_entry(const std::vector<FlatTomlEntry>& entries, const ProfileField& field) {
+const FlatTomlEntry* find_entry(const std::vector<FlatTomlEntry>& entries,
+                                const ProfileField& field) {
   for (const FlatTomlEntry& e : entries) {
     if (find_profile_field(e.key) == &field) return &e;
   }
@@ -40,10 +41,11 @@ Result<Profile> parse_profile_toml(std::string_view text, const std::string& ori
   for (const FlatTomlEntry& e : t) {
     if (e.key == "name" || e.key == "type") continue;
     const ProfileField* field = find_profile_field(e.key);
-    if (field == nullptr) return make_error(fmt::format("{}:{}: unknown key '{}'", origin, e.line, e.key));
+    if (field == nullptr)
+      return make_error(fmt::format("{}:{}: unknown key '{}'", origin, e.line, e.key));
     if (const FlatTomlEntry* first = find_entry(t, *field); first != &e) {
-      return make_error(fmt::format("{}:{}: '{}' gives {} again (line {})", origin, e.line, e.key, field->key,
-                                    first->line));
+      return make_error(fmt::format("{}:{}: '{}' gives {} again (line {})", origin, e.line, e.key,
+                                    field->key, first->line));
     }
   }
   // Left-out keys take the defaults `dmc configure` uses for the same type. Errors come in key

@@ -17,12 +17,14 @@ TEST(ProfileToml, NonAsciiNamesAndEscapes) {
   auto r = parse_profile_toml("name = \"x\"\n\xef\xb9\xbfu", "odd.toml");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error(), "odd.toml:2: expected key = value");
-  EXPECT_EQ(parse_profile_toml("[ \\", "t.toml").error(), "t.toml:1: tables are not supported in a profile file");
+  EXPECT_EQ(parse_profile_toml("[ \\", "t.toml").error(),
+            "t.toml:1: tables are not supported in a profile file");
 }
 
 // io_queue_depth is the key (as in JSON); queue_depth, its spelling before issue 14, still reads.
 TEST(ProfileToml, QueueDepthUnderItsKeyOrItsOldSpelling) {
-  const std::string base = "name = \"Q\"\ntype = \"SSD\"\naccess_time = 1\nread_throughput = 1\nwrite_throughput = 1\n";
+  const std::string base =
+      "name = \"Q\"\ntype = \"SSD\"\naccess_time = 1\nread_throughput = 1\nwrite_throughput = 1\n";
   auto now = parse_profile_toml(base + "io_queue_depth = 4\n", "q.toml");
   ASSERT_TRUE(now.ok()) << now.error();
   EXPECT_EQ(now->queue_depth, 4u);

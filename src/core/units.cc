@@ -1,10 +1,10 @@
 #include "core/units.h"
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
-#include <fmt/format.h>
 #include <optional>
 
 namespace diskcond {
@@ -83,13 +83,17 @@ std::optional<uint64_t> size_multiplier(const std::string& unit) {
 
 Result<uint64_t> parse_size(std::string_view text) {
   auto q = split_quantity(text);
-  if (!q) return make_error(fmt::format("invalid size '{}' (examples: 4096, 16k, 1m, 4g, 8s)", text));
+  if (!q)
+    return make_error(fmt::format("invalid size '{}' (examples: 4096, 16k, 1m, 4g, 8s)", text));
   auto mult = size_multiplier(q->unit);
   if (!mult) {
-    return make_error(fmt::format("invalid size unit in '{}' (use k, m, g, t, or s/b for 512-byte sectors)", text));
+    return make_error(fmt::format(
+        "invalid size unit in '{}' (use k, m, g, t, or s/b for 512-byte sectors)", text));
   }
   auto bytes = scale(*q, *mult);
-  if (!bytes) return make_error(fmt::format("size '{}' is out of range or not a whole number of bytes", text));
+  if (!bytes)
+    return make_error(
+        fmt::format("size '{}' is out of range or not a whole number of bytes", text));
   return *bytes;
 }
 
@@ -99,10 +103,18 @@ Result<int64_t> parse_time_ns(std::string_view text, TimeUnit plain_unit) {
   uint64_t mult = 1;
   if (q->unit.empty()) {
     switch (plain_unit) {
-      case TimeUnit::kNanoseconds: mult = 1; break;
-      case TimeUnit::kMicroseconds: mult = kNsPerUs; break;
-      case TimeUnit::kMilliseconds: mult = kNsPerMs; break;
-      case TimeUnit::kSeconds: mult = kNsPerSec; break;
+      case TimeUnit::kNanoseconds:
+        mult = 1;
+        break;
+      case TimeUnit::kMicroseconds:
+        mult = kNsPerUs;
+        break;
+      case TimeUnit::kMilliseconds:
+        mult = kNsPerMs;
+        break;
+      case TimeUnit::kSeconds:
+        mult = kNsPerSec;
+        break;
     }
   } else if (q->unit == "ns") {
     mult = 1;
@@ -124,7 +136,9 @@ Result<int64_t> parse_time_ns(std::string_view text, TimeUnit plain_unit) {
 
 Result<uint64_t> parse_rate(std::string_view text) {
   auto q = split_quantity(text);
-  if (!q) return make_error(fmt::format("invalid rate '{}' (examples: 50MB/s, 1.5GB/s, 0 for unlimited)", text));
+  if (!q)
+    return make_error(
+        fmt::format("invalid rate '{}' (examples: 50MB/s, 1.5GB/s, 0 for unlimited)", text));
   std::string unit = q->unit;
   if (unit.empty()) unit = "mb/s";
   std::optional<uint64_t> mult;
@@ -136,9 +150,13 @@ Result<uint64_t> parse_rate(std::string_view text) {
       mult = size_multiplier(prefix);
     }
   }
-  if (!mult) return make_error(fmt::format("invalid rate unit in '{}' (use B/s, KB/s, MB/s or GB/s; MB = 2^20 bytes)", text));
+  if (!mult)
+    return make_error(fmt::format(
+        "invalid rate unit in '{}' (use B/s, KB/s, MB/s or GB/s; MB = 2^20 bytes)", text));
   auto rate = scale(*q, *mult);
-  if (!rate) return make_error(fmt::format("rate '{}' is out of range or not a whole number of bytes per second", text));
+  if (!rate)
+    return make_error(
+        fmt::format("rate '{}' is out of range or not a whole number of bytes per second", text));
   return *rate;
 }
 

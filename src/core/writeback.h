@@ -72,13 +72,13 @@ struct WritebackParams {
 constexpr uint64_t kJournalBlockBytes = 4096;
 
 struct WritebackCounters {
-  uint64_t dirty_bytes = 0;           // dirty now, not yet sent to the device
-  uint64_t written_back_bytes = 0;    // sent by writeback or fsync (data and checkpoints)
+  uint64_t dirty_bytes = 0;         // dirty now, not yet sent to the device
+  uint64_t written_back_bytes = 0;  // sent by writeback or fsync (data and checkpoints)
   uint64_t writeback_commands = 0;
   uint64_t commits = 0;
   uint64_t journal_entries = 0;
   uint64_t throttled_writes = 0;
-  int64_t throttled_ns = 0;           // total time writers waited for the dirty limit
+  int64_t throttled_ns = 0;  // total time writers waited for the dirty limit
 };
 
 class Writeback {
@@ -153,8 +153,8 @@ class Writeback {
   std::set<uint64_t> txn_blocks_;
   std::set<FileId> txn_files_;            // files with changes fdatasync must commit
   std::set<FileId> txn_timestamp_files_;  // files whose only change is their timestamps
-  int64_t txn_commit_ns_;           // when it commits by the timer; kNever when empty
-  uint64_t journal_head_ = 0;       // offset of the next journal write inside the region
+  int64_t txn_commit_ns_;                 // when it commits by the timer; kNever when empty
+  uint64_t journal_head_ = 0;             // offset of the next journal write inside the region
   int64_t last_event_ns_;
   WritebackCounters counters_;
 };

@@ -72,7 +72,7 @@ TEST(Writeback, BufferedWriteIsAcknowledgedAtOnceAndReachesNoDevice) {
 
 TEST(Writeback, DataIsWrittenAtTheFirstWakeupAfterItExpires) {
   Fixture f(small_limits(kMiB, 2 * kMiB));
-  f.wb.write(1, 0, kBlock, kInodes, 1 * kS);  // wake-ups at 6, 11, ... 31 s; expires at 31 s
+  f.wb.write(1, 0, kBlock, kInodes, 1 * kS);     // wake-ups at 6, 11, ... 31 s; expires at 31 s
   f.wb.write(2, kMiB, kBlock, kInodes, 3 * kS);  // expires at 33 s: written at the 36 s wake-up
   f.wb.advance(31 * kS - 1);
   EXPECT_EQ(f.wb.dirty_bytes(1), kBlock);

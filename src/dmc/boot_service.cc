@@ -1,9 +1,9 @@
 #include "dmc/boot_service.h"
 
+#include <filesystem>
 #include <fstream>
 #include <string_view>
 #include <system_error>
-#include <filesystem>
 
 namespace diskcond::dmc {
 namespace {
@@ -11,8 +11,9 @@ namespace {
 namespace fs = std::filesystem;
 
 // Where systemd looks for system units that packages and administrators install, in its order.
-constexpr std::string_view kUnitDirs[] = {"etc/systemd/system", "run/systemd/system", "usr/local/lib/systemd/system",
-                                          "usr/lib/systemd/system", "lib/systemd/system"};
+constexpr std::string_view kUnitDirs[] = {"etc/systemd/system", "run/systemd/system",
+                                          "usr/local/lib/systemd/system", "usr/lib/systemd/system",
+                                          "lib/systemd/system"};
 // Where `systemctl enable` (the unit's WantedBy=multi-user.target) or a package's static
 // enablement puts the link.
 constexpr std::string_view kWantsDirs[] = {"etc/systemd/system/multi-user.target.wants",
@@ -61,7 +62,8 @@ std::string boot_service_problem(const std::string& root) {
   bool enabled = false;
   for (std::string_view dir : kWantsDirs) enabled = enabled || present(base / dir / kBootUnit);
   if (!enabled) {
-    return std::string(kBootUnit) + " is not enabled (run 'sudo systemctl enable " + kBootUnit + "')";
+    return std::string(kBootUnit) + " is not enabled (run 'sudo systemctl enable " + kBootUnit +
+           "')";
   }
   const std::string program = exec_start_program(unit);
   if (!program.empty() && !present(base / fs::path(program).relative_path())) {

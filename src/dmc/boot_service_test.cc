@@ -32,13 +32,15 @@ TEST_F(BootServiceTest, SaysWhatWillNotReapplyABootMount) {
   EXPECT_EQ(boot_service_problem(root()), "PID 1 is sh, not systemd");
   make_dir("run/systemd/system");
   EXPECT_EQ(boot_service_problem(root()), "dmc-boot.service is not installed");
-  write("usr/local/lib/systemd/system/dmc-boot.service", "[Service]\nExecStart=/usr/local/bin/dmc boot\n");
+  write("usr/local/lib/systemd/system/dmc-boot.service",
+        "[Service]\nExecStart=/usr/local/bin/dmc boot\n");
   EXPECT_EQ(boot_service_problem(root()),
             "dmc-boot.service is not enabled (run 'sudo systemctl enable dmc-boot.service')");
   make_dir("etc/systemd/system/multi-user.target.wants");
   fs::create_symlink("/usr/local/lib/systemd/system/dmc-boot.service",
                      root() + "/etc/systemd/system/multi-user.target.wants/dmc-boot.service");
-  EXPECT_EQ(boot_service_problem(root()), "dmc-boot.service runs /usr/local/bin/dmc, which does not exist");
+  EXPECT_EQ(boot_service_problem(root()),
+            "dmc-boot.service runs /usr/local/bin/dmc, which does not exist");
   write("usr/local/bin/dmc", "");
   EXPECT_EQ(boot_service_problem(root()), "");
 }

@@ -15,13 +15,14 @@ namespace {
 
 rawio::TestKind test_kind(const Workload& w) {
   const bool random = w.pattern == Pattern::kRandom;
-  if (w.direction == Op::kRead) return random ? rawio::TestKind::kRandomRead : rawio::TestKind::kSequentialRead;
+  if (w.direction == Op::kRead)
+    return random ? rawio::TestKind::kRandomRead : rawio::TestKind::kSequentialRead;
   return random ? rawio::TestKind::kRandomWrite : rawio::TestKind::kSequentialWrite;
 }
 
 // One workload on the test file: `test_ns` in all, the first `warmup_ns` not counted.
-Result<rawio::RunResult> run_workload(const rawio::Target& target, const Workload& w, uint64_t file_bytes,
-                                      int64_t test_ns, int64_t warmup_ns) {
+Result<rawio::RunResult> run_workload(const rawio::Target& target, const Workload& w,
+                                      uint64_t file_bytes, int64_t test_ns, int64_t warmup_ns) {
   if (warmup_ns >= test_ns) warmup_ns = 0;  // a run shorter than the warm-up: all of it counts
   rawio::TestSpec spec;
   spec.kind = test_kind(w);
@@ -40,12 +41,14 @@ Result<rawio::RunResult> run_workload(const rawio::Target& target, const Workloa
 // The mount's counters through `probe` (REQUIRES: set); the error says what failed.
 Result<BackingBoundSample> read_counters(const BackingBoundProbe& probe) {
   auto sample = probe();
-  if (!sample.ok()) return make_error(fmt::format("cannot read the mount's counters: {}", sample.error()));
+  if (!sample.ok())
+    return make_error(fmt::format("cannot read the mount's counters: {}", sample.error()));
   return sample;
 }
 
 VerifyCheck check(const std::string& label, const Workload& w, const Profile& profile,
-                  const rawio::RunResult& measured, std::optional<double> share, const VerifyPlan& plan) {
+                  const rawio::RunResult& measured, std::optional<double> share,
+                  const VerifyPlan& plan) {
   VerifyCheck c;
   c.label = label;
   c.workload = w;
@@ -67,13 +70,14 @@ VerifyCheck check(const std::string& label, const Workload& w, const Profile& pr
 double backing_bound_share(const BackingBoundSample& before, const BackingBoundSample& after) {
   if (after.commands <= before.commands) return 0;
   if (after.backing_bound_replies < before.backing_bound_replies) return 0;  // another daemon
-  const double share = static_cast<double>(after.backing_bound_replies - before.backing_bound_replies) /
-                       static_cast<double>(after.commands - before.commands);
+  const double share =
+      static_cast<double>(after.backing_bound_replies - before.backing_bound_replies) /
+      static_cast<double>(after.commands - before.commands);
   return std::min(share, 1.0);  // a command counted before the first sample, replied after it
 }
 
-Verdict judge(double predicted_iops, double measured_iops, std::optional<double> share, double tolerance,
-              double floor_share) {
+Verdict judge(double predicted_iops, double measured_iops, std::optional<double> share,
+              double tolerance, double floor_share) {
   if (std::isinf(predicted_iops)) return Verdict::kPass;  // nothing to hold the mount to
   const double error = measured_iops / predicted_iops - 1;
   if (std::fabs(error) <= tolerance) return Verdict::kPass;
@@ -102,19 +106,19 @@ uint64_t verify_file_bytes(const Profile& profile, const VerifyPlan& plan) {
   return bytes / kMiB * kMiB;  // whole 1 MiB transfers
 }
 
-Result<std::vector<VerifyCheck>> verify_directory(const std::string& dir, const Profile& profile,
-                                                  uint64_t capacity_bytes, const VerifyPlan& plan,
-                                                  const std::function<void(const std::string&)>& on_test,
-                                                  const BackingBoundProbe& probe) {
+Result<std::vector<VerifyCheck>> verify_directory(
+    const std::string& dir, const Profile& profile, uint64_t capacity_bytes, const VerifyPlan& plan,
+    const std::function<void(const std::string&)>& on_test, const BackingBoundProbe& probe) {
   auto target = rawio::inspect_target(dir);
   if (!target.ok()) return make_error(target.error());
-  if (target->kind != rawio::TargetKind::kDirectory) return make_error(fmt::format("{} is not a directory", dir));
+  if (target->kind != rawio::TargetKind::kDirectory)
+    return make_error(fmt::format("{} is not a directory", dir));
   const uint64_t file_bytes = verify_file_bytes(profile, plan);
-  if (Status s = rawio::create_test_file(*target, file_bytes); !s.ok()) return make_error(s.error());
+  if (Status s = rawio::create_test_file(*target, file_bytes); !s.ok())
+    return make_error(s.error());
   // Removes the test file on every return below.
-  std::unique_ptr<rawio::Target, void (*)(rawio::Target*)> cleanup(&*target, [](rawio::Target* t) {
-    rawio::remove_test_file(*t);
-  });
+  std::unique_ptr<rawio::Target, void (*)(rawio::Target*)> cleanup(
+      &*target, [](rawio::Target* t) { rawio::remove_test_file(*t); });
   std::string warning;
   if (Status s = rawio::choose_direct_io(*target, rawio::DirectMode::kOn, &warning); !s.ok()) {
     return make_error(s.error());
@@ -123,7 +127,8 @@ Result<std::vector<VerifyCheck>> verify_directory(const std::string& dir, const 
   std::vector<VerifyCheck> checks;
   for (const NamedWorkload& named : plan.workloads) {
     Workload w = resolve(named.workload, profile);
-    w.span_fraction = std::min(1.0, static_cast<double>(file_bytes) / static_cast<double>(capacity_bytes));
+    w.span_fraction =
+        std::min(1.0, static_cast<double>(file_bytes) / static_cast<double>(capacity_bytes));
     if (on_test) on_test(named.label);
     const int64_t test_ns = verify_test_ns(predict(profile, w).iops, plan);
     // The mount's counters right before and right after the workload: read, never changed.

@@ -27,7 +27,7 @@ struct VerifyPlan {
   // (at 55 IOPS, one second's 55 transfers made a transfer 1.8% of the result, against 5%).
   uint64_t min_transfers = 200;
   int64_t max_seconds_per_test_ns = 30'000'000'000;
-  double tolerance = 0.05;            // |measured / predicted - 1| allowed
+  double tolerance = 0.05;  // |measured / predicted - 1| allowed
   // A workload short of its prediction is the machine's floor, not a failure, when at least this
   // share of its replies waited for the backing disk rather than the model.
   double floor_share = 0.5;
@@ -69,25 +69,25 @@ double backing_bound_share(const BackingBoundSample& before, const BackingBoundS
 
 struct VerifyCheck {
   std::string label;
-  Workload workload;       // as run (queue depth resolved, span of the test file)
-  Prediction predicted;    // infinite when the profile sets no limit for it
+  Workload workload;         // as run (queue depth resolved, span of the test file)
+  Prediction predicted;      // infinite when the profile sets no limit for it
   double measured_iops = 0;  // transfers after the warm-up over the time they took (fractional)
   double measured_bytes_per_sec = 0;
   double measured_seconds = 0;  // the time those transfers took
-  double error = 0;        // measured / predicted - 1 (0 when the prediction is unlimited)
+  double error = 0;             // measured / predicted - 1 (0 when the prediction is unlimited)
   // The share of the mount's replies during the workload (warm-up included) that waited for the
   // backing disk rather than the model; empty when not read (no probe).
   std::optional<double> backing_bound_share;
   Verdict verdict = Verdict::kFail;
-  bool pass = false;       // verdict != kFail: nothing the mount is to blame for
+  bool pass = false;  // verdict != kFail: nothing the mount is to blame for
 };
 
 // The verdict for `measured_iops` against `predicted_iops` (infinite: nothing predicted): within
 // `tolerance` is kPass; short of it by more is kFloor when at least `floor_share` of the
 // workload's replies were backing-bound (`share`, empty when unknown), else kFail. Faster than
 // predicted is always kFail: backing-bound replies only ever make a mount slower.
-Verdict judge(double predicted_iops, double measured_iops, std::optional<double> share, double tolerance,
-              double floor_share);
+Verdict judge(double predicted_iops, double measured_iops, std::optional<double> share,
+              double tolerance, double floor_share);
 
 // How long verify runs a workload predicted to do `predicted_iops` (infinite: no limit): the
 // plan's time, or longer, up to its maximum, for min_transfers after the warm-up.
@@ -103,9 +103,9 @@ int64_t verify_test_ns(double predicted_iops, const VerifyPlan& plan);
 // switching conditioning off, even for one workload, would let every other caller's replies
 // through before the model's completion. Errors: the directory cannot hold the test file,
 // O_DIRECT unsupported, an I/O error, the probe failed (one line each).
-Result<std::vector<VerifyCheck>> verify_directory(const std::string& dir, const Profile& profile,
-                                                  uint64_t capacity_bytes, const VerifyPlan& plan,
-                                                  const std::function<void(const std::string&)>& on_test,
-                                                  const BackingBoundProbe& probe = nullptr);
+Result<std::vector<VerifyCheck>> verify_directory(
+    const std::string& dir, const Profile& profile, uint64_t capacity_bytes, const VerifyPlan& plan,
+    const std::function<void(const std::string&)>& on_test,
+    const BackingBoundProbe& probe = nullptr);
 
 }  // namespace diskcond::dmc

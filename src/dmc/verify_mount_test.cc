@@ -52,23 +52,24 @@ TEST_F(MountVerify, ConditionedMountMeetsThePredictions) {
   ASSERT_TRUE(checks.ok()) << checks.error();
   if (!std::all_of(checks->begin(), checks->end(), within)) {
     pressure = mount::testing::CpuPressure();
-    checks =
-        verify_directory(dir_, profile, uint64_t{fs.f_blocks} * fs.f_frsize, plan, nullptr, probe());
+    checks = verify_directory(dir_, profile, uint64_t{fs.f_blocks} * fs.f_frsize, plan, nullptr,
+                              probe());
     ASSERT_TRUE(checks.ok()) << checks.error();
   }
   const double busy = pressure.share();
   for (const VerifyCheck& c : *checks) {
-    EXPECT_LE(c.error, 0.02) << c.label << ": predicted " << c.predicted.iops
-                             << " IOPS, measured " << c.measured_iops;
+    EXPECT_LE(c.error, 0.02) << c.label << ": predicted " << c.predicted.iops << " IOPS, measured "
+                             << c.measured_iops;
     const double share = c.backing_bound_share.value_or(0);
     if (busy < mount::testing::CpuPressure::kBusy && c.verdict != Verdict::kFloor) {
-      EXPECT_TRUE(within(c)) << c.label << ": predicted " << c.predicted.iops
-                             << " IOPS, measured " << c.measured_iops << " (CPU pressure "
-                             << busy * 100 << "%, backing-bound replies " << share * 100 << "%)";
+      EXPECT_TRUE(within(c)) << c.label << ": predicted " << c.predicted.iops << " IOPS, measured "
+                             << c.measured_iops << " (CPU pressure " << busy * 100
+                             << "%, backing-bound replies " << share * 100 << "%)";
     } else if (!within(c)) {
-      std::printf("  %s: %.0f IOPS against %.0f predicted; CPU pressure %.0f%%, backing-bound "
-                  "replies %.0f%%: lower bound not checked\n",
-                  c.label.c_str(), c.measured_iops, c.predicted.iops, busy * 100, share * 100);
+      std::printf(
+          "  %s: %.0f IOPS against %.0f predicted; CPU pressure %.0f%%, backing-bound "
+          "replies %.0f%%: lower bound not checked\n",
+          c.label.c_str(), c.measured_iops, c.predicted.iops, busy * 100, share * 100);
     }
   }
 }

@@ -22,7 +22,7 @@ class VerifyTest : public ::testing::Test {
     dir_ = fs::temp_directory_path() / ("diskcond-verify-test-" + std::to_string(::getpid()));
     fs::create_directories(dir_);
     plan_.workloads = {standard_workloads()[4]};  // RND4K Q1 read
-    plan_.seconds_per_test_ns = 300 * kNsPerMs;  // no warm-up: the whole run counts
+    plan_.seconds_per_test_ns = 300 * kNsPerMs;   // no warm-up: the whole run counts
     plan_.warmup_ns = 0;
     plan_.min_transfers = 0;  // no longer for slow predictions
     plan_.min_file_bytes = 4 * kMiB;
@@ -60,10 +60,10 @@ TEST_F(VerifyTest, UnlimitedProfileHasNothingToMiss) {
 }
 
 TEST_F(VerifyTest, HddTestFileHoldsASequentialPassWithoutWrapping) {
-  VerifyPlan plan;  // 4 s per workload
+  VerifyPlan plan;                                                        // 4 s per workload
   EXPECT_EQ(verify_file_bytes(builtin_profiles()[0], plan), 220 * kMiB);  // 50 MiB/s * 4 s * 1.1
   EXPECT_EQ(verify_file_bytes(builtin_profiles()[2], plan), 660 * kMiB);
-  EXPECT_EQ(verify_file_bytes(builtin_profiles()[3], plan), 64 * kMiB);   // SSDs have no seeks
+  EXPECT_EQ(verify_file_bytes(builtin_profiles()[3], plan), 64 * kMiB);  // SSDs have no seeks
   Profile fast_hdd = builtin_profiles()[2];
   fast_hdd.read_bytes_per_sec = 0;
   fast_hdd.write_bytes_per_sec = 0;
@@ -75,7 +75,7 @@ TEST_F(VerifyTest, HddTestFileHoldsASequentialPassWithoutWrapping) {
 // conditioning is to blame.
 TEST(VerifyJudge, ShortWithMostRepliesBackingBoundIsTheFloor) {
   EXPECT_EQ(judge(1000, 700, 0.62, 0.05, 0.5), Verdict::kFloor);
-  EXPECT_EQ(judge(1000, 700, 0.5, 0.05, 0.5), Verdict::kFloor);   // half is enough
+  EXPECT_EQ(judge(1000, 700, 0.5, 0.05, 0.5), Verdict::kFloor);  // half is enough
   EXPECT_EQ(judge(1000, 700, 1.0, 0.05, 0.5), Verdict::kFloor);
 }
 
@@ -104,7 +104,7 @@ TEST(VerifyShare, BackingBoundRepliesOverCommandsBetweenTheSamples) {
   EXPECT_DOUBLE_EQ(backing_bound_share({1000, 100}, {2000, 100}), 0.0);
   EXPECT_DOUBLE_EQ(backing_bound_share({1000, 100}, {1010, 112}), 1.0);  // clamped
   EXPECT_DOUBLE_EQ(backing_bound_share({1000, 100}, {1000, 100}), 0.0);  // nothing counted
-  EXPECT_DOUBLE_EQ(backing_bound_share({1000, 100}, {10, 1}), 0.0);      // another daemon (restarted)
+  EXPECT_DOUBLE_EQ(backing_bound_share({1000, 100}, {10, 1}), 0.0);  // another daemon (restarted)
 }
 
 // Issue 13, item 9: at 55 IOPS, -quick's one measured second made one transfer 1.8% of the
@@ -132,7 +132,8 @@ TEST_F(VerifyTest, MeasuredRateIsFractionalOverTheMeasuredTime) {
   EXPECT_GT(c.measured_seconds, 0.9);
   EXPECT_LT(c.measured_seconds, 1.5);
   EXPECT_NE(c.measured_iops, std::floor(c.measured_iops)) << c.measured_iops;
-  EXPECT_NEAR(c.measured_iops * c.measured_seconds, std::round(c.measured_iops * c.measured_seconds), 1e-6);
+  EXPECT_NEAR(c.measured_iops * c.measured_seconds,
+              std::round(c.measured_iops * c.measured_seconds), 1e-6);
 }
 
 // A plain directory cannot do 10 million 4 KiB reads a second. The probe stands in for the
@@ -143,8 +144,9 @@ TEST_F(VerifyTest, FallingShortWithMostRepliesBackingBoundIsTheFloor) {
   plan_.seconds_per_test_ns = 200 * kNsPerMs;
   std::vector<BackingBoundSample> samples = {{5000, 10}, {15000, 6210}};
   size_t reads = 0;
-  auto checks = verify_directory(dir_, impossible, 100 * kGiB, plan_, nullptr,
-                                 [&]() -> Result<BackingBoundSample> { return samples.at(reads++); });
+  auto checks =
+      verify_directory(dir_, impossible, 100 * kGiB, plan_, nullptr,
+                       [&]() -> Result<BackingBoundSample> { return samples.at(reads++); });
   ASSERT_TRUE(checks.ok()) << checks.error();
   EXPECT_EQ(reads, 2u);
   const VerifyCheck& c = (*checks)[0];
@@ -161,8 +163,9 @@ TEST_F(VerifyTest, FallingShortWithFewRepliesBackingBoundFails) {
   plan_.seconds_per_test_ns = 200 * kNsPerMs;
   std::vector<BackingBoundSample> samples = {{5000, 10}, {15000, 1010}};
   size_t reads = 0;
-  auto checks = verify_directory(dir_, impossible, 100 * kGiB, plan_, nullptr,
-                                 [&]() -> Result<BackingBoundSample> { return samples.at(reads++); });
+  auto checks =
+      verify_directory(dir_, impossible, 100 * kGiB, plan_, nullptr,
+                       [&]() -> Result<BackingBoundSample> { return samples.at(reads++); });
   ASSERT_TRUE(checks.ok()) << checks.error();
   const VerifyCheck& c = (*checks)[0];
   EXPECT_DOUBLE_EQ(c.backing_bound_share.value_or(-1), 0.1);
@@ -185,12 +188,14 @@ TEST_F(VerifyTest, CountersThatCannotBeReadAreAnError) {
                                    return make_error("control socket refused");
                                  });
   ASSERT_FALSE(checks.ok());
-  EXPECT_EQ(checks.error(), "RND4K Q1 read: cannot read the mount's counters: control socket refused");
+  EXPECT_EQ(checks.error(),
+            "RND4K Q1 read: cannot read the mount's counters: control socket refused");
   EXPECT_TRUE(fs::is_empty(dir_));  // the test file is gone
 }
 
 TEST_F(VerifyTest, MissingDirectoryIsAnError) {
-  auto checks = verify_directory((dir_ / "missing").string(), builtin_profiles()[0], kGiB, plan_, nullptr);
+  auto checks =
+      verify_directory((dir_ / "missing").string(), builtin_profiles()[0], kGiB, plan_, nullptr);
   ASSERT_FALSE(checks.ok());
 }
 

@@ -63,7 +63,11 @@ void install_signal_handlers() {
   sigaction(SIGTERM, &sa, nullptr);
 }
 
-const std::atomic<bool>& cancel_requested() { return g_cancel; }
-int cancel_signal() { return g_signal.load(); }
+const std::atomic<bool>& cancel_requested() {
+  return g_cancel;
+}
+int cancel_signal() {
+  return g_signal.load();
+}
 
 }  // namespace diskcond::rawio

@@ -1,7 +1,7 @@
 #include "rawio/cli_rules.h"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <string_view>
 
@@ -16,7 +16,8 @@ std::string equals_form_error(const CLI::App& app, int argc, const char* const* 
     std::string name(word.substr(2, equals - 2));
     for (const CLI::Option* option : app.get_options()) {
       if (!option->check_lname(name)) continue;
-      if (option->get_expected_max() == 0) return fmt::format("--{} takes no value (given '{}')", name, word);
+      if (option->get_expected_max() == 0)
+        return fmt::format("--{} takes no value (given '{}')", name, word);
       if (equals + 1 == word.size()) return fmt::format("--{}: no value after '='", name);
     }
   }
@@ -36,7 +37,8 @@ std::string repeated_flag_error(const CLI::App& app) {
   for (const CLI::Option* option : app.get_options()) {
     // A flag expects no value; each time it is given adds one result.
     if (option->get_expected_max() == 0 && option->count() > 1) {
-      return fmt::format("{}: given {} times; give it once", option->get_name(false, true), option->count());
+      return fmt::format("{}: given {} times; give it once", option->get_name(false, true),
+                         option->count());
     }
   }
   return "";

@@ -1,6 +1,7 @@
 // Rules both rawio command lines (runs and `rawio report`) add to CLI11's: help wins over
-// everything else; a flag takes no value ("--json=1", "--all=") and is given at most once ("-R -R"), as
-// CLI11 already insists for single-value options ("-n 1m -n 2m"). Options meant to repeat (-i,
+// everything else; a flag takes no value ("--json=1", "--all=") and is given at most once ("-R
+// -R"), as CLI11 already insists for single-value options ("-n 1m -n 2m"). Options meant to repeat
+// (-i,
 // --force-write, targets) take several values.
 #pragma once
 

@@ -37,7 +37,9 @@ class TestFileGuard {
   const Target& target_;
 };
 
-void say(std::FILE* err, const std::string& line) { fmt::print(err, "rawio: {}\n", one_line(line)); }
+void say(std::FILE* err, const std::string& line) {
+  fmt::print(err, "rawio: {}\n", one_line(line));
+}
 
 std::string row_id(const Invocation& inv, size_t index) {
   if (inv.ids.size() == inv.targets.size()) return inv.ids[index];
@@ -63,8 +65,9 @@ TestSpec spec_for(const Invocation& inv, TestKind kind, uint64_t area_bytes) {
   spec.iodepth = inv.iodepth;
   spec.submit_batch = inv.submit_batch;
   spec.area_bytes = area_bytes;
-  spec.transfer_count = !inv.count_based ? kUnlimitedTransfers
-                                          : inv.transfer_count.value_or(area_bytes / inv.transfer_bytes);
+  spec.transfer_count = !inv.count_based
+                            ? kUnlimitedTransfers
+                            : inv.transfer_count.value_or(area_bytes / inv.transfer_bytes);
   spec.time_limit_ns = inv.time_limit_ns;
   spec.warmup_ns = inv.warmup_ns;
   spec.seed = inv.seed;
@@ -114,16 +117,18 @@ Status validate_all(const PlannedTarget& p, const Invocation& inv) {
 // (-p 1024 -q 4096 -s 1g would be 4 PiB).
 Status check_buffer_memory(const Invocation& inv) {
   const unsigned depth = inv.engine->caps.synchronous ? 1 : inv.iodepth;
-  const unsigned __int128 bytes = static_cast<unsigned __int128>(inv.workers) * depth * inv.transfer_bytes;
+  const unsigned __int128 bytes =
+      static_cast<unsigned __int128>(inv.workers) * depth * inv.transfer_bytes;
   const long pages = ::sysconf(_SC_PHYS_PAGES), page_bytes = ::sysconf(_SC_PAGESIZE);
   if (pages <= 0 || page_bytes <= 0) return ok_status();
   const uint64_t half_memory = static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_bytes) / 2;
   if (bytes <= half_memory) return ok_status();
   return make_error(fmt::format(
-      "{} worker(s) x depth {} x {}-byte transfers need {} bytes of buffers, more than half of this "
+      "{} worker(s) x depth {} x {}-byte transfers need {} bytes of buffers, more than half of "
+      "this "
       "machine's memory ({} bytes); use fewer -p workers, a lower -q or a smaller -s",
-      inv.workers, depth, inv.transfer_bytes, static_cast<uint64_t>(std::min<unsigned __int128>(bytes, UINT64_MAX)),
-      half_memory * 2));
+      inv.workers, depth, inv.transfer_bytes,
+      static_cast<uint64_t>(std::min<unsigned __int128>(bytes, UINT64_MAX)), half_memory * 2));
 }
 
 // Everything that can be decided without touching data. Returns an exit code, or kExitOk.
@@ -139,13 +144,16 @@ int plan_targets(const Invocation& inv, std::vector<PlannedTarget>& plan, std::F
     if (p.target.create) {
       // Alignment is only known once the file exists; 512 bytes is the least any device needs.
       if (inv.direct != DirectMode::kOff && inv.transfer_bytes % 512 != 0) {
-        say(err, fmt::format("transfer size {} is not a multiple of 512 bytes, which O_DIRECT needs "
-                             "(use --direct=off for buffered I/O)", inv.transfer_bytes));
+        say(err,
+            fmt::format("transfer size {} is not a multiple of 512 bytes, which O_DIRECT needs "
+                        "(use --direct=off for buffered I/O)",
+                        inv.transfer_bytes));
         return kExitUsage;
       }
     } else {
       std::string warning;
-      if (Status s = choose_direct_io(p.target, inv.direct, &warning); !s) return say(err, s.error()), kExitUsage;
+      if (Status s = choose_direct_io(p.target, inv.direct, &warning); !s)
+        return say(err, s.error()), kExitUsage;
       if (!warning.empty()) say(err, warning);
       if (Status s = validate_all(p, inv); !s) return say(err, s.error()), kExitUsage;
     }
@@ -167,9 +175,11 @@ int prepare_test_file(PlannedTarget& p, const Invocation& inv, std::FILE* err) {
   if (!inv.json || inv.verbosity > 0) {
     say(err, fmt::format("creating {}-byte test file {}", p.area_bytes, p.target.io_path));
   }
-  if (Status s = create_test_file(p.target, p.area_bytes); !s) return say(err, s.error()), kExitIoError;
+  if (Status s = create_test_file(p.target, p.area_bytes); !s)
+    return say(err, s.error()), kExitIoError;
   std::string warning;
-  if (Status s = choose_direct_io(p.target, inv.direct, &warning); !s) return say(err, s.error()), kExitUsage;
+  if (Status s = choose_direct_io(p.target, inv.direct, &warning); !s)
+    return say(err, s.error()), kExitUsage;
   if (!warning.empty()) say(err, warning);
   if (Status s = validate_all(p, inv); !s) return say(err, s.error()), kExitUsage;
   return kExitOk;
@@ -179,15 +189,17 @@ int prepare_test_file(PlannedTarget& p, const Invocation& inv, std::FILE* err) {
 // cannot be written is an error before anything is measured, not after.
 Result<history::HistoryStore> open_history(const Invocation& inv) {
   std::string path = inv.db_path.empty() ? history::default_database_path() : inv.db_path;
-  if (path.empty()) return make_error("--save: neither XDG_DATA_HOME nor HOME is set; give the database with --db PATH");
+  if (path.empty())
+    return make_error(
+        "--save: neither XDG_DATA_HOME nor HOME is set; give the database with --db PATH");
   auto store = history::HistoryStore::open(path, history::Database::Mode::kCreate);
   if (!store) return make_error("--save: " + store.error());
   return store;
 }
 
 // Stores the reports (--save) and says which runs they became. Returns an exit code.
-int save_reports(const Invocation& inv, history::HistoryStore& store, const std::vector<TargetReport>& reports,
-                 bool partial, std::FILE* err) {
+int save_reports(const Invocation& inv, history::HistoryStore& store,
+                 const std::vector<TargetReport>& reports, bool partial, std::FILE* err) {
   history::RunContext context = history::machine_context();
   context.engine = std::string(inv.engine->name);
   context.options_json = options_json(inv).dump();
@@ -195,7 +207,8 @@ int save_reports(const Invocation& inv, history::HistoryStore& store, const std:
   if (!ids) return say(err, "--save: " + ids.error()), kExitIoError;
   std::string list;
   for (int64_t id : *ids) list += (list.empty() ? "" : ", ") + std::to_string(id);
-  say(err, fmt::format("saved as {}run{} {}", partial ? "partial " : "", ids->size() == 1 ? "" : "s", list));
+  say(err, fmt::format("saved as {}run{} {}", partial ? "partial " : "",
+                       ids->size() == 1 ? "" : "s", list));
   return kExitOk;
 }
 
@@ -206,7 +219,8 @@ int run_command(const Invocation& inv, std::FILE* out, std::FILE* err) {
   if (int code = plan_targets(inv, plan, err); code != kExitOk) return code;
   if (inv.engine->caps.synchronous && inv.iodepth > 1) {
     say(err, fmt::format("the {} engine is synchronous: --iodepth {} acts as 1 (use io_uring or "
-                         "libaio for a deeper queue)", inv.engine->name, inv.iodepth));
+                         "libaio for a deeper queue)",
+                         inv.engine->name, inv.iodepth));
   }
   std::optional<history::HistoryStore> history;
   if (inv.save) {
@@ -227,8 +241,13 @@ int run_command(const Invocation& inv, std::FILE* out, std::FILE* err) {
       interrupted = true;
       break;
     }
-    TargetReport report{p.id, p.target.name, std::string(target_kind_key(p.target.kind)),
-                        p.target.io_path, p.area_bytes, p.target.sector_bytes, {}};
+    TargetReport report{p.id,
+                        p.target.name,
+                        std::string(target_kind_key(p.target.kind)),
+                        p.target.io_path,
+                        p.area_bytes,
+                        p.target.sector_bytes,
+                        {}};
     for (TestKind kind : inv.tests) {
       RunOptions options;
       options.engine = inv.engine;
@@ -248,12 +267,14 @@ int run_command(const Invocation& inv, std::FILE* out, std::FILE* err) {
   }
   if (interrupted) say(err, "interrupted; the results so far are partial; test files removed");
   if (!reports.empty()) {
-    auto formatter = inv.json ? make_json_formatter(options_json(inv)) : make_text_formatter(inv.verbosity, inv.units);
+    auto formatter = inv.json ? make_json_formatter(options_json(inv))
+                              : make_text_formatter(inv.verbosity, inv.units);
     std::string text = formatter->render(reports);
     std::fwrite(text.data(), 1, text.size(), out);
     std::fflush(out);
   }
-  int code = history && !reports.empty() ? save_reports(inv, *history, reports, interrupted, err) : kExitOk;
+  int code = history && !reports.empty() ? save_reports(inv, *history, reports, interrupted, err)
+                                         : kExitOk;
   return interrupted ? 128 + cancel_signal() : code;
 }
 

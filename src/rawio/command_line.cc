@@ -1,7 +1,7 @@
 #include "rawio/command_line.h"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <charconv>
 #include <optional>
@@ -28,7 +28,8 @@ struct RawText {
   bool no_progress = false;
   // Which options were on the command line at all: an empty value ("-n ''") is an error, not
   // the default.
-  bool area_given = false, transfer_given = false, count_given = false, seed_given = false, db_given = false;
+  bool area_given = false, transfer_given = false, count_given = false, seed_given = false,
+       db_given = false;
   bool time_given = false, warmup_given = false;
 };
 
@@ -37,7 +38,8 @@ std::optional<uint64_t> parse_whole_number(const std::string& text, uint64_t min
   uint64_t value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   bool digits_only = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
-  if (!digits_only || ec != std::errc() || end != text.data() + text.size() || value < min) return std::nullopt;
+  if (!digits_only || ec != std::errc() || end != text.data() + text.size() || value < min)
+    return std::nullopt;
   return value;
 }
 
@@ -55,10 +57,13 @@ std::unique_ptr<CLI::App> build_app(Invocation& inv, RawText& raw, bool tests[4]
   app->add_flag("-w,--sequential-write", tests[3], "Sequential write test (SW): destroys data");
   app->add_option("-v,--verbose", inv.verbosity,
                   "Output detail: 0 summary table, 1 one row per test with CPU, 2 adds latency")
-      ->check(CLI::Range(0, 2))->default_val(0);
-  app->add_option("-i,--id", inv.ids,
-                  "Row label (default anon; with several targets, each target's name); one per target")
-      ->allow_extra_args(false)->delimiter(',');
+      ->check(CLI::Range(0, 2))
+      ->default_val(0);
+  app->add_option(
+         "-i,--id", inv.ids,
+         "Row label (default anon; with several targets, each target's name); one per target")
+      ->allow_extra_args(false)
+      ->delimiter(',');
   app->add_option("-n,--size", raw.area,
                   "Size of the area tested, from offset 0 (k, m, g; b or s = 512-byte sectors); "
                   "default: whole device/file, 256m for a file rawio creates");
@@ -77,13 +82,17 @@ std::unique_ptr<CLI::App> build_app(Invocation& inv, RawText& raw, bool tests[4]
   app->add_option("-t,--time", raw.time_limit,
                   "Measured time per test (default 5s; units ns, us, ms, s); with -c, the limit "
                   "(default 10s)");
-  app->add_option("--warmup", raw.warmup,
-                  "Time each test runs before it is measured (default 1s; 0 for none; not with -c)");
+  app->add_option(
+      "--warmup", raw.warmup,
+      "Time each test runs before it is measured (default 1s; 0 for none; not with -c)");
   app->add_option("--seed", raw.seed, "Seed of the random offsets (default 1)");
-  app->add_option("-e,--engine", raw.engine,
-                  "I/O engine: " + engine_names() + " (default " + std::string(default_engine().name) + ")")
+  app->add_option(
+         "-e,--engine", raw.engine,
+         "I/O engine: " + engine_names() + " (default " + std::string(default_engine().name) + ")")
       ->check([](const std::string& name) {
-        return find_engine(name) ? std::string() : fmt::format("unknown engine '{}' (known: {})", name, engine_names());
+        return find_engine(name)
+                   ? std::string()
+                   : fmt::format("unknown engine '{}' (known: {})", name, engine_names());
       });
   app->add_option("-d,--direct", raw.direct,
                   "O_DIRECT: auto (default; falls back to buffered with a warning), on, off");
@@ -92,12 +101,15 @@ std::unique_ptr<CLI::App> build_app(Invocation& inv, RawText& raw, bool tests[4]
       ->allow_extra_args(false);
   app->add_flag("--json", inv.json, "Write one JSON document to stdout");
   app->add_option("--units", raw.units, kUnitsHelp);
-  app->add_flag("--no-progress", raw.no_progress, "No progress line on stderr (shown only on a terminal)");
+  app->add_flag("--no-progress", raw.no_progress,
+                "No progress line on stderr (shown only on a terminal)");
   auto* save = app->add_flag("--save", inv.save,
-                              "Also store the results in the history database (see rawio report)");
-  app->add_option("--db", inv.db_path,
-                  "History database for --save (default ${XDG_DATA_HOME:-~/.local/share}/diskcond/rawio.db)")
-      ->needs(save)->type_name("PATH");
+                             "Also store the results in the history database (see rawio report)");
+  app->add_option(
+         "--db", inv.db_path,
+         "History database for --save (default ${XDG_DATA_HOME:-~/.local/share}/diskcond/rawio.db)")
+      ->needs(save)
+      ->type_name("PATH");
   app->add_option("targets", inv.targets, "Block devices, files or directories")->required();
   return app;
 }
@@ -123,7 +135,8 @@ std::string finish(Invocation& inv, const RawText& raw) {
     if (raw.count != "pass") {
       inv.transfer_count = parse_whole_number(raw.count, 1);
       if (!inv.transfer_count) {
-        return fmt::format("-c/--count: '{}' is not 'pass' or a whole number from 1 to 2^64-1", raw.count);
+        return fmt::format("-c/--count: '{}' is not 'pass' or a whole number from 1 to 2^64-1",
+                           raw.count);
       }
     }
   }
@@ -181,8 +194,10 @@ std::string finish(Invocation& inv, const RawText& raw) {
                        inv.ids.size(), inv.targets.size());
   }
   if (inv.ids.size() == 1 && inv.targets.size() > 1) {
-    return fmt::format("-i/--id: one id for {} targets (give one per target, or none to label "
-                       "rows by target name)", inv.targets.size());
+    return fmt::format(
+        "-i/--id: one id for {} targets (give one per target, or none to label "
+        "rows by target name)",
+        inv.targets.size());
   }
   return "";
 }
@@ -191,9 +206,12 @@ std::string finish(Invocation& inv, const RawText& raw) {
 
 std::string_view direct_mode_key(DirectMode mode) {
   switch (mode) {
-    case DirectMode::kAuto: return "auto";
-    case DirectMode::kOn: return "on";
-    case DirectMode::kOff: return "off";
+    case DirectMode::kAuto:
+      return "auto";
+    case DirectMode::kOn:
+      return "on";
+    case DirectMode::kOff:
+      return "off";
   }
   return "?";
 }
@@ -216,9 +234,11 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   } catch (const CLI::CallForHelp&) {
     parsed.action = ParsedCommandLine::Action::kPrintAndExit;
     parsed.text = app->help() +
-                  "\nrawio report [--db PATH] [RUN...] [--last N] [--id ID...] [-v N] [--units U] [--json] [--plot FILE] [--list]\n"
+                  "\nrawio report [--db PATH] [RUN...] [--last N] [--id ID...] [-v N] [--units U] "
+                  "[--json] [--plot FILE] [--list]\n"
                   "  prints saved runs side by side (rawio report --help).\n"
-                  "\nExit status: 0 ok, 1 run-time I/O error (or the history database could not be written), 2 usage error, 3 write refused for "
+                  "\nExit status: 0 ok, 1 run-time I/O error (or the history database could not be "
+                  "written), 2 usage error, 3 write refused for "
                   "safety, 128+N stopped by signal N.\nSee rawio(1) for the output columns and "
                   "the safety rules.\n";
     return parsed;
@@ -230,7 +250,8 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     parsed.action = ParsedCommandLine::Action::kUsageError;
     std::string message = e.what();
     while (!message.empty() && message.back() == '\n') message.pop_back();
-    parsed.text = one_line(message) + " (see rawio --help)";  // a value typed with a newline stays on the line
+    parsed.text = one_line(message) +
+                  " (see rawio --help)";  // a value typed with a newline stays on the line
     return parsed;
   }
   for (int i = 0; i < 4; ++i) {

@@ -19,15 +19,15 @@ namespace diskcond::rawio {
 // Exit codes, documented in man/rawio.1. A signal ends rawio with 128 + its number.
 enum ExitCode : int {
   kExitOk = 0,
-  kExitIoError = 1,     // a transfer, open or set-up failed at run time
-  kExitUsage = 2,       // a bad option, value or target; nothing was touched
-  kExitRefused = 3,     // a write test was refused for safety; nothing was touched
+  kExitIoError = 1,  // a transfer, open or set-up failed at run time
+  kExitUsage = 2,    // a bad option, value or target; nothing was touched
+  kExitRefused = 3,  // a write test was refused for safety; nothing was touched
 };
 
 struct Invocation {
-  std::vector<TestKind> tests;        // in the original's order, no duplicates
+  std::vector<TestKind> tests;  // in the original's order, no duplicates
   std::vector<std::string> targets;
-  std::vector<std::string> ids;       // empty, one per target, or (with one target) one
+  std::vector<std::string> ids;  // empty, one per target, or (with one target) one
   int verbosity = 0;
   std::optional<uint64_t> area_bytes;  // -n; unset: the whole device or file, or 256 MiB made
   uint32_t transfer_bytes = kDefaultTransferBytes;
@@ -48,8 +48,8 @@ struct Invocation {
   bool json = false;
   Units units = Units::kKib;  // --units: the text tables' rate columns
   bool progress = true;
-  bool save = false;       // --save: store the runs in the history database
-  std::string db_path;     // --db; empty: history::default_database_path()
+  bool save = false;    // --save: store the runs in the history database
+  std::string db_path;  // --db; empty: history::default_database_path()
 };
 
 struct ParsedCommandLine {

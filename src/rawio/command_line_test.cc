@@ -46,10 +46,36 @@ TEST(RawioCommandLine, SingleTestsInTheOriginalsOrderWhateverTheFlagOrder) {
 }
 
 TEST(RawioCommandLine, LongFormsAndSuffixes) {
-  auto p = parse({"--all", "--verbose", "2", "--id", "vinum", "--size", "2048s", "--transfer-size",
-                  "4k", "--workers", "2", "--iodepth", "32", "--submit-batch", "8", "--count", "500", "--time", "1500ms",
-                  "--seed", "9", "--engine", "io_uring", "--direct", "off", "--force-write",
-                  "/dev/loop3", "--json", "--no-progress", "/dev/loop3"});
+  auto p = parse({"--all",
+                  "--verbose",
+                  "2",
+                  "--id",
+                  "vinum",
+                  "--size",
+                  "2048s",
+                  "--transfer-size",
+                  "4k",
+                  "--workers",
+                  "2",
+                  "--iodepth",
+                  "32",
+                  "--submit-batch",
+                  "8",
+                  "--count",
+                  "500",
+                  "--time",
+                  "1500ms",
+                  "--seed",
+                  "9",
+                  "--engine",
+                  "io_uring",
+                  "--direct",
+                  "off",
+                  "--force-write",
+                  "/dev/loop3",
+                  "--json",
+                  "--no-progress",
+                  "/dev/loop3"});
   ASSERT_EQ(p.action, ParsedCommandLine::Action::kRun) << p.text;
   const Invocation& inv = p.invocation;
   EXPECT_EQ(inv.verbosity, 2);
@@ -135,11 +161,30 @@ TEST(RawioCommandLine, HelpWinsOverBadValues) {
 TEST(RawioCommandLine, HelpAndVersionPrintAndExit) {
   auto p = parse({"--help"});
   EXPECT_EQ(p.action, ParsedCommandLine::Action::kPrintAndExit);
-  for (const char* option : {"--random-read", "--sequential-read", "--random-write",
-                             "--sequential-write", "--all", "--verbose", "--id", "--size",
-                             "--transfer-size", "--workers", "--iodepth", "--submit-batch", "--count", "--time",
-                             "--warmup", "--units", "--seed", "--engine", "--direct", "--force-write", "--json", "--save",
-                             "--db", "rawio report"}) {
+  for (const char* option : {"--random-read",
+                             "--sequential-read",
+                             "--random-write",
+                             "--sequential-write",
+                             "--all",
+                             "--verbose",
+                             "--id",
+                             "--size",
+                             "--transfer-size",
+                             "--workers",
+                             "--iodepth",
+                             "--submit-batch",
+                             "--count",
+                             "--time",
+                             "--warmup",
+                             "--units",
+                             "--seed",
+                             "--engine",
+                             "--direct",
+                             "--force-write",
+                             "--json",
+                             "--save",
+                             "--db",
+                             "rawio report"}) {
     EXPECT_NE(p.text.find(option), std::string::npos) << option;
   }
   p = parse({"--version"});

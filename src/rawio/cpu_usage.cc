@@ -8,7 +8,8 @@ CpuTimes process_cpu_times() {
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
   auto ns = [](const timeval& tv) {
-    return static_cast<int64_t>(tv.tv_sec) * 1'000'000'000 + static_cast<int64_t>(tv.tv_usec) * 1000;
+    return static_cast<int64_t>(tv.tv_sec) * 1'000'000'000 +
+           static_cast<int64_t>(tv.tv_usec) * 1000;
   };
   return {ns(ru.ru_utime), ns(ru.ru_stime)};
 }

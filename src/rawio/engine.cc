@@ -12,9 +12,13 @@ const EngineInfo* const kEngines[] = {&kPsyncEngine, &kIoUringEngine, &kLibaioEn
 
 }  // namespace
 
-std::span<const EngineInfo* const> engines() { return kEngines; }
+std::span<const EngineInfo* const> engines() {
+  return kEngines;
+}
 
-const EngineInfo& default_engine() { return *kEngines[0]; }
+const EngineInfo& default_engine() {
+  return *kEngines[0];
+}
 
 const EngineInfo* find_engine(std::string_view name) {
   for (const EngineInfo* e : kEngines) {

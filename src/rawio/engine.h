@@ -24,7 +24,7 @@ struct Transfer {
   void* buffer;     // aligned for O_DIRECT, `length` bytes
   uint64_t offset;  // bytes from the start of the target
   uint32_t length;
-  uint32_t slot;    // caller's tag, returned in the Completion
+  uint32_t slot;  // caller's tag, returned in the Completion
   bool write;
 };
 
@@ -34,8 +34,8 @@ struct Completion {
 };
 
 struct EngineCaps {
-  bool synchronous;   // queue() does the I/O itself; queue depth is always 1
-  bool moves_data;    // false for the null engine: nothing reaches the target
+  bool synchronous;  // queue() does the I/O itself; queue depth is always 1
+  bool moves_data;   // false for the null engine: nothing reaches the target
 };
 
 class Engine {

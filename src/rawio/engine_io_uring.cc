@@ -20,7 +20,8 @@ class IoUringEngine final : public Engine {
   Status open(int fd, unsigned depth) override {
     fd_ = fd;
     int rc = io_uring_queue_init(
-        depth, &ring_, IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN);
+        depth, &ring_,
+        IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN);
     if (rc == -EINVAL) rc = io_uring_queue_init(depth, &ring_, 0);  // kernels before 6.1
     if (rc < 0) return make_error(fmt::format("io_uring_queue_init({}): {}", depth, strerror(-rc)));
     ready_ = true;

@@ -17,7 +17,7 @@ namespace diskcond::rawio {
 // The rate columns of the text tables (--units): kKib, the seed's "K/sec" and "/sec"; kMib,
 // "MiB/sec" (2 decimals) and "IOPS"; kIops, "IOPS" alone with one decimal.
 enum class Units { kKib, kMib, kIops };
-std::string_view units_key(Units units);  // "kib", "mib", "iops"
+std::string_view units_key(Units units);                 // "kib", "mib", "iops"
 std::optional<Units> parse_units(std::string_view key);  // the inverse; nullopt for anything else
 inline constexpr const char* kUnitsHelp =
     "Rate columns of the text tables: kib (default; K/sec and /sec, as the seed), mib (MiB/sec "

@@ -43,7 +43,8 @@ TargetReport seed_report(SeedRow rr, SeedRow sr, SeedRow rw, SeedRow sw) {
 
 TEST(RawioTextFormat, DefaultTableMatchesTheSeed) {
   // The seed's `rawio -a /dev/rda1s1e`. /sec is computed from the transfers (K/sec / 16 here).
-  std::vector<TargetReport> reports = {seed_report({874.8, 54}, {2683.1, 164}, {868.0, 54}, {1380.3, 84})};
+  std::vector<TargetReport> reports = {
+      seed_report({874.8, 54}, {2683.1, 164}, {868.0, 54}, {1380.3, 84})};
   EXPECT_EQ(make_text_formatter(0)->render(reports),
             "            Random read  Sequential read    Random write Sequential write\n"
             "ID          K/sec  /sec    K/sec  /sec     K/sec  /sec     K/sec  /sec\n"
@@ -53,7 +54,8 @@ TEST(RawioTextFormat, DefaultTableMatchesTheSeed) {
 
 TEST(RawioTextFormat, VerboseRowsMatchTheSeed) {
   // The seed's `rawio -a -v 1 /dev/da2s1e`.
-  std::vector<TargetReport> reports = {seed_report({271.0, 17}, {5290.5, 323}, {514.1, 32}, {1454.7, 89})};
+  std::vector<TargetReport> reports = {
+      seed_report({271.0, 17}, {5290.5, 323}, {514.1, 32}, {1454.7, 89})};
   EXPECT_EQ(make_text_formatter(1)->render(reports),
             "Test    ID        K/sec    /sec %User  %Sys %Total\n"
             "RR      anon      271.0      17   0.1   7.2    7.3  16384\n"
@@ -64,7 +66,8 @@ TEST(RawioTextFormat, VerboseRowsMatchTheSeed) {
 }
 
 TEST(RawioTextFormat, UnitsOfferMibPerSecondAndIops) {
-  std::vector<TargetReport> reports = {seed_report({874.8, 54}, {2683.1, 164}, {868.0, 54}, {1380.3, 84})};
+  std::vector<TargetReport> reports = {
+      seed_report({874.8, 54}, {2683.1, 164}, {868.0, 54}, {1380.3, 84})};
   EXPECT_EQ(format_summary_table(reports, Units::kMib),
             "            Random read  Sequential read    Random write Sequential write\n"
             "ID        MiB/sec  IOPS  MiB/sec  IOPS   MiB/sec  IOPS   MiB/sec  IOPS\n"
@@ -80,21 +83,24 @@ TEST(RawioTextFormat, UnitsOfferMibPerSecondAndIops) {
   EXPECT_EQ(format_test_rows(reports, Units::kIops),
             "Test    ID         IOPS %User  %Sys %Total\n"
             "RR      anon       54.0   0.1   7.2    7.3  16384\n");
-  EXPECT_EQ(make_text_formatter(0, Units::kKib)->render(reports), make_text_formatter(0)->render(reports));
+  EXPECT_EQ(make_text_formatter(0, Units::kKib)->render(reports),
+            make_text_formatter(0)->render(reports));
   EXPECT_EQ(parse_units("mib"), Units::kMib);
   EXPECT_FALSE(parse_units("MiB").has_value());
 }
 
 TEST(RawioTextFormat, EachTargetSaysHowLongItsTestsRanAndAfterWhatWarmUp) {
-  std::vector<TargetReport> reports = {seed_report({874.8, 54}, {2683.1, 164}, {868.0, 54}, {1380.3, 84}),
-                                       seed_report({480.8, 30}, {5001.7, 305}, {478.2, 29}, {1244.2, 76})};
+  std::vector<TargetReport> reports = {
+      seed_report({874.8, 54}, {2683.1, 164}, {868.0, 54}, {1380.3, 84}),
+      seed_report({480.8, 30}, {5001.7, 305}, {478.2, 29}, {1244.2, 76})};
   reports[1].id = "vinum";
   for (auto& t : reports[0].tests) t.spec.warmup_ns = 1'000'000'000;
   reports[0].tests[1].elapsed_ns = 5'003'000'000;
   reports[1].tests[2].elapsed_ns = 34'120'000;
-  EXPECT_EQ(format_measured_time(reports),
-            "Measured anon: RR 10.00 s, SR 5.00 s, RW 10.00 s, SW 10.00 s, each after a 1.0 s warm-up\n"
-            "Measured vinum: RR 10.00 s, SR 10.00 s, RW 0.0341 s, SW 10.00 s\n");
+  EXPECT_EQ(
+      format_measured_time(reports),
+      "Measured anon: RR 10.00 s, SR 5.00 s, RW 10.00 s, SW 10.00 s, each after a 1.0 s warm-up\n"
+      "Measured vinum: RR 10.00 s, SR 10.00 s, RW 0.0341 s, SW 10.00 s\n");
 }
 
 TEST(RawioTextFormat, AnInterruptedRunIsMarkedPartialInTextAndJson) {
@@ -106,7 +112,8 @@ TEST(RawioTextFormat, AnInterruptedRunIsMarkedPartialInTextAndJson) {
   std::string text = make_text_formatter(0)->render(reports);
   EXPECT_NE(text.find("Measured anon: RR 10.00 s, SR 2.31 s (interrupted)\n"
                       "PARTIAL: interrupted during SR on anon; the figures are those up to then\n"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
   auto doc = nlohmann::json::parse(make_json_formatter({})->render(reports));
   EXPECT_EQ(doc["partial"], true);
   EXPECT_EQ(doc["targets"][0]["tests"][1]["stopped_by"], "cancelled");
@@ -116,8 +123,9 @@ TEST(RawioTextFormat, AnInterruptedRunIsMarkedPartialInTextAndJson) {
 }
 
 TEST(RawioTextFormat, SeveralTargetsGiveOneRowEach) {
-  std::vector<TargetReport> reports = {seed_report({874.8, 54}, {2683.1, 164}, {868.0, 54}, {1380.3, 84}),
-                                       seed_report({480.8, 30}, {5001.7, 305}, {478.2, 29}, {1244.2, 76})};
+  std::vector<TargetReport> reports = {
+      seed_report({874.8, 54}, {2683.1, 164}, {868.0, 54}, {1380.3, 84}),
+      seed_report({480.8, 30}, {5001.7, 305}, {478.2, 29}, {1244.2, 76})};
   reports[0].id = "rda1s1e";
   reports[1].id = "vinum";
   std::string out = format_summary_table(reports);
@@ -146,8 +154,9 @@ TEST(RawioTextFormat, WideValuesStillHaveASpace) {
 // Issue 13, item 12: K/sec of a RAM-backed target (>= 1,000,000) widens its column, header and
 // title too, in every table; the other columns keep the seed's widths.
 TEST(RawioTextFormat, WideValuesWidenTheirColumnsSoColumnsStayAligned) {
-  std::vector<TargetReport> reports = {seed_report({874.8, 54}, {2683.1, 164}, {868.0, 54}, {1380.3, 84}),
-                                       seed_report({480.8, 30}, {1234567.8, 1234567}, {478.2, 29}, {1244.2, 76})};
+  std::vector<TargetReport> reports = {
+      seed_report({874.8, 54}, {2683.1, 164}, {868.0, 54}, {1380.3, 84}),
+      seed_report({480.8, 30}, {1234567.8, 1234567}, {478.2, 29}, {1244.2, 76})};
   reports[1].id = "ram";
   EXPECT_EQ(format_summary_table(reports),
             "            Random read     Sequential read    Random write Sequential write\n"
@@ -166,14 +175,17 @@ TEST(RawioTextFormat, WideValuesWidenTheirColumnsSoColumnsStayAligned) {
   reports.resize(1);
   reports[0].tests.resize(1);
   reports[0].tests[0].latency.record(123'456'789'000'000);  // 123456.789 s (a stuck transfer)
-  EXPECT_EQ(format_latency_rows(reports),
-            "Test    ID             p50 us         p90 us         p99 us       p99.9 us         max us\n"
-            "RR      anon   123456789000.0 123456789000.0 123456789000.0 123456789000.0 123456789000.0\n");
+  EXPECT_EQ(
+      format_latency_rows(reports),
+      "Test    ID             p50 us         p90 us         p99 us       p99.9 us         max us\n"
+      "RR      anon   123456789000.0 123456789000.0 123456789000.0 123456789000.0 "
+      "123456789000.0\n");
 }
 
 TEST(RawioTextFormat, LongIdsWidenTheIdColumnSoColumnsStayAligned) {
-  std::vector<TargetReport> reports = {seed_report({874.8, 54}, {2683.1, 164}, {868.0, 54}, {1380.3, 84}),
-                                       seed_report({480.8, 30}, {5001.7, 305}, {478.2, 29}, {1244.2, 76})};
+  std::vector<TargetReport> reports = {
+      seed_report({874.8, 54}, {2683.1, 164}, {868.0, 54}, {1380.3, 84}),
+      seed_report({480.8, 30}, {5001.7, 305}, {478.2, 29}, {1244.2, 76})};
   reports[1].id = "plain#12";
   reports[1].tests.resize(1);
   EXPECT_EQ(format_test_rows(reports),
@@ -192,19 +204,23 @@ TEST(RawioTextFormat, LongIdsWidenTheIdColumnSoColumnsStayAligned) {
 }
 
 TEST(RawioTextFormat, VerbosityTwoAddsLatencyPercentiles) {
-  std::vector<TargetReport> reports = {seed_report({271.0, 17}, {5290.5, 323}, {514.1, 32}, {1454.7, 89})};
+  std::vector<TargetReport> reports = {
+      seed_report({271.0, 17}, {5290.5, 323}, {514.1, 32}, {1454.7, 89})};
   for (uint64_t v = 1; v <= 1000; ++v) reports[0].tests[0].latency.record(v * 1000);  // 1..1000 us
   std::string out = make_text_formatter(2)->render(reports);
   EXPECT_EQ(out.substr(0, format_test_rows(reports).size()), format_test_rows(reports));
   EXPECT_NE(out.find("Test    ID        p50 us    p90 us    p99 us  p99.9 us    max us\n"),
-            std::string::npos) << out;
+            std::string::npos)
+      << out;
   // Bucket midpoints within 0.4% of the exact 500, 900, 990, 999 us; the max is exact.
   EXPECT_NE(out.find("RR      anon       501.8     897.0     987.1     995.3    1000.0\n"),
-            std::string::npos) << out;
+            std::string::npos)
+      << out;
 }
 
 TEST(RawioJsonFormat, OneDocumentWithUnitsInKeysAndOptionsEchoed) {
-  std::vector<TargetReport> reports = {seed_report({271.0, 17}, {5290.5, 323}, {514.1, 32}, {1454.7, 89})};
+  std::vector<TargetReport> reports = {
+      seed_report({271.0, 17}, {5290.5, 323}, {514.1, 32}, {1454.7, 89})};
   reports[0].tests[0].latency.record(1500);
   reports[0].tests[0].intervals = {{16384, 1}, {32768, 2}};
   std::string text = make_json_formatter({{"engine", "psync"}, {"workers", 8}})->render(reports);

@@ -14,7 +14,9 @@ void IntervalLog::merge(const IntervalLog& other) {
 }
 
 size_t interval_slots(int64_t time_limit_ns) {
-  return static_cast<size_t>((time_limit_ns + IntervalLog::kIntervalNs - 1) / IntervalLog::kIntervalNs) + 1;
+  return static_cast<size_t>((time_limit_ns + IntervalLog::kIntervalNs - 1) /
+                             IntervalLog::kIntervalNs) +
+         1;
 }
 
 }  // namespace diskcond::rawio

@@ -5,7 +5,9 @@
 
 namespace diskcond::rawio {
 
-LatencyHistogram::LatencyHistogram() : buckets_(std::make_unique<Buckets>()) { buckets_->fill(0); }
+LatencyHistogram::LatencyHistogram() : buckets_(std::make_unique<Buckets>()) {
+  buckets_->fill(0);
+}
 
 LatencyHistogram::LatencyHistogram(const LatencyHistogram& other)
     : buckets_(std::make_unique<Buckets>(*other.buckets_)),
@@ -35,8 +37,9 @@ std::vector<std::pair<uint32_t, uint64_t>> LatencyHistogram::non_empty_buckets()
   return out;
 }
 
-LatencyHistogram LatencyHistogram::restore(const std::vector<std::pair<uint32_t, uint64_t>>& buckets,
-                                           uint64_t sum_ns, uint64_t min_ns, uint64_t max_ns) {
+LatencyHistogram LatencyHistogram::restore(
+    const std::vector<std::pair<uint32_t, uint64_t>>& buckets, uint64_t sum_ns, uint64_t min_ns,
+    uint64_t max_ns) {
   LatencyHistogram h;
   for (auto [index, samples] : buckets) {
     (*h.buckets_)[index] += samples;

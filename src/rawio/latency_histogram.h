@@ -18,7 +18,7 @@ namespace diskcond::rawio {
 
 class LatencyHistogram {
  public:
-  static constexpr int kSubBucketBits = 6;                       // 64 sub-buckets
+  static constexpr int kSubBucketBits = 6;  // 64 sub-buckets
   static constexpr uint64_t kSubBuckets = 1u << kSubBucketBits;
   static constexpr size_t kBucketCount = log_linear_bucket_count(kSubBucketBits);
 

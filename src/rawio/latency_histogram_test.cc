@@ -101,7 +101,8 @@ TEST(RawioHistogram, RestoreFromNonEmptyBucketsIsExact) {
   EXPECT_EQ(b.min_ns(), 90u);
   EXPECT_EQ(b.max_ns(), 7'000'000u);
   EXPECT_DOUBLE_EQ(b.mean_ns(), a.mean_ns());
-  for (double p : {1.0, 50.0, 90.0, 99.0, 99.9, 100.0}) EXPECT_EQ(b.percentile_ns(p), a.percentile_ns(p));
+  for (double p : {1.0, 50.0, 90.0, 99.0, 99.9, 100.0})
+    EXPECT_EQ(b.percentile_ns(p), a.percentile_ns(p));
   EXPECT_EQ(LatencyHistogram::restore({}, 0, 0, 0).min_ns(), 0u);
 }
 

@@ -45,8 +45,8 @@ class OffsetGenerator {
   bool random_;
   Random64 rng_;
   uint64_t transfer_;
-  uint64_t slots_;     // transfers in the walkable range
-  uint64_t first_ = 0; // start of this worker's slice (sequential)
+  uint64_t slots_;      // transfers in the walkable range
+  uint64_t first_ = 0;  // start of this worker's slice (sequential)
   uint64_t position_ = 0;
 };
 

@@ -37,7 +37,8 @@ TEST(RawioBinary, AllTestsOnADirectoryPrintTheSeedTableAndRemoveTheTestFile) {
   std::regex table(
       "            Random read  Sequential read    Random write Sequential write\n"
       "ID          K/sec  /sec    K/sec  /sec     K/sec  /sec     K/sec  /sec\n"
-      "anon +[0-9]+\\.[0-9] +[0-9]+ +[0-9]+\\.[0-9] +[0-9]+ +[0-9]+\\.[0-9] +[0-9]+ +[0-9]+\\.[0-9] +[0-9]+\n" +
+      "anon +[0-9]+\\.[0-9] +[0-9]+ +[0-9]+\\.[0-9] +[0-9]+ +[0-9]+\\.[0-9] +[0-9]+ "
+      "+[0-9]+\\.[0-9] +[0-9]+\n" +
       std::string(kMeasured));
   EXPECT_TRUE(std::regex_match(r.out, table)) << r.out;
   EXPECT_EQ(entries(dir.path()), 0u) << "test file left behind";
@@ -49,7 +50,8 @@ TEST(RawioBinary, VerboseRowsHaveTheSeedColumns) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::regex rows(
       "Test    ID        K/sec    /sec %User  %Sys %Total\n"
-      "(?:(RR|SR|RW|SW) +disk1 +[0-9]+\\.[0-9] +[0-9]+ +[0-9]+\\.[0-9] +[0-9]+\\.[0-9] +[0-9]+\\.[0-9] +4096\n){4}"
+      "(?:(RR|SR|RW|SW) +disk1 +[0-9]+\\.[0-9] +[0-9]+ +[0-9]+\\.[0-9] +[0-9]+\\.[0-9] "
+      "+[0-9]+\\.[0-9] +4096\n){4}"
       "Measured disk1: RR [0-9.]+ s, SR [0-9.]+ s, RW [0-9.]+ s, SW [0-9.]+ s\n");
   EXPECT_TRUE(std::regex_match(r.out, rows)) << r.out;
 }
@@ -79,7 +81,8 @@ TEST(RawioBinary, JsonIsOneDocumentAloneOnStdout) {
 TEST(RawioBinary, TestsAreTimeBasedAfterAWarmUpUnlessACountIsAsked) {
   // Issue 13, item 11: "-t 2s" ran 0.034 s, one pass over the area.
   testing::ScratchDir dir;
-  Outcome r = rawio("-R -e null --json --no-progress -n 1m -s 4k -p 1 -t 300ms --warmup 200ms " + dir.path());
+  Outcome r = rawio("-R -e null --json --no-progress -n 1m -s 4k -p 1 -t 300ms --warmup 200ms " +
+                    dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto doc = nlohmann::json::parse(r.out);
   const auto& rr = doc["targets"][0]["tests"][0];
@@ -98,7 +101,8 @@ TEST(RawioBinary, TestsAreTimeBasedAfterAWarmUpUnlessACountIsAsked) {
   // The text says how long each test ran.
   r = rawio("-R -e null --no-progress -n 1m -s 4k -p 1 -t 300ms --warmup 100ms " + dir.path());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(std::regex_search(r.out, std::regex("\nMeasured anon: RR 0\\.3[0-9] s, each after a 0\\.1 s warm-up\n$")))
+  EXPECT_TRUE(std::regex_search(
+      r.out, std::regex("\nMeasured anon: RR 0\\.3[0-9] s, each after a 0\\.1 s warm-up\n$")))
       << r.out;
 }
 
@@ -110,7 +114,8 @@ TEST(RawioBinary, SeveralTargetsGiveOneRowEachNamedByTarget) {
   std::string name_b = fs::path(b.path()).filename().string();
   EXPECT_NE(r.out.find("\n" + name_a + " "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\n" + name_b + " "), std::string::npos) << r.out;
-  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 6);  // titles, header, 2 rows, 2 "Measured"
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'),
+            6);  // titles, header, 2 rows, 2 "Measured"
 }
 
 TEST(RawioBinary, ReadsAnExistingFileWithoutChangingIt) {
@@ -170,9 +175,11 @@ TEST(RawioBinary, AnAreaSmallerThanOneTransferNamesTheSizeGiven) {
   testing::ScratchDir dir;
   Outcome r = rawio("-a --no-progress -s 32m -n 16m " + dir.path());
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_EQ(r.err, "rawio: area on " + dir.path() +
-                       " (16777216 bytes) is too small: these tests need at least 268435456 bytes (8 worker(s) x "
-                       "33554432-byte transfers); use a larger -n, a smaller -s or fewer -p workers\n");
+  EXPECT_EQ(r.err,
+            "rawio: area on " + dir.path() +
+                " (16777216 bytes) is too small: these tests need at least 268435456 bytes (8 "
+                "worker(s) x "
+                "33554432-byte transfers); use a larger -n, a smaller -s or fewer -p workers\n");
   EXPECT_EQ(entries(dir.path()), 0u);
 }
 
@@ -237,32 +244,38 @@ Outcome interrupt_rawio(const std::vector<std::string>& args, const std::string&
     execv(RAWIO_BINARY, const_cast<char* const*>(argv.data()));
     _exit(127);
   }
-  for (int i = 0; i < 500 && entries(dir) == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  for (int i = 0; i < 500 && entries(dir) == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   std::this_thread::sleep_for(after);
   kill(pid, signal);
   int status = 0;
   waitpid(pid, &status, 0);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(io.file("out")), slurp(io.file("err"))};
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(io.file("out")),
+          slurp(io.file("err"))};
 }
 
 TEST(RawioBinary, SigintPrintsTheResultsSoFarMarkedPartialAndSavesThemAsPartial) {
   // Issue 13, item 17: Ctrl-C printed nothing.
   testing::ScratchDir dir, db;
-  const std::vector<std::string> args = {"-R", "-S", "-e", "null", "-t", "20s", "--warmup", "0", "-n", "1m",
-                                         "-s", "4k", "-p", "2", "--save", "--db", db.file("h.db"), dir.path()};
+  const std::vector<std::string> args = {
+      "-R", "-S", "-e", "null", "-t",     "20s",  "--warmup",      "0",       "-n", "1m",
+      "-s", "4k", "-p", "2",    "--save", "--db", db.file("h.db"), dir.path()};
   Outcome r = interrupt_rawio(args, dir.path(), SIGINT, std::chrono::milliseconds(1300));
   EXPECT_EQ(r.exit_code, 128 + SIGINT) << r.err;
   EXPECT_EQ(entries(dir.path()), 0u) << "test file left behind";
   EXPECT_TRUE(std::regex_search(r.out, std::regex("\nanon +[0-9]+\\.[0-9] +[0-9]+\n")))  // RR only
       << r.out;
-  EXPECT_TRUE(std::regex_search(r.out, std::regex("Measured anon: RR [0-9]+\\.[0-9]+ s \\(interrupted\\)\n"
-                                                  "PARTIAL: interrupted during RR on anon")))
+  EXPECT_TRUE(
+      std::regex_search(r.out, std::regex("Measured anon: RR [0-9]+\\.[0-9]+ s \\(interrupted\\)\n"
+                                          "PARTIAL: interrupted during RR on anon")))
       << r.out;
-  EXPECT_NE(r.err.find("rawio: interrupted; the results so far are partial"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("rawio: interrupted; the results so far are partial"), std::string::npos)
+      << r.err;
   EXPECT_NE(r.err.find("rawio: saved as partial run 1"), std::string::npos) << r.err;
   Outcome report = rawio("report --db " + db.file("h.db"));
   ASSERT_EQ(report.exit_code, 0) << report.err;
-  EXPECT_NE(report.out.find("PARTIAL: interrupted during RR on anon"), std::string::npos) << report.out;
+  EXPECT_NE(report.out.find("PARTIAL: interrupted during RR on anon"), std::string::npos)
+      << report.out;
 
   std::vector<std::string> json_args = args;
   json_args.insert(json_args.begin(), "--json");

@@ -19,18 +19,20 @@ std::string_view stop_reason_key(StopReason reason);  // "count", "time_limit", 
 struct RunResult {
   TestSpec spec;
   std::string engine;
-  unsigned iodepth = 1;          // in effect (1 for synchronous engines)
-  bool direct = false;           // O_DIRECT was used
+  unsigned iodepth = 1;  // in effect (1 for synchronous engines)
+  bool direct = false;   // O_DIRECT was used
   uint64_t transfers = 0;
   uint64_t bytes = 0;
-  int64_t elapsed_ns = 0;        // common start to the last completion
-  CpuTimes cpu;                  // all of rawio's threads, over the test
-  LatencyHistogram latency;      // per transfer, submission to completion
+  int64_t elapsed_ns = 0;                 // common start to the last completion
+  CpuTimes cpu;                           // all of rawio's threads, over the test
+  LatencyHistogram latency;               // per transfer, submission to completion
   std::vector<IntervalSample> intervals;  // per second from the start
   StopReason stopped_by = StopReason::kCount;
 
   double seconds() const { return static_cast<double>(elapsed_ns) / 1e9; }
-  double bytes_per_sec() const { return elapsed_ns > 0 ? static_cast<double>(bytes) / seconds() : 0.0; }
+  double bytes_per_sec() const {
+    return elapsed_ns > 0 ? static_cast<double>(bytes) / seconds() : 0.0;
+  }
   double kib_per_sec() const { return bytes_per_sec() / 1024.0; }
   double transfers_per_sec() const {
     return elapsed_ns > 0 ? static_cast<double>(transfers) / seconds() : 0.0;

@@ -50,7 +50,8 @@ void supervise(std::vector<std::thread>& threads, const std::vector<WorkerProgre
     auto wake = std::chrono::steady_clock::now() + std::chrono::milliseconds(50);
     if (!cpu_taken && begin.started.load()) {
       // steady_clock is CLOCK_MONOTONIC on Linux, the clock monotonic_now_ns() reads.
-      auto measure_start = std::chrono::steady_clock::time_point(std::chrono::nanoseconds(clock.measure_start_ns));
+      auto measure_start =
+          std::chrono::steady_clock::time_point(std::chrono::nanoseconds(clock.measure_start_ns));
       wake = std::min(wake, measure_start);
     }
     std::this_thread::sleep_until(wake);
@@ -68,7 +69,8 @@ void supervise(std::vector<std::thread>& threads, const std::vector<WorkerProgre
     next_report += 1'000'000'000;
     uint64_t transfers = 0;
     for (const auto& p : progress) transfers += p.transfers.load(std::memory_order_relaxed);
-    options.on_progress({spec.kind, now - clock.measure_start_ns, transfers, transfers * spec.transfer_bytes});
+    options.on_progress(
+        {spec.kind, now - clock.measure_start_ns, transfers, transfers * spec.transfer_bytes});
   }
   for (auto& t : threads) t.join();
 }
@@ -77,9 +79,12 @@ void supervise(std::vector<std::thread>& threads, const std::vector<WorkerProgre
 
 std::string_view stop_reason_key(StopReason reason) {
   switch (reason) {
-    case StopReason::kCount: return "count";
-    case StopReason::kTimeLimit: return "time_limit";
-    case StopReason::kCancelled: return "cancelled";
+    case StopReason::kCount:
+      return "count";
+    case StopReason::kTimeLimit:
+      return "time_limit";
+    case StopReason::kCancelled:
+      return "cancelled";
   }
   return "?";
 }
@@ -95,20 +100,22 @@ Status validate_spec(const Target& target, const TestSpec& spec) {
   if (target.direct && spec.transfer_bytes % target.sector_bytes != 0) {
     return make_error(fmt::format(
         "transfer size {} is not a multiple of {}'s O_DIRECT alignment of {} bytes (use "
-        "--direct=off for buffered I/O)", spec.transfer_bytes,
-        target.name, target.sector_bytes));
+        "--direct=off for buffered I/O)",
+        spec.transfer_bytes, target.name, target.sector_bytes));
   }
   if (spec.area_bytes > target.size_bytes) {
     return make_error(fmt::format("area of {} bytes is larger than {} ({} bytes)", spec.area_bytes,
                                   target.name, target.size_bytes));
   }
-  uint64_t needed = is_random(spec.kind) ? spec.transfer_bytes
-                                         : static_cast<uint64_t>(spec.transfer_bytes) * spec.workers;
+  uint64_t needed = is_random(spec.kind)
+                        ? spec.transfer_bytes
+                        : static_cast<uint64_t>(spec.transfer_bytes) * spec.workers;
   if (spec.area_bytes < needed) {
-    return make_error(fmt::format("area of {} bytes on {} is too small for {} ({} bytes needed: "
-                                  "one transfer{})",
-                                  spec.area_bytes, target.name, test_title(spec.kind), needed,
-                                  is_random(spec.kind) ? "" : " per worker"));
+    return make_error(
+        fmt::format("area of {} bytes on {} is too small for {} ({} bytes needed: "
+                    "one transfer{})",
+                    spec.area_bytes, target.name, test_title(spec.kind), needed,
+                    is_random(spec.kind) ? "" : " per worker"));
   }
   return ok_status();
 }
@@ -118,7 +125,8 @@ Result<RunResult> run_test(const Target& target, const TestSpec& spec, const Run
   const EngineInfo& engine = *options.engine;
 
   const bool write = is_write(spec.kind);
-  posix::UniqueFd file(::open(target.io_path.c_str(), open_flags(target, write)));  // closed however the test ends
+  posix::UniqueFd file(
+      ::open(target.io_path.c_str(), open_flags(target, write)));  // closed however the test ends
   if (!file.valid()) {
     return make_error(fmt::format("cannot open {} for {}: {}", target.io_path,
                                   write ? "writing" : "reading", strerror(errno)));

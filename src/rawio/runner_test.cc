@@ -43,7 +43,8 @@ TEST(RawioRunner, StopsAtTheTransferCountAndAccountsForEveryTransfer) {
   testing::write_zero_file(dir.file("t"), 1 << 20);
   RunOptions options;
   options.engine = find_engine("null");
-  auto r = run_test(file_target(dir.file("t"), 1 << 20), small_spec(TestKind::kRandomRead, 1 << 20, 10001), options);
+  auto r = run_test(file_target(dir.file("t"), 1 << 20),
+                    small_spec(TestKind::kRandomRead, 1 << 20, 10001), options);
   ASSERT_TRUE(r.ok()) << r.error();
   EXPECT_EQ(r->transfers, 10001u);
   EXPECT_EQ(r->bytes, 10001u * 4096);

@@ -79,7 +79,8 @@ DeviceUse inspect_device_use(const Target& device) {
 }
 
 bool names_target(const std::string& forced, const Target& target) {
-  struct stat a {}, b {};
+  struct stat a {
+  }, b{};
   if (::stat(forced.c_str(), &a) != 0 || ::stat(target.io_path.c_str(), &b) != 0) return false;
   if (S_ISBLK(a.st_mode) && S_ISBLK(b.st_mode)) return a.st_rdev == b.st_rdev;
   return !S_ISBLK(a.st_mode) && !S_ISBLK(b.st_mode) && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
@@ -90,27 +91,34 @@ WriteVerdict check_write_allowed(const Target& target, const std::vector<std::st
   for (const auto& f : forced) {
     if (names_target(f, target)) return {true, true, ""};
   }
-  const std::string hint = fmt::format("; to destroy its contents anyway, pass --force-write={}", target.name);
+  const std::string hint =
+      fmt::format("; to destroy its contents anyway, pass --force-write={}", target.name);
   if (target.kind == TargetKind::kRegularFile) {
-    return {false, false, fmt::format("refusing to write to {}: it is an existing file rawio did "
-                                      "not create{}", target.name, hint)};
+    return {false, false,
+            fmt::format("refusing to write to {}: it is an existing file rawio did "
+                        "not create{}",
+                        target.name, hint)};
   }
   DeviceUse use = inspect_device_use(target);
   if (!use.mounted_at.empty()) {
-    return {false, false, fmt::format("refusing to write to {}: it is mounted on {}{}", target.name,
-                                      use.mounted_at, hint)};
+    return {false, false,
+            fmt::format("refusing to write to {}: it is mounted on {}{}", target.name,
+                        use.mounted_at, hint)};
   }
   if (!use.holders.empty()) {
-    return {false, false, fmt::format("refusing to write to {}: it is in use by {}{}", target.name,
-                                      use.holders, hint)};
+    return {false, false,
+            fmt::format("refusing to write to {}: it is in use by {}{}", target.name, use.holders,
+                        hint)};
   }
   if (!use.partitions.empty()) {
-    return {false, false, fmt::format("refusing to write to {}: it has partitions ({}){}",
-                                      target.name, use.partitions, hint)};
+    return {false, false,
+            fmt::format("refusing to write to {}: it has partitions ({}){}", target.name,
+                        use.partitions, hint)};
   }
   if (!use.signature.empty()) {
-    return {false, false, fmt::format("refusing to write to {}: it carries {}{}", target.name,
-                                      use.signature, hint)};
+    return {
+        false, false,
+        fmt::format("refusing to write to {}: it carries {}{}", target.name, use.signature, hint)};
   }
   return {};
 }

@@ -19,10 +19,10 @@ struct WriteVerdict {
 
 // What the checks found about a block device; empty strings mean "nothing found".
 struct DeviceUse {
-  std::string mounted_at;   // a mount point using the device
-  std::string holders;      // e.g. "dm-0"
-  std::string partitions;   // e.g. "sdb1 sdb2"
-  std::string signature;    // e.g. "ext4 file system", "gpt partition table"
+  std::string mounted_at;  // a mount point using the device
+  std::string holders;     // e.g. "dm-0"
+  std::string partitions;  // e.g. "sdb1 sdb2"
+  std::string signature;   // e.g. "ext4 file system", "gpt partition table"
 };
 
 // Looks the device up in /proc/self/mountinfo (libmount), /sys/dev/block/M:N/{holders,*/partition}

@@ -35,7 +35,8 @@ class RawioLoopDevice : public ::testing::Test {
  protected:
   void SetUp() override {
     if (geteuid() != 0) GTEST_SKIP() << "needs root for losetup";
-    if (shell("command -v losetup && command -v mkfs.ext4") != 0) GTEST_SKIP() << "no losetup/mkfs.ext4";
+    if (shell("command -v losetup && command -v mkfs.ext4") != 0)
+      GTEST_SKIP() << "no losetup/mkfs.ext4";
     image_ = dir_.file("disk.img");
     if (shell("truncate -s 32M " + image_) != 0) GTEST_SKIP() << "cannot make image";
     device_ = shell_output("losetup -f --show " + image_);
@@ -53,14 +54,17 @@ class RawioLoopDevice : public ::testing::Test {
   }
   void make_ext4() { ASSERT_EQ(shell("mkfs.ext4 -q -F " + device_), 0); }
   void mount_it() {
-    ASSERT_EQ(shell("mkdir -p " + dir_.file("mnt") + " && mount " + device_ + " " + dir_.file("mnt")), 0);
+    ASSERT_EQ(
+        shell("mkdir -p " + dir_.file("mnt") + " && mount " + device_ + " " + dir_.file("mnt")), 0);
     mounted_ = true;
   }
   // rawio's exit code for `args` on the device; its stderr goes to err.
   int rawio(const std::string& args, std::string* err = nullptr) {
     std::string err_file = dir_.file("err");
-    int status = std::system((std::string(RAWIO_BINARY) + " --no-progress -n 1m -s 4k -p 2 -t 200ms " +
-                              args + " " + device_ + " >/dev/null 2>" + err_file).c_str());
+    int status =
+        std::system((std::string(RAWIO_BINARY) + " --no-progress -n 1m -s 4k -p 2 -t 200ms " +
+                     args + " " + device_ + " >/dev/null 2>" + err_file)
+                        .c_str());
     if (err) *err = shell_output("cat " + err_file);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   }
@@ -168,7 +172,8 @@ TEST(RawioSafety, ExistingFilesNeedForceFilesRawioMakesDoNot) {
   auto t = inspect_target(dir.file("f"));
   ASSERT_TRUE(t.ok());
   EXPECT_FALSE(check_write_allowed(*t, {}).allowed);
-  EXPECT_TRUE(check_write_allowed(*t, {dir.path() + "/./f"}).allowed) << "same file, other spelling";
+  EXPECT_TRUE(check_write_allowed(*t, {dir.path() + "/./f"}).allowed)
+      << "same file, other spelling";
   auto d = inspect_target(dir.path());
   ASSERT_TRUE(d.ok());
   EXPECT_EQ(d->kind, TargetKind::kDirectory);

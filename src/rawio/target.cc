@@ -21,7 +21,9 @@
 namespace diskcond::rawio {
 namespace {
 
-std::string errno_text(int err) { return strerror(err); }
+std::string errno_text(int err) {
+  return strerror(err);
+}
 
 using posix::UniqueFd;
 
@@ -37,7 +39,8 @@ Result<Target> inspect_block_device(Target t, const struct stat& st) {
   t.kind = TargetKind::kBlockDevice;
   t.rdev = st.st_rdev;
   UniqueFd dev(::open(t.io_path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (dev.get() < 0) return make_error(fmt::format("cannot open {}: {}", t.name, errno_text(errno)));
+  if (dev.get() < 0)
+    return make_error(fmt::format("cannot open {}: {}", t.name, errno_text(errno)));
   uint64_t bytes = 0;
   int sector = 0;
   if (ioctl(dev.get(), BLKGETSIZE64, &bytes) != 0) {
@@ -62,9 +65,12 @@ bool is_under_dev(const std::filesystem::path& dir) {
 
 std::string_view target_kind_key(TargetKind kind) {
   switch (kind) {
-    case TargetKind::kBlockDevice: return "block_device";
-    case TargetKind::kRegularFile: return "file";
-    case TargetKind::kDirectory: return "directory";
+    case TargetKind::kBlockDevice:
+      return "block_device";
+    case TargetKind::kRegularFile:
+      return "file";
+    case TargetKind::kDirectory:
+      return "directory";
   }
   return "?";
 }
@@ -102,7 +108,8 @@ Result<Target> inspect_target(const std::string& path) {
     t.io_path = (std::filesystem::path(path) / fmt::format("rawio.{}.tmp", getpid())).string();
     return t;
   }
-  return make_error(fmt::format("{} is neither a block device, a regular file nor a directory", path));
+  return make_error(
+      fmt::format("{} is neither a block device, a regular file nor a directory", path));
 }
 
 int open_flags(const Target& target, bool write) {
@@ -150,14 +157,16 @@ Status check_room_for_test_file(const Target& target, uint64_t bytes) {
   if (::statvfs(dir.c_str(), &fs) != 0 || fs.f_blocks == 0) return ok_status();
   const uint64_t free_bytes = static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize;
   if (bytes <= free_bytes) return ok_status();
-  return make_error(fmt::format("a {}-byte test file does not fit in {} ({} bytes free); use a smaller -n",
-                                bytes, dir.string(), free_bytes));
+  return make_error(
+      fmt::format("a {}-byte test file does not fit in {} ({} bytes free); use a smaller -n", bytes,
+                  dir.string(), free_bytes));
 }
 
 Status create_test_file(Target& target, uint64_t bytes) {
   UniqueFd f(::open(target.io_path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
   if (f.get() < 0) {
-    return make_error(fmt::format("cannot create test file {}: {}", target.io_path, errno_text(errno)));
+    return make_error(
+        fmt::format("cannot create test file {}: {}", target.io_path, errno_text(errno)));
   }
   register_cleanup_path(target.io_path);
   auto fail = [&](std::string message) -> Status {
@@ -167,8 +176,10 @@ Status create_test_file(Target& target, uint64_t bytes) {
   };
   // Allocate first where the file system can (fails cleanly on a full disk), then write real
   // data so that reads hit allocated blocks, not holes.
-  if (int rc = posix_fallocate(f.get(), 0, static_cast<off_t>(bytes)); rc != 0 && rc != EOPNOTSUPP) {
-    return fail(fmt::format("cannot allocate {} bytes for {}: {}", bytes, target.io_path, errno_text(rc)));
+  if (int rc = posix_fallocate(f.get(), 0, static_cast<off_t>(bytes));
+      rc != 0 && rc != EOPNOTSUPP) {
+    return fail(
+        fmt::format("cannot allocate {} bytes for {}: {}", bytes, target.io_path, errno_text(rc)));
   }
   constexpr size_t kChunk = 1 << 20;
   std::unique_ptr<uint64_t[]> chunk(new uint64_t[kChunk / 8]);
@@ -184,7 +195,8 @@ Status create_test_file(Target& target, uint64_t bytes) {
     }
     done += static_cast<uint64_t>(w);
   }
-  if (::fsync(f.get()) != 0) return fail(fmt::format("fsync {}: {}", target.io_path, errno_text(errno)));
+  if (::fsync(f.get()) != 0)
+    return fail(fmt::format("fsync {}: {}", target.io_path, errno_text(errno)));
   target.size_bytes = bytes;
   return ok_status();
 }

@@ -21,14 +21,14 @@ enum class DirectMode { kAuto, kOn, kOff };
 constexpr uint64_t kDefaultCreatedFileBytes = 256ull << 20;
 
 struct Target {
-  std::string name;          // as the user typed it
-  std::string io_path;       // what is opened: the device, the file, or the test file
+  std::string name;     // as the user typed it
+  std::string io_path;  // what is opened: the device, the file, or the test file
   TargetKind kind = TargetKind::kRegularFile;
-  dev_t rdev = 0;            // block devices: the device number
-  uint64_t size_bytes = 0;   // bytes usable from offset 0 (0 until a test file is made)
+  dev_t rdev = 0;               // block devices: the device number
+  uint64_t size_bytes = 0;      // bytes usable from offset 0 (0 until a test file is made)
   uint32_t sector_bytes = 512;  // O_DIRECT alignment of offsets, lengths and buffers
-  bool direct = true;        // open with O_DIRECT
-  bool create = false;       // io_path does not exist yet: rawio makes, fills and removes it
+  bool direct = true;           // open with O_DIRECT
+  bool create = false;          // io_path does not exist yet: rawio makes, fills and removes it
   // Block devices: open for writing with O_EXCL, so the kernel refuses if the device is mounted
   // or claimed after the safety checks passed. Not set when --force-write named the device.
   bool exclusive_writes = false;

@@ -26,9 +26,9 @@ bool is_random(TestKind kind);
 
 constexpr uint32_t kDefaultTransferBytes = 16384;
 constexpr unsigned kDefaultWorkers = 8;
-constexpr int64_t kDefaultTimeLimitNs = 5'000'000'000;       // measured time per test
-constexpr int64_t kDefaultWarmupNs = 1'000'000'000;          // before it, not measured
-constexpr int64_t kDefaultCountTimeLimitNs = 10'000'000'000; // the cap of a count-based test
+constexpr int64_t kDefaultTimeLimitNs = 5'000'000'000;        // measured time per test
+constexpr int64_t kDefaultWarmupNs = 1'000'000'000;           // before it, not measured
+constexpr int64_t kDefaultCountTimeLimitNs = 10'000'000'000;  // the cap of a count-based test
 constexpr uint64_t kUnlimitedTransfers = UINT64_MAX;          // a time-based test's count
 constexpr uint64_t kDefaultSeed = 1;
 

@@ -62,14 +62,18 @@ struct Outcome {
 // Runs the built `rawio <args>` through the shell, capturing stdout and stderr separately.
 inline Outcome rawio(const std::string& args) {
   ScratchDir io;
-  std::string cmd = std::string(RAWIO_BINARY) + " " + args + " >" + io.file("out") + " 2>" + io.file("err");
+  std::string cmd =
+      std::string(RAWIO_BINARY) + " " + args + " >" + io.file("out") + " 2>" + io.file("err");
   int status = std::system(cmd.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(io.file("out")), slurp(io.file("err"))};
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(io.file("out")),
+          slurp(io.file("err"))};
 }
 #endif
 
 // Byte i of a pattern file: recognisable and different in every 4 KiB block.
-inline uint8_t pattern_byte(uint64_t i) { return static_cast<uint8_t>((i * 7 + i / 4096) & 0xff); }
+inline uint8_t pattern_byte(uint64_t i) {
+  return static_cast<uint8_t>((i * 7 + i / 4096) & 0xff);
+}
 
 inline void write_pattern_file(const std::string& path, uint64_t bytes) {
   std::vector<uint8_t> data(bytes);

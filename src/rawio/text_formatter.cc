@@ -11,8 +11,8 @@
 namespace diskcond::rawio {
 namespace {
 
-constexpr int kIdWidth = 8;      // the summary table's ID column, as the seed shows it
-constexpr int kRowIdWidth = 6;   // the verbose rows' ID column
+constexpr int kIdWidth = 8;     // the summary table's ID column, as the seed shows it
+constexpr int kRowIdWidth = 6;  // the verbose rows' ID column
 
 enum class Align { kLeft, kRight };
 
@@ -54,10 +54,14 @@ struct SummaryColumns {
 };
 SummaryColumns summary_columns(TestKind kind) {
   switch (kind) {
-    case TestKind::kRandomRead: return {15, 9};
-    case TestKind::kSequentialRead: return {17, 9};
-    case TestKind::kRandomWrite: return {16, 10};
-    case TestKind::kSequentialWrite: return {17, 10};
+    case TestKind::kRandomRead:
+      return {15, 9};
+    case TestKind::kSequentialRead:
+      return {17, 9};
+    case TestKind::kRandomWrite:
+      return {16, 10};
+    case TestKind::kSequentialWrite:
+      return {17, 10};
   }
   return {17, 10};
 }
@@ -88,16 +92,20 @@ const RunResult* find_test(const TargetReport& report, TestKind kind) {
 // Seconds with two decimals, or three significant digits below 0.1 s (a count-based test of a
 // small area can take 0.034 s, which "0.03" would hide).
 std::string seconds_text(double seconds) {
-  return seconds >= 0.1 || seconds == 0 ? fmt::format("{:.2f}", seconds) : fmt::format("{:.3g}", seconds);
+  return seconds >= 0.1 || seconds == 0 ? fmt::format("{:.2f}", seconds)
+                                        : fmt::format("{:.3g}", seconds);
 }
 
-std::string us(uint64_t ns) { return fmt::format("{:.1f}", static_cast<double>(ns) / 1000.0); }
+std::string us(uint64_t ns) {
+  return fmt::format("{:.1f}", static_cast<double>(ns) / 1000.0);
+}
 
 class TextFormatter final : public Formatter {
  public:
   TextFormatter(int verbosity, Units units) : verbosity_(verbosity), units_(units) {}
   std::string render(std::span<const TargetReport> reports) const override {
-    if (verbosity_ <= 0) return format_summary_table(reports, units_) + format_measured_time(reports);
+    if (verbosity_ <= 0)
+      return format_summary_table(reports, units_) + format_measured_time(reports);
     std::string out = format_test_rows(reports, units_);
     if (verbosity_ >= 2) out += "\n" + format_latency_rows(reports);
     return out + format_measured_time(reports);
@@ -111,9 +119,12 @@ class TextFormatter final : public Formatter {
 // The rate cells of one test in the chosen units: the column headers and the values.
 std::vector<std::string> rate_headers(Units units) {
   switch (units) {
-    case Units::kKib: return {"K/sec", "/sec"};
-    case Units::kMib: return {"MiB/sec", "IOPS"};
-    case Units::kIops: return {"IOPS"};
+    case Units::kKib:
+      return {"K/sec", "/sec"};
+    case Units::kMib:
+      return {"MiB/sec", "IOPS"};
+    case Units::kIops:
+      return {"IOPS"};
   }
   return {};
 }
@@ -121,10 +132,14 @@ std::vector<std::string> rate_headers(Units units) {
 std::vector<std::string> rate_cells(const RunResult* t, Units units) {
   if (!t) return std::vector<std::string>(rate_headers(units).size(), "-");
   switch (units) {
-    case Units::kKib: return {fmt::format("{:.1f}", t->kib_per_sec()), fmt::format("{:.0f}", t->transfers_per_sec())};
+    case Units::kKib:
+      return {fmt::format("{:.1f}", t->kib_per_sec()),
+              fmt::format("{:.0f}", t->transfers_per_sec())};
     case Units::kMib:
-      return {fmt::format("{:.2f}", t->kib_per_sec() / 1024.0), fmt::format("{:.0f}", t->transfers_per_sec())};
-    case Units::kIops: return {fmt::format("{:.1f}", t->transfers_per_sec())};
+      return {fmt::format("{:.2f}", t->kib_per_sec() / 1024.0),
+              fmt::format("{:.0f}", t->transfers_per_sec())};
+    case Units::kIops:
+      return {fmt::format("{:.1f}", t->transfers_per_sec())};
   }
   return {};
 }
@@ -133,9 +148,12 @@ std::vector<std::string> rate_cells(const RunResult* t, Units units) {
 
 std::string_view units_key(Units units) {
   switch (units) {
-    case Units::kKib: return "kib";
-    case Units::kMib: return "mib";
-    case Units::kIops: return "iops";
+    case Units::kKib:
+      return "kib";
+    case Units::kMib:
+      return "mib";
+    case Units::kIops:
+      return "iops";
   }
   return "?";
 }
@@ -196,15 +214,18 @@ std::string format_test_rows(std::span<const TargetReport> reports, Units units)
     columns.push_back({9, Align::kRight});
   }
   header.insert(header.end(), headers.begin(), headers.end());
-  columns.insert(columns.end(), {{6, Align::kRight}, {6, Align::kRight}, {7, Align::kRight}, {7, Align::kRight}});
+  columns.insert(columns.end(),
+                 {{6, Align::kRight}, {6, Align::kRight}, {7, Align::kRight}, {7, Align::kRight}});
   header.insert(header.end(), {"%User", "%Sys", "%Total"});
   std::vector<Row> rows = {header};
   for (const auto& report : reports) {
     for (const auto& t : report.tests) {
       Row row = {std::string(test_code(t.spec.kind)), report.id};
       for (std::string& c : rate_cells(&t, units)) row.push_back(std::move(c));
-      row.insert(row.end(), {fmt::format("{:.1f}", t.user_percent()), fmt::format("{:.1f}", t.sys_percent()),
-                             fmt::format("{:.1f}", t.total_percent()), fmt::format("{}", t.spec.transfer_bytes)});
+      row.insert(
+          row.end(),
+          {fmt::format("{:.1f}", t.user_percent()), fmt::format("{:.1f}", t.sys_percent()),
+           fmt::format("{:.1f}", t.total_percent()), fmt::format("{}", t.spec.transfer_bytes)});
       rows.push_back(std::move(row));
     }
   }
@@ -213,9 +234,9 @@ std::string format_test_rows(std::span<const TargetReport> reports, Units units)
 }
 
 std::string format_latency_rows(std::span<const TargetReport> reports) {
-  std::vector<Column> columns = {{8, Align::kLeft},   {kRowIdWidth, Align::kLeft}, {10, Align::kRight},
-                                 {10, Align::kRight}, {10, Align::kRight},         {10, Align::kRight},
-                                 {10, Align::kRight}};
+  std::vector<Column> columns = {
+      {8, Align::kLeft},   {kRowIdWidth, Align::kLeft}, {10, Align::kRight}, {10, Align::kRight},
+      {10, Align::kRight}, {10, Align::kRight},         {10, Align::kRight}};
   std::vector<Row> rows = {{"Test", "ID", "p50 us", "p90 us", "p99 us", "p99.9 us", "max us"}};
   for (const auto& report : reports) {
     for (const auto& t : report.tests) {
@@ -236,12 +257,14 @@ std::string format_measured_time(std::span<const TargetReport> reports) {
     std::string tests;
     int64_t warmup_ns = report.tests.front().spec.warmup_ns;
     for (const auto& t : report.tests) {
-      tests += fmt::format("{}{} {} s{}", tests.empty() ? "" : ", ", test_code(t.spec.kind), seconds_text(t.seconds()),
+      tests += fmt::format("{}{} {} s{}", tests.empty() ? "" : ", ", test_code(t.spec.kind),
+                           seconds_text(t.seconds()),
                            t.stopped_by == StopReason::kCancelled ? " (interrupted)" : "");
       if (t.spec.warmup_ns != warmup_ns) warmup_ns = -1;
     }
     std::string warmup;
-    if (warmup_ns > 0) warmup = fmt::format(", each after a {:.1f} s warm-up", static_cast<double>(warmup_ns) / 1e9);
+    if (warmup_ns > 0)
+      warmup = fmt::format(", each after a {:.1f} s warm-up", static_cast<double>(warmup_ns) / 1e9);
     out += fmt::format("Measured {}: {}{}\n", report.id, tests, warmup);
   }
   for (const auto& report : reports) {

@@ -10,7 +10,9 @@
 
 namespace diskcond::rawio {
 
-void Worker::FreeDeleter::operator()(void* p) const { std::free(p); }
+void Worker::FreeDeleter::operator()(void* p) const {
+  std::free(p);
+}
 
 Worker::Worker(const TestSpec& spec, unsigned index)
     : spec_(spec),
@@ -25,7 +27,8 @@ Status Worker::prepare(int fd, const EngineInfo& engine, unsigned depth, uint32_
   void* mem = nullptr;
   size_t size = static_cast<size_t>(depth_) * spec_.transfer_bytes;
   if (int rc = posix_memalign(&mem, alignment < 4096 ? 4096 : alignment, size); rc != 0) {
-    return make_error(fmt::format("cannot allocate {} bytes of transfer buffers: {}", size, strerror(rc)));
+    return make_error(
+        fmt::format("cannot allocate {} bytes of transfer buffers: {}", size, strerror(rc)));
   }
   buffers_.reset(static_cast<uint8_t*>(mem));
   // Non-zero, non-repeating data, so writes are not shortcut by zero detection or compression.
@@ -56,8 +59,8 @@ void Worker::record_error(int64_t result, uint64_t offset) {
   }
 }
 
-void Worker::run(StartBarrier& start, const TestClock& clock,
-                 std::atomic<bool>& stop, WorkerProgress& progress) {
+void Worker::run(StartBarrier& start, const TestClock& clock, std::atomic<bool>& stop,
+                 WorkerProgress& progress) {
   Status opened = engine_->open(fd_, depth_);
   if (!opened) {
     error_ = fmt::format("{} engine: {}", engine_name_, opened.error());

@@ -22,7 +22,7 @@ namespace diskcond::rawio {
 
 // Shared by all workers of one test.
 struct TestClock {
-  int64_t start_ns = 0;     // written by the barrier's completion, before anyone is released
+  int64_t start_ns = 0;          // written by the barrier's completion, before anyone is released
   int64_t measure_start_ns = 0;  // start_ns + the warm-up: completions before it are not counted
   int64_t deadline_ns = 0;       // measure_start_ns + the time limit
 };
@@ -53,8 +53,8 @@ class Worker {
   // The thread body: opens the engine on this thread, waits at `start`, then runs until its
   // share is done, the deadline passes or `stop` is set. On a failure (engine set-up or a
   // transfer) it records error() and sets `stop` for everyone; it always arrives at `start`.
-  void run(StartBarrier& start, const TestClock& clock,
-           std::atomic<bool>& stop, WorkerProgress& progress);
+  void run(StartBarrier& start, const TestClock& clock, std::atomic<bool>& stop,
+           WorkerProgress& progress);
 
   const LatencyHistogram& latency() const { return latency_; }
   const IntervalLog& intervals() const { return intervals_; }
@@ -81,8 +81,8 @@ class Worker {
   std::string_view engine_name_;
   int fd_ = -1;
   unsigned depth_ = 1;
-  std::vector<int64_t> submitted_ns_;   // per slot
-  std::vector<uint64_t> slot_offset_;   // per slot, for error messages
+  std::vector<int64_t> submitted_ns_;  // per slot
+  std::vector<uint64_t> slot_offset_;  // per slot, for error messages
   std::vector<uint32_t> free_slots_;
   std::vector<Completion> completions_;
   LatencyHistogram latency_;

@@ -52,9 +52,10 @@ inline std::string read_whole_file(const std::string& path) {
 // exactly `env`, in `cwd` (so relative paths land where the test can see them), stdout and
 // stderr captured through files in `io_dir`. With `uid` set, the child drops to that user and
 // group (of the same number, no supplementary groups) first. A run longer than `limit` is killed
-// (code -1) and its address space is capped at `address_space_bytes`, so an input that is wrongly accepted can
-// neither hang the sweep nor eat the (shared) machine's memory. (Not in a sanitizer build: its
-// binaries map far more address space than any cap that would still protect the machine.)
+// (code -1) and its address space is capped at `address_space_bytes`, so an input that is wrongly
+// accepted can neither hang the sweep nor eat the (shared) machine's memory. (Not in a sanitizer
+// build: its binaries map far more address space than any cap that would still protect the
+// machine.)
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 inline constexpr bool kSanitizedBuild = true;
 #else
@@ -79,8 +80,10 @@ inline ProgramRun run_program(const std::string& binary, const std::vector<std::
   if (pid == 0) {
     int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (out < 0 || err < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0 || ::chdir(cwd.c_str()) != 0) ::_exit(126);
-    if (uid && (::setgroups(0, nullptr) != 0 || ::setgid(*uid) != 0 || ::setuid(*uid) != 0)) ::_exit(126);
+    if (out < 0 || err < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0 || ::chdir(cwd.c_str()) != 0)
+      ::_exit(126);
+    if (uid && (::setgroups(0, nullptr) != 0 || ::setgid(*uid) != 0 || ::setuid(*uid) != 0))
+      ::_exit(126);
     if (!kSanitizedBuild) {  // sanitizers reserve terabytes of shadow address space
       struct rlimit cap = {address_space_bytes, address_space_bytes};
       if (::setrlimit(RLIMIT_AS, &cap) != 0) ::_exit(126);
@@ -116,13 +119,15 @@ inline std::map<std::string, std::string> tree_fingerprint(const std::string& ro
   auto add = [&](const fs::path& path) {
     struct stat st {};
     if (::lstat(path.c_str(), &st) != 0) {
-      entries[path.lexically_relative(root).string()] = std::string("cannot lstat: ") + std::strerror(errno);
+      entries[path.lexically_relative(root).string()] =
+          std::string("cannot lstat: ") + std::strerror(errno);
       return false;
     }
     std::ostringstream line;
     line << "mode " << std::oct << st.st_mode << std::dec << " size " << st.st_size << " mtime "
          << st.st_mtim.tv_sec << "." << st.st_mtim.tv_nsec;
-    if (S_ISREG(st.st_mode)) line << " contents " << std::hash<std::string>{}(read_whole_file(path));
+    if (S_ISREG(st.st_mode))
+      line << " contents " << std::hash<std::string>{}(read_whole_file(path));
     if (S_ISLNK(st.st_mode)) line << " -> " << fs::read_symlink(path).string();
     entries[path.lexically_relative(root).string()] = line.str();
     return S_ISDIR(st.st_mode);
@@ -162,8 +167,10 @@ inline std::string fingerprint_diff(const std::map<std::string, std::string>& be
   std::string diff;
   for (const auto& [path, line] : before) {
     auto it = after.find(path);
-    if (it == after.end()) diff += "  removed " + path + "\n";
-    else if (it->second != line) diff += "  changed " + path + ": " + line + " -> " + it->second + "\n";
+    if (it == after.end())
+      diff += "  removed " + path + "\n";
+    else if (it->second != line)
+      diff += "  changed " + path + ": " + line + " -> " + it->second + "\n";
   }
   for (const auto& [path, line] : after) {
     if (!before.count(path)) diff += "  added " + path + "\n";
@@ -172,13 +179,18 @@ inline std::string fingerprint_diff(const std::map<std::string, std::string>& be
 }
 
 // The checks every rejected command must pass. `tool` is "dmc" or "rawio".
-inline void expect_rejected(const std::string& tool, const std::vector<std::string>& args, int expected_code,
-                            const ProgramRun& run) {
+inline void expect_rejected(const std::string& tool, const std::vector<std::string>& args,
+                            int expected_code, const ProgramRun& run) {
   const std::string name = tool + " " + shown_words(args);
-  EXPECT_EQ(run.code, expected_code) << name << "\n  stderr: " << run.err << "  stdout: " << run.out;
-  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << name << ": stderr is not one line:\n" << run.err;
-  EXPECT_TRUE(!run.err.empty() && run.err.back() == '\n') << name << ": stderr does not end its line: " << run.err;
-  EXPECT_EQ(run.err.rfind(tool + ": ", 0), 0u) << name << ": stderr does not start with '" << tool << ": ': " << run.err;
+  EXPECT_EQ(run.code, expected_code)
+      << name << "\n  stderr: " << run.err << "  stdout: " << run.out;
+  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1)
+      << name << ": stderr is not one line:\n"
+      << run.err;
+  EXPECT_TRUE(!run.err.empty() && run.err.back() == '\n')
+      << name << ": stderr does not end its line: " << run.err;
+  EXPECT_EQ(run.err.rfind(tool + ": ", 0), 0u)
+      << name << ": stderr does not start with '" << tool << ": ': " << run.err;
   EXPECT_EQ(run.out, "") << name << ": something on stdout";
 }
 

@@ -19,7 +19,19 @@ namespace diskcond::testing {
 namespace {
 
 // What an argument slot of a command holds; each kind has its own bad words.
-enum class Slot { kMount, kProfile, kType, kTime, kRate, kDepth, kCommandBytes, kSegments, kImage, kDiskSize, kDiskTarget };
+enum class Slot {
+  kMount,
+  kProfile,
+  kType,
+  kTime,
+  kRate,
+  kDepth,
+  kCommandBytes,
+  kSegments,
+  kImage,
+  kDiskSize,
+  kDiskTarget
+};
 
 struct CommandShape {
   std::string name;                  // the command's words: "start", "disk create"
@@ -39,13 +51,16 @@ const std::vector<CommandShape>& command_shapes() {
       {"predict", {Slot::kProfile}, 0, {"json"}},
       {"select", {Slot::kMount, Slot::kProfile}, 2, {}},
       {"configure",
-       {Slot::kMount, Slot::kType, Slot::kTime, Slot::kRate, Slot::kRate, Slot::kDepth, Slot::kCommandBytes,
-        Slot::kCommandBytes, Slot::kSegments, Slot::kSegments},
+       {Slot::kMount, Slot::kType, Slot::kTime, Slot::kRate, Slot::kRate, Slot::kDepth,
+        Slot::kCommandBytes, Slot::kCommandBytes, Slot::kSegments, Slot::kSegments},
        5,
        {}},
       {"boot", {}, 0, {}},
       {"verify", {Slot::kMount}, 1, {"json", "quick"}},
-      {"disk create", {Slot::kImage, Slot::kDiskSize, Slot::kProfile}, 2, {"json", "start", "existing", "mkfs", "mount"}},
+      {"disk create",
+       {Slot::kImage, Slot::kDiskSize, Slot::kProfile},
+       2,
+       {"json", "start", "existing", "mkfs", "mount"}},
       {"disk remove", {Slot::kDiskTarget}, 1, {"delete"}},
       {"disk list", {}, 0, {"json"}},
   };
@@ -65,7 +80,8 @@ class DmcBadInput : public ::testing::Test {
     std::ofstream(world_.path("dir/keep")) << "left alone\n";
     std::ofstream(world_.path("file")) << "a file, not a directory\n";
     std::ofstream(world_.path("profiles/lab.toml"))
-        << "name = \"Lab Disk\"\ntype = \"SSD\"\naccess_time = 40\nread_throughput = 400\nwrite_throughput = 300\n";
+        << "name = \"Lab Disk\"\ntype = \"SSD\"\naccess_time = 40\nread_throughput = "
+           "400\nwrite_throughput = 300\n";
     fs::create_symlink(world_.path("nowhere"), world_.path("dangling"));
     fs::create_symlink(world_.path("file"), world_.path("link-to-file"));
     // A stored record (no mount needed), so the store has contents a bad command could spoil.
@@ -78,13 +94,15 @@ class DmcBadInput : public ::testing::Test {
 
   ProgramRun dmc(const std::vector<std::string>& args, std::optional<uid_t> uid = std::nullopt) {
     return run_program(DMC_BINARY, args,
-                       {"DISKCOND_STATE_DIR=" + world_.path("state"), "DISKCOND_PROFILE_DIR=" + world_.path("profiles"),
-                        "PATH=/usr/bin:/bin", "LC_ALL=C", "HOME=" + world_.path("home")},
+                       {"DISKCOND_STATE_DIR=" + world_.path("state"),
+                        "DISKCOND_PROFILE_DIR=" + world_.path("profiles"), "PATH=/usr/bin:/bin",
+                        "LC_ALL=C", "HOME=" + world_.path("home")},
                        world_.path(""), world_.io_dir(), uid);
   }
 
   // Runs `dmc <args>` and checks it is rejected with `code`, one line and no change.
-  void expect_rejected_case(const std::vector<std::string>& args, int code, std::optional<uid_t> uid = std::nullopt) {
+  void expect_rejected_case(const std::vector<std::string>& args, int code,
+                            std::optional<uid_t> uid = std::nullopt) {
     ProgramRun run = dmc(args, uid);
     expect_rejected("dmc", args, code, run);
     world_.expect_unchanged("dmc " + shown_words(args));
@@ -93,41 +111,77 @@ class DmcBadInput : public ::testing::Test {
 
   // A good word for each slot: the commands would succeed with these (start would mount).
   std::string good_word(Slot slot, size_t position) const {
-    static const char* kConfigureGood[] = {"", "SSD", "100us", "200", "100", "32", "1m", "1m", "128", "128"};
+    static const char* kConfigureGood[] = {"",   "SSD", "100us", "200", "100",
+                                           "32", "1m",  "1m",    "128", "128"};
     switch (slot) {
-      case Slot::kMount: return world_.path("dir");
-      case Slot::kProfile: return "0";
-      case Slot::kImage: return world_.path("dir/disk.img");  // not conditioned: the line is refused with 4
-      case Slot::kDiskSize: return "64m";
-      case Slot::kDiskTarget: return world_.path("file");  // not attached: refused with 4
-      default: return kConfigureGood[position];
+      case Slot::kMount:
+        return world_.path("dir");
+      case Slot::kProfile:
+        return "0";
+      case Slot::kImage:
+        return world_.path("dir/disk.img");  // not conditioned: the line is refused with 4
+      case Slot::kDiskSize:
+        return "64m";
+      case Slot::kDiskTarget:
+        return world_.path("file");  // not attached: refused with 4
+      default:
+        return kConfigureGood[position];
     }
   }
 
   std::vector<std::string> bad_words(Slot slot) const {
     switch (slot) {
       case Slot::kMount:
-        return {world_.path("missing"), world_.path("file"), "", world_.path("dangling"), world_.path("link-to-file"),
-                world_.path("file/sub"), world_.path("missing/sub"), "/" + std::string(5000, 'a'),
-                world_.path("new\nline"), world_.path("tab\there")};
+        return {world_.path("missing"),     world_.path("file"),          "",
+                world_.path("dangling"),    world_.path("link-to-file"),  world_.path("file/sub"),
+                world_.path("missing/sub"), "/" + std::string(5000, 'a'), world_.path("new\nline"),
+                world_.path("tab\there")};
       case Slot::kProfile:
-        return {"9", "99", "-1", "1.5", "", " ", "0x1", "+1", "1e3", "18446744073709551616", "No Such Disk",
-                "0 ", "Slow  SSD", "Lab", "a\nb", "\x1b[2J"};
-      case Slot::kType: return {"", "ssd2", "NVMe", "0", "S SD", "SSD\n"};
+        return {"9",
+                "99",
+                "-1",
+                "1.5",
+                "",
+                " ",
+                "0x1",
+                "+1",
+                "1e3",
+                "18446744073709551616",
+                "No Such Disk",
+                "0 ",
+                "Slow  SSD",
+                "Lab",
+                "a\nb",
+                "\x1b[2J"};
+      case Slot::kType:
+        return {"", "ssd2", "NVMe", "0", "S SD", "SSD\n"};
       case Slot::kTime:
-        return {"-1", "", "61s", "1y", "1.5.2", "abc", "99999999999999999999", "1e3", "0.0001ns", "ms", "-0"};
+        return {"-1",  "",         "61s", "1y", "1.5.2", "abc", "99999999999999999999",
+                "1e3", "0.0001ns", "ms",  "-0"};
       case Slot::kRate:
-        return {"-2", "", "2000000", "2TB/s", "5 MB", "x", "0.1B/s", "99999999999999999999", "2s/s", "1e2"};
-      case Slot::kDepth: return {"0", "65537", "-1", "1.5", "", "x", "99999999999999999999", "+4", "0x10"};
-      case Slot::kCommandBytes: return {"100", "2t", "-1", "1.5", "", "1x", "99999999999999999999", "511"};
-      case Slot::kSegments: return {"65537", "-1", "1.5", "", "x", "+1", "99999999999999999999"};
+        return {"-2",   "",   "2000000", "2TB/s", "5 MB", "x", "0.1B/s", "99999999999999999999",
+                "2s/s", "1e2"};
+      case Slot::kDepth:
+        return {"0", "65537", "-1", "1.5", "", "x", "99999999999999999999", "+4", "0x10"};
+      case Slot::kCommandBytes:
+        return {"100", "2t", "-1", "1.5", "", "1x", "99999999999999999999", "511"};
+      case Slot::kSegments:
+        return {"65537", "-1", "1.5", "", "x", "+1", "99999999999999999999"};
       case Slot::kImage:
-        return {"", world_.path("missing/x.img"), world_.path("file/x.img"), world_.path("dir"), world_.path("dir/"),
-                world_.path("dangling"), "/" + std::string(5000, 'a'), world_.path("new\nline/x.img")};
+        return {"",
+                world_.path("missing/x.img"),
+                world_.path("file/x.img"),
+                world_.path("dir"),
+                world_.path("dir/"),
+                world_.path("dangling"),
+                "/" + std::string(5000, 'a'),
+                world_.path("new\nline/x.img")};
       case Slot::kDiskSize:
-        return {"0", "-1", "", "x", "1.5", "4095", "1000k", "512k", "17t", "99999999999999999999", "1e3", "64x"};
+        return {"0",   "-1", "", "x", "1.5", "4095", "1000k", "512k", "17t", "99999999999999999999",
+                "1e3", "64x"};
       case Slot::kDiskTarget:
-        return {"", world_.path("missing"), world_.path("file/sub"), "/" + std::string(5000, 'a'), world_.path("tab\there")};
+        return {"", world_.path("missing"), world_.path("file/sub"), "/" + std::string(5000, 'a'),
+                world_.path("tab\there")};
     }
     return {};
   }
@@ -164,7 +218,8 @@ bool takes_json(const CommandShape& shape) {
 TEST_F(DmcBadInput, TheGoodWordsTheCasesStartFromAreAccepted) {
   for (const CommandShape& shape : command_shapes()) {
     if (shape.name == "start" || shape.name == "stop" || shape.name == "verify") continue;
-    if (shape.name.rfind("disk ", 0) == 0 && shape.name != "disk list") continue;  // need a conditioned directory
+    if (shape.name.rfind("disk ", 0) == 0 && shape.name != "disk list")
+      continue;  // need a conditioned directory
     std::vector<std::string> args = with(shape.name, good_words(shape));
     ProgramRun run = dmc(args);
     EXPECT_EQ(run.code, 0) << "dmc " << shown_words(args) << ": " << run.err;
@@ -197,7 +252,8 @@ TEST_F(DmcBadInput, MissingAndExtraArgumentsAreRejected) {
   for (const CommandShape& shape : command_shapes()) {
     const std::vector<std::string> good = good_words(shape);
     for (size_t given = 0; given < shape.required; ++given) {
-      expect_rejected_case(with(shape.name, {good.begin(), good.begin() + static_cast<ptrdiff_t>(given)}), 2);
+      expect_rejected_case(
+          with(shape.name, {good.begin(), good.begin() + static_cast<ptrdiff_t>(given)}), 2);
     }
     for (const char* extra : {"extra", "0", "", "-", "--"}) {
       std::vector<std::string> words = good;
@@ -211,7 +267,8 @@ TEST_F(DmcBadInput, MissingAndExtraArgumentsAreRejected) {
 TEST_F(DmcBadInput, UnknownDuplicatedAndMisspelledOptionsAreRejected) {
   for (const CommandShape& shape : command_shapes()) {
     const std::vector<std::string> good = good_words(shape);
-    std::vector<std::string> unknown = {"-bogus", "--bogus", "-JSON", "---json", "-j", "-json=1", "--json=yes", "-x-"};
+    std::vector<std::string> unknown = {"-bogus", "--bogus", "-JSON",      "---json",
+                                        "-j",     "-json=1", "--json=yes", "-x-"};
     for (const std::string& option : kEveryOption) {
       if (std::find(shape.options.begin(), shape.options.end(), option) == shape.options.end()) {
         unknown.push_back("-" + option);
@@ -233,10 +290,28 @@ TEST_F(DmcBadInput, UnknownDuplicatedAndMisspelledOptionsAreRejected) {
 
 TEST_F(DmcBadInput, BadTopLevelWordsAreRejected) {
   const std::vector<std::vector<std::string>> cases = {
-      {}, {""}, {"bogus"}, {"START"}, {"-json"}, {"--"}, {"-"}, {"help", "bogus"}, {"help", "start", "x"},
-      {"-h", "bogus"}, {"--help", "start", "stop"}, {"--version", "x"}, {"-version", "-json"}, {"--bogus"},
-      {"disk"}, {"disk", "bogus"}, {"disk", "CREATE"}, {"disk", ""}, {"disk", "-json"}, {"disk", "list", "-start"},
-      {"disk", "remove", "-json"}, {"help", "disk", "create"},
+      {},
+      {""},
+      {"bogus"},
+      {"START"},
+      {"-json"},
+      {"--"},
+      {"-"},
+      {"help", "bogus"},
+      {"help", "start", "x"},
+      {"-h", "bogus"},
+      {"--help", "start", "stop"},
+      {"--version", "x"},
+      {"-version", "-json"},
+      {"--bogus"},
+      {"disk"},
+      {"disk", "bogus"},
+      {"disk", "CREATE"},
+      {"disk", ""},
+      {"disk", "-json"},
+      {"disk", "list", "-start"},
+      {"disk", "remove", "-json"},
+      {"help", "disk", "create"},
   };
   for (const auto& args : cases) expect_rejected_case(args, 2);
 }
@@ -254,8 +329,8 @@ TEST_F(DmcBadInput, WrongStateIsExitFourAndChangesNothing) {
       {"verify", stored, "-quick", "--json"},
       {"disk", "create", dir + "/x.img", "64m"},  // not in a conditioned directory
       {"disk", "create", dir + "/x.img", "64m", "-json", "-mkfs", "ext4"},
-      {"disk", "create", dir + "/x.img", "64m", "-start"},  // nothing stored for dir, no profile
-      {"disk", "create", dir + "/keep", "64m"},             // exists
+      {"disk", "create", dir + "/x.img", "64m", "-start"},    // nothing stored for dir, no profile
+      {"disk", "create", dir + "/keep", "64m"},               // exists
       {"disk", "create", dir + "/keep", "64m", "-existing"},  // not 64 MiB
       {"disk", "create", dir + "/none.img", "64m", "-existing"},
       {"disk", "remove", world_.path("file")},  // not attached
@@ -267,18 +342,22 @@ TEST_F(DmcBadInput, WrongStateIsExitFourAndChangesNothing) {
 TEST_F(DmcBadInput, ChangingCommandsNeedRootAndReadingOnesStillCheckTheirInput) {
   const uid_t nobody = 65534;
   const std::string dir = world_.path("dir");
-  for (const auto& args : std::vector<std::vector<std::string>>{{"start", dir, "0"},
-                                                                 {"stop", dir},
-                                                                 {"select", dir, "1"},
-                                                                 {"configure", dir, "SSD", "1", "2", "3"},
-                                                                 {"boot"},
-                                                                 {"disk", "create", dir + "/x.img", "64m", "0", "-start"},
-                                                                 {"disk", "remove", world_.path("file"), "-delete"}}) {
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"start", dir, "0"},
+           {"stop", dir},
+           {"select", dir, "1"},
+           {"configure", dir, "SSD", "1", "2", "3"},
+           {"boot"},
+           {"disk", "create", dir + "/x.img", "64m", "0", "-start"},
+           {"disk", "remove", world_.path("file"), "-delete"}}) {
     expect_rejected_case(args, 3, nobody);
   }
-  for (const auto& args : std::vector<std::vector<std::string>>{
-           {"show", "99"}, {"list", "-boot"}, {"status", world_.path("missing")}, {"predict", "x", "-json"},
-           {"disk", "list", "-delete"}, {"disk", "list", "x"}}) {
+  for (const auto& args : std::vector<std::vector<std::string>>{{"show", "99"},
+                                                                {"list", "-boot"},
+                                                                {"status", world_.path("missing")},
+                                                                {"predict", "x", "-json"},
+                                                                {"disk", "list", "-delete"},
+                                                                {"disk", "list", "x"}}) {
     expect_rejected_case(args, 2, nobody);
   }
 }
@@ -290,7 +369,9 @@ TEST_F(DmcBadInput, AConditionedMountKeepsItsSettings) {
   const std::string dir = world_.path("dir");
   ProgramRun started = dmc({"start", dir, "7"});
   ASSERT_EQ(started.code, 0) << started.err;
-  std::shared_ptr<void> stop_at_end(nullptr, [&](void*) { dmc({"stop", dir, "-force"}); });  // however the test ends
+  std::shared_ptr<void> stop_at_end(nullptr, [&](void*) {
+    dmc({"stop", dir, "-force"});
+  });  // however the test ends
   auto live_settings = [&] {
     ProgramRun status = dmc({"status", dir, "-json"});
     EXPECT_EQ(status.code, 0) << status.err;
@@ -326,7 +407,8 @@ TEST_F(DmcBadInput, AConditionedMountKeepsItsSettings) {
   };
   for (const auto& [args, code] : cases) {
     expect_rejected_case(args, code);
-    EXPECT_EQ(live_settings(), before) << "dmc " << shown_words(args) << " changed the live settings";
+    EXPECT_EQ(live_settings(), before)
+        << "dmc " << shown_words(args) << " changed the live settings";
   }
 }
 
@@ -336,7 +418,9 @@ TEST_F(DmcBadInput, AStaleMountIsExitFiveAndChangesNothing) {
   const std::string dir = world_.path("dir");
   ProgramRun started = dmc({"start", dir, "7"});
   ASSERT_EQ(started.code, 0) << started.err;
-  std::shared_ptr<void> stop_at_end(nullptr, [&](void*) { dmc({"stop", dir, "-force"}); });  // however the test ends
+  std::shared_ptr<void> stop_at_end(nullptr, [&](void*) {
+    dmc({"stop", dir, "-force"});
+  });  // however the test ends
   ProgramRun status = dmc({"status", dir, "-json"});
   auto doc = nlohmann::json::parse(status.out, nullptr, /*allow_exceptions=*/false);
   ASSERT_TRUE(doc.contains("daemon_pid") && doc["daemon_pid"].is_number_integer()) << status.out;

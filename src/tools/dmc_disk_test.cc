@@ -43,7 +43,8 @@ class DmcDiskMount : public ::testing::Test {
     if (::geteuid() != 0) GTEST_SKIP() << "dmc disk needs root";
     if (::access("/dev/fuse", R_OK | W_OK) != 0) GTEST_SKIP() << "no usable /dev/fuse";
     if (::access("/dev/loop-control", R_OK | W_OK) != 0) GTEST_SKIP() << "no loop devices";
-    if (std::system("command -v mkfs.ext4 >/dev/null 2>&1 || test -x /usr/sbin/mkfs.ext4 || test -x /sbin/mkfs.ext4") != 0) {
+    if (std::system("command -v mkfs.ext4 >/dev/null 2>&1 || test -x /usr/sbin/mkfs.ext4 || test "
+                    "-x /sbin/mkfs.ext4") != 0) {
       GTEST_SKIP() << "no mkfs.ext4";
     }
     fs::create_directories(world_.path("cond"));
@@ -51,12 +52,15 @@ class DmcDiskMount : public ::testing::Test {
     fs::create_directories(world_.path("plain"));
     fs::create_directories(world_.path("bin"));
     fs::create_directories(world_.path("state/mounts"));
-    std::ofstream(world_.path("state/mounts/.lock")).close();  // the store's lock, as on a used machine
+    std::ofstream(world_.path("state/mounts/.lock"))
+        .close();  // the store's lock, as on a used machine
   }
   void TearDown() override {
     // However the test ended: no mount on a disk, no loop device over an image, no conditioning.
     for (const std::string& device : loops_under(world_.path(""))) {
-      std::system(("umount " + world_.path("mnt") + " 2>/dev/null; losetup -d " + device + " 2>/dev/null").c_str());
+      std::system(
+          ("umount " + world_.path("mnt") + " 2>/dev/null; losetup -d " + device + " 2>/dev/null")
+              .c_str());
     }
     for (const char* dir : {"cond", "cond2"}) dmc({"stop", world_.path(dir), "-force"});
   }
@@ -64,13 +68,15 @@ class DmcDiskMount : public ::testing::Test {
   ProgramRun dmc(const std::vector<std::string>& args, std::optional<uid_t> uid = std::nullopt,
                  const std::string& path = "/usr/bin:/bin:/usr/sbin:/sbin") {
     return run_program(DMC_BINARY, args,
-                       {"DISKCOND_STATE_DIR=" + world_.path("state"), "DISKCOND_PROFILE_DIR=" + world_.path("profiles"),
-                        "PATH=" + path, "LC_ALL=C", "HOME=" + world_.path("home")},
+                       {"DISKCOND_STATE_DIR=" + world_.path("state"),
+                        "DISKCOND_PROFILE_DIR=" + world_.path("profiles"), "PATH=" + path,
+                        "LC_ALL=C", "HOME=" + world_.path("home")},
                        world_.path(""), world_.io_dir(), uid);
   }
 
   // `dmc <args>` must fail with `code`, one line, and leave no loop device, file or mount behind.
-  void expect_refused(const std::vector<std::string>& args, int code, std::optional<uid_t> uid = std::nullopt) {
+  void expect_refused(const std::vector<std::string>& args, int code,
+                      std::optional<uid_t> uid = std::nullopt) {
     world_.freeze();
     ProgramRun run = dmc(args, uid);
     expect_rejected("dmc", args, code, run);
@@ -89,11 +95,13 @@ std::string random_bytes(size_t n) {
 }
 
 TEST_F(DmcDiskMount, CreateMkfsMountWriteReadRemoveRoundTrip) {
-  const std::string cond = world_.path("cond"), mnt = world_.path("mnt"), image = cond + "/disk.img";
+  const std::string cond = world_.path("cond"), mnt = world_.path("mnt"),
+                    image = cond + "/disk.img";
   ProgramRun started = dmc({"start", cond, "7"});
   ASSERT_EQ(started.code, 0) << started.err;
 
-  ProgramRun created = dmc({"disk", "create", image, "32m", "-mkfs", "ext4", "-mount", mnt, "-json"});
+  ProgramRun created =
+      dmc({"disk", "create", image, "32m", "-mkfs", "ext4", "-mount", mnt, "-json"});
   ASSERT_EQ(created.code, 0) << created.err;
   EXPECT_EQ(created.err, "");
   auto doc = nlohmann::json::parse(created.out);
@@ -160,7 +168,8 @@ TEST_F(DmcDiskMount, StartConditionsTheDirectoryAndADiskWithoutMountStaysUntilRe
   const std::string device = created.out.substr(0, created.out.size() - 1);
   EXPECT_EQ(loops_under(world_.path("")), std::vector<std::string>{device});
   ProgramRun status = dmc({"status", cond});
-  EXPECT_EQ(status.out.rfind("Disk Mount Conditioner: ON\nProfile: PCIe 3 SSD\n", 0), 0u) << status.out;
+  EXPECT_EQ(status.out.rfind("Disk Mount Conditioner: ON\nProfile: PCIe 3 SSD\n", 0), 0u)
+      << status.out;
   ProgramRun removed = dmc({"disk", "remove", image, "-delete"});
   ASSERT_EQ(removed.code, 0) << removed.err;
   EXPECT_EQ(loops_under(world_.path("")), std::vector<std::string>{});
@@ -175,8 +184,9 @@ TEST_F(DmcDiskMount, BadInputAndWrongStateChangeNothing) {
   expect_refused({"disk", "create", world_.path("plain/x.img"), "16m"}, 4);  // not conditioned
   expect_refused({"disk", "create", cond + "/exists.img", "16m"}, 4);
   expect_refused({"disk", "create", cond + "/x.img", "16"}, 2);
-  expect_refused({"disk", "create", cond + "/x.img", "1000k", "-mkfs", "ext4"}, 2);  // not whole 4 KiB blocks
-  expect_refused({"disk", "create", cond + "/x.img", "16m", "0"}, 4);   // the directory is profile 7
+  expect_refused({"disk", "create", cond + "/x.img", "1000k", "-mkfs", "ext4"},
+                 2);                                                   // not whole 4 KiB blocks
+  expect_refused({"disk", "create", cond + "/x.img", "16m", "0"}, 4);  // the directory is profile 7
   expect_refused({"disk", "create", cond + "/x.img", "16m"}, 3, 65534);  // not root
   expect_refused({"disk", "remove", cond + "/exists.img"}, 4);
   expect_refused({"disk", "remove", cond + "/exists.img", "-delete"}, 3, 65534);
@@ -192,8 +202,8 @@ TEST_F(DmcDiskMount, AFailedMkfsUndoesEverything) {
   }
   fs::permissions(bin + "/mkfs.ext4", fs::perms::owner_all);
   auto before = tree_fingerprint(world_.path(""));
-  ProgramRun run = dmc({"disk", "create", cond + "/d.img", "16m", "7", "-start", "-mkfs", "ext4"}, std::nullopt,
-                       bin + ":/usr/bin:/bin");
+  ProgramRun run = dmc({"disk", "create", cond + "/d.img", "16m", "7", "-start", "-mkfs", "ext4"},
+                       std::nullopt, bin + ":/usr/bin:/bin");
   EXPECT_EQ(run.code, 1);
   EXPECT_NE(run.err.find("pretend failure"), std::string::npos) << run.err;
   EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;

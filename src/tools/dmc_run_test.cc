@@ -5,8 +5,8 @@
 // Skips where the machine cannot: no root to set the test up, no /dev/fuse, no user namespaces.
 #include <fcntl.h>
 #include <grp.h>
-#include <pwd.h>
 #include <gtest/gtest.h>
+#include <pwd.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -60,7 +60,8 @@ std::vector<std::string> processes_mentioning(const std::string& word) {
   std::vector<std::string> found;
   for (const auto& entry : fs::directory_iterator("/proc")) {
     const std::string pid = entry.path().filename();
-    if (!std::all_of(pid.begin(), pid.end(), ::isdigit) || pid == std::to_string(::getpid())) continue;
+    if (!std::all_of(pid.begin(), pid.end(), ::isdigit) || pid == std::to_string(::getpid()))
+      continue;
     std::string cmdline = read_whole_file(entry.path().string() + "/cmdline");
     std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
     if (cmdline.find(word) != std::string::npos) found.push_back(pid + ": " + cmdline);
@@ -122,7 +123,8 @@ std::vector<double> dd_seconds(const std::string& text) {
 class DmcRun : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (::geteuid() != 0) GTEST_SKIP() << "the test needs root to set itself up (and to run as root)";
+    if (::geteuid() != 0)
+      GTEST_SKIP() << "the test needs root to set itself up (and to run as root)";
     if (::access("/dev/fuse", F_OK) != 0) GTEST_SKIP() << "no /dev/fuse";
     dir_ = world_.path("dir");
     fs::create_directories(dir_);
@@ -133,7 +135,8 @@ class DmcRun : public ::testing::Test {
   }
 
   std::vector<std::string> env() const {
-    return {"DISKCOND_STATE_DIR=" + world_.path("state"), "DISKCOND_PROFILE_DIR=" + world_.path("profiles"),
+    return {"DISKCOND_STATE_DIR=" + world_.path("state"),
+            "DISKCOND_PROFILE_DIR=" + world_.path("profiles"),
             "DISKCOND_RUN_DIR=" + world_.path("run"), "PATH=/usr/bin:/bin", "LC_ALL=C"};
   }
 
@@ -142,16 +145,17 @@ class DmcRun : public ::testing::Test {
   }
 
   // `dmc run <dir_> <profile> -- sh -c <script>`.
-  ProgramRun run_sh(const std::string& profile, const std::string& script, std::optional<uid_t> uid = std::nullopt) {
+  ProgramRun run_sh(const std::string& profile, const std::string& script,
+                    std::optional<uid_t> uid = std::nullopt) {
     return dmc({"run", dir_, profile, "--", "sh", "-c", script}, uid);
   }
 
   // What a command that sees the conditioned mount on dir_ (and not the directory underneath)
   // checks, in sh: its mountinfo has a fuse.diskcond mount there, and dir_'s device differs.
   std::string sees_the_mount() const {
-    return "grep -Eq '^[0-9]+ [0-9]+ [0-9:]+ [^ ]+ " + dir_ + " .* - fuse.diskcond ' /proc/self/mountinfo && " +
-           "test \"$(stat -c %d " + dir_ + ")\" != " + std::to_string(host_device()) + " && grep -q 'left alone' " +
-           dir_ + "/keep";
+    return "grep -Eq '^[0-9]+ [0-9]+ [0-9:]+ [^ ]+ " + dir_ +
+           " .* - fuse.diskcond ' /proc/self/mountinfo && " + "test \"$(stat -c %d " + dir_ +
+           ")\" != " + std::to_string(host_device()) + " && grep -q 'left alone' " + dir_ + "/keep";
   }
 
   dev_t host_device() const {
@@ -164,7 +168,8 @@ class DmcRun : public ::testing::Test {
   void expect_nothing_left(const std::string& when) {
     EXPECT_EQ(mounts_on(dir_), std::vector<std::string>{}) << when;
     std::vector<std::string> run_files;
-    for (const auto& entry : fs::recursive_directory_iterator(world_.path("run"))) run_files.push_back(entry.path());
+    for (const auto& entry : fs::recursive_directory_iterator(world_.path("run")))
+      run_files.push_back(entry.path());
     EXPECT_EQ(run_files, std::vector<std::string>{}) << when;
     EXPECT_EQ(processes_mentioning(world_.path("")), std::vector<std::string>{}) << when;
   }
@@ -179,18 +184,20 @@ class DmcRun : public ::testing::Test {
     ProgramRun during;
     std::thread runner([&] {
       during = run_sh("7",
-                      sees_the_mount() + " && " + DMC_BINARY + " status " + dir_ + " -json > " + daemon_pid +
-                          " && echo made > " + dir_ + "/new && touch " + ready + " || exit 1; i=0; while [ ! -e " +
-                          go + " ] && [ $i -lt 3000 ]; do sleep 0.01; i=$((i+1)); done; test -e " + go,
+                      sees_the_mount() + " && " + DMC_BINARY + " status " + dir_ + " -json > " +
+                          daemon_pid + " && echo made > " + dir_ + "/new && touch " + ready +
+                          " || exit 1; i=0; while [ ! -e " + go +
+                          " ] && [ $i -lt 3000 ]; do sleep 0.01; i=$((i+1)); done; test -e " + go,
                       uid);
     });
-    for (int i = 0; i < 3000 && !fs::exists(ready); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    for (int i = 0; i < 3000 && !fs::exists(ready); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
     const bool was_ready = fs::exists(ready);
     // The host, while the command runs: no mount, and status says OFF.
     EXPECT_EQ(mounts_under(dir_), host_mounts);
     fs::create_directories(world_.path("io-host"));  // not the runner's io_dir: it is in use
-    ProgramRun status =
-        run_program(DMC_BINARY, {"status", dir_, "-json"}, env(), world_.path(""), world_.path("io-host"));
+    ProgramRun status = run_program(DMC_BINARY, {"status", dir_, "-json"}, env(), world_.path(""),
+                                    world_.path("io-host"));
     std::ofstream(go).close();
     runner.join();
     ASSERT_TRUE(was_ready) << "the command never saw the mount: " << during.err;
@@ -205,13 +212,17 @@ class DmcRun : public ::testing::Test {
     const std::string daemon = std::to_string(inside["daemon_pid"].get<int>());
     EXPECT_FALSE(fs::exists("/proc/" + daemon)) << "the daemon " << daemon << " is still there";
     struct stat made {};
-    ASSERT_EQ(::stat((dir_ + "/new").c_str(), &made), 0) << "a file made inside is not in the directory";
+    ASSERT_EQ(::stat((dir_ + "/new").c_str(), &made), 0)
+        << "a file made inside is not in the directory";
     EXPECT_EQ(made.st_uid, owner);
     EXPECT_EQ(read_whole_file(dir_ + "/new"), "made\n");
     expect_nothing_left("after a run");
 
-    for (const auto& [script, code] : std::vector<std::pair<std::string, int>>{
-             {"exit 0", 0}, {"exit 3", 3}, {"kill -TERM $$", 128 + SIGTERM}, {"kill -KILL $$", 128 + SIGKILL}}) {
+    for (const auto& [script, code] :
+         std::vector<std::pair<std::string, int>>{{"exit 0", 0},
+                                                  {"exit 3", 3},
+                                                  {"kill -TERM $$", 128 + SIGTERM},
+                                                  {"kill -KILL $$", 128 + SIGKILL}}) {
       ProgramRun r = run_sh("7", sees_the_mount() + " && " + script, uid);
       EXPECT_EQ(r.code, code) << script << ": " << r.err;
       EXPECT_EQ(r.err, "") << script;
@@ -236,7 +247,8 @@ class DmcRun : public ::testing::Test {
     if (uid) ::chown(file.c_str(), *uid, *uid);
     std::string reads;
     for (int block = 1800; block >= 0; block -= 400) {
-      reads += "dd if=" + file + " of=/dev/null bs=4k count=1 skip=" + std::to_string(block) + " iflag=direct; ";
+      reads += "dd if=" + file + " of=/dev/null bs=4k count=1 skip=" + std::to_string(block) +
+               " iflag=direct; ";
     }
     const Profile& profile = builtin_profiles()[0];
     const double floor_s = static_cast<double>(profile.access_time_ns) / 3 * 1e-9;
@@ -245,13 +257,14 @@ class DmcRun : public ::testing::Test {
     const std::vector<double> slow = dd_seconds(inside.out);
     ASSERT_EQ(slow.size(), 5u) << inside.out;
     for (double s : slow) EXPECT_GE(s, floor_s * 0.999) << inside.out;
-    ProgramRun outside = run_program("/bin/sh", {"-c", "{ " + reads + "} 2>&1"}, env(), world_.path(""),
-                                     world_.io_dir(), uid);
+    ProgramRun outside = run_program("/bin/sh", {"-c", "{ " + reads + "} 2>&1"}, env(),
+                                     world_.path(""), world_.io_dir(), uid);
     ASSERT_EQ(outside.code, 0) << outside.out;
     const std::vector<double> fast = dd_seconds(outside.out);
     ASSERT_EQ(fast.size(), 5u) << outside.out;
     for (double s : fast) EXPECT_LT(s, floor_s) << outside.out;
-    std::cout << "[ timing ] 4 KiB O_DIRECT reads inside (profile 0, floor " << floor_s * 1e3 << " ms):";
+    std::cout << "[ timing ] 4 KiB O_DIRECT reads inside (profile 0, floor " << floor_s * 1e3
+              << " ms):";
     for (double s : slow) std::cout << " " << s * 1e3;
     std::cout << " ms; outside:";
     for (double s : fast) std::cout << " " << s * 1e3;
@@ -267,7 +280,8 @@ class DmcRun : public ::testing::Test {
     const std::string stamp = world_.path("scratch/stamp");
     for (int i = 0; i < kRounds; ++i) {
       const double t0 = realtime_seconds();
-      ProgramRun r = run_sh("7", "date +%s.%N > " + stamp + " && cat " + dir_ + "/keep > /dev/null", uid);
+      ProgramRun r =
+          run_sh("7", "date +%s.%N > " + stamp + " && cat " + dir_ + "/keep > /dev/null", uid);
       const double t1 = realtime_seconds();
       ASSERT_EQ(r.code, 0) << r.err;
       total.push_back(t1 - t0);
@@ -275,8 +289,9 @@ class DmcRun : public ::testing::Test {
     }
     std::sort(total.begin(), total.end());
     std::sort(first_io.begin(), first_io.end());
-    std::cout << "[ overhead ] dmc run as " << who << ": time to first I/O " << first_io[kRounds / 2] * 1e3
-              << " ms, whole run of 'true' " << total[kRounds / 2] * 1e3 << " ms (medians of " << kRounds << ")\n";
+    std::cout << "[ overhead ] dmc run as " << who << ": time to first I/O "
+              << first_io[kRounds / 2] * 1e3 << " ms, whole run of 'true' "
+              << total[kRounds / 2] * 1e3 << " ms (medians of " << kRounds << ")\n";
     RecordProperty("first_io_ms_" + who, std::to_string(first_io[kRounds / 2] * 1e3));
     RecordProperty("whole_run_ms_" + who, std::to_string(total[kRounds / 2] * 1e3));
     EXPECT_LT(total[kRounds / 2], 5.0);
@@ -308,8 +323,8 @@ TEST_F(DmcRun, AWorkingDirectoryInsideIsTheConditionedOne) {
   fs::create_directories(dir_ + "/sub");
   ProgramRun r = run_program(DMC_BINARY,
                              {"run", "..", "7", "--", "sh", "-c",
-                              "test \"$(stat -c %d .)\" != " + std::to_string(host_device()) + " && test \"$(pwd)\" = " +
-                                  dir_ + "/sub"},
+                              "test \"$(stat -c %d .)\" != " + std::to_string(host_device()) +
+                                  " && test \"$(pwd)\" = " + dir_ + "/sub"},
                              env(), dir_ + "/sub", world_.io_dir());
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.err, "");
@@ -322,11 +337,13 @@ TEST_F(DmcRun, SigtermIsPassedOnToTheCommand) {
   const std::string ready = world_.path("scratch/ready");
   ProgramRun r;
   std::thread runner([&] { r = run_sh("7", "touch " + ready + " && exec sleep 30"); });
-  for (int i = 0; i < 3000 && !fs::exists(ready); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  for (int i = 0; i < 3000 && !fs::exists(ready); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   // dmc run and its daemon (a fork of it) have the same command line: dmc run is the parent.
   std::vector<pid_t> same;
   for (const std::string& line : processes_mentioning(std::string(DMC_BINARY) + " run " + dir_)) {
-    if (line.find(": " + std::string(DMC_BINARY) + " run") != std::string::npos) same.push_back(std::stoi(line));
+    if (line.find(": " + std::string(DMC_BINARY) + " run") != std::string::npos)
+      same.push_back(std::stoi(line));
   }
   pid_t dmc_pid = 0;
   for (pid_t pid : same) {
@@ -346,12 +363,12 @@ TEST_F(DmcRun, SigtermIsPassedOnToTheCommand) {
 TEST_F(DmcRun, BadInputIsOneLineAndChangesNothing) {
   world_.freeze();
   const std::vector<std::pair<std::vector<std::string>, int>> cases = {
-      {{"run", dir_, "0", "true"}, 2},                        // no --
-      {{"run", dir_, "0", "--"}, 2},                          // no command
-      {{"run", dir_, "No Such Disk", "--", "true"}, 2},       // unknown profile
+      {{"run", dir_, "0", "true"}, 2},                   // no --
+      {{"run", dir_, "0", "--"}, 2},                     // no command
+      {{"run", dir_, "No Such Disk", "--", "true"}, 2},  // unknown profile
       {{"run", dir_, "99", "--", "true"}, 2},
       {{"run", world_.path("missing"), "0", "--", "true"}, 2},  // no such directory
-      {{"run", dir_ + "/keep", "0", "--", "true"}, 2},       // not a directory
+      {{"run", dir_ + "/keep", "0", "--", "true"}, 2},          // not a directory
       {{"run", "/proc", "0", "--", "true"}, 2},
       {{"run", dir_, "0", "-boot", "--", "true"}, 2},
   };
@@ -372,7 +389,8 @@ TEST_F(DmcRun, ADirectoryConditionedByStartIsRefused) {
   world_.freeze();
   ProgramRun r = run_sh("0", "exit 0");
   expect_rejected("dmc", {"run", dir_}, 4, r);
-  EXPECT_NE(r.err.find("is already conditioned (profile 'PCIe 3 SSD')"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("is already conditioned (profile 'PCIe 3 SSD')"), std::string::npos)
+      << r.err;
 }
 
 // An ordinary user (a uid of its own), in a user namespace of its own, on a directory it owns.
@@ -382,10 +400,12 @@ class DmcRunAsUser : public DmcRun {
     DmcRun::SetUp();
     if (IsSkipped()) return;
     if (!user_namespaces_work_for(user_)) {
-      GTEST_SKIP() << "user namespaces are disabled for ordinary users here (user.max_user_namespaces, "
-                      "kernel.unprivileged_userns_clone)";
+      GTEST_SKIP()
+          << "user namespaces are disabled for ordinary users here (user.max_user_namespaces, "
+             "kernel.unprivileged_userns_clone)";
     }
-    for (const std::string& path : {dir_, dir_ + "/keep", world_.path("run"), world_.path("scratch")}) {
+    for (const std::string& path :
+         {dir_, dir_ + "/keep", world_.path("run"), world_.path("scratch")}) {
       ::chown(path.c_str(), user_, user_);
     }
   }
@@ -402,25 +422,31 @@ TEST_F(DmcRunAsUser, TheUserGetsNoMoreRightsThanOutside) {
   std::ofstream(dir_ + "/roots") << "root's\n";
   std::ofstream(dir_ + "/secret") << "root's only\n";
   ::chmod((dir_ + "/secret").c_str(), 0600);
-  ProgramRun r = run_sh("7",
-                        sees_the_mount() + " && test \"$(stat -c %u " + dir_ + "/roots)\" = 65534 && ! (echo x >> " +
-                            dir_ + "/roots) 2>/dev/null && ! cat " + dir_ + "/secret 2>/dev/null && ! chmod 0666 " +
-                            dir_ + "/roots 2>/dev/null",
-                        user_);
+  ProgramRun r =
+      run_sh("7",
+             sees_the_mount() + " && test \"$(stat -c %u " + dir_ +
+                 "/roots)\" = 65534 && ! (echo x >> " + dir_ + "/roots) 2>/dev/null && ! cat " +
+                 dir_ + "/secret 2>/dev/null && ! chmod 0666 " + dir_ + "/roots 2>/dev/null",
+             user_);
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(read_whole_file(dir_ + "/roots"), "root's\n");
   expect_nothing_left("no more rights");
 }
 
-TEST_F(DmcRunAsUser, TheViewIsSlowInsideAndFastOutside) { check_slow_inside_and_fast_outside(user_); }
+TEST_F(DmcRunAsUser, TheViewIsSlowInsideAndFastOutside) {
+  check_slow_inside_and_fast_outside(user_);
+}
 
-TEST_F(DmcRunAsUser, StartAndStopOverhead) { measure_overhead(user_, "user"); }
+TEST_F(DmcRunAsUser, StartAndStopOverhead) {
+  measure_overhead(user_, "user");
+}
 
 // Runs `dmc <args>` as `uid` inside a user namespace (all of ids 0-65535 mapped to themselves, as
 // root may) whose user.max_user_namespaces is 0: a machine with user namespaces disabled, made
 // without touching the host's sysctl. The exit status and stderr, or code -1.
-ProgramRun dmc_with_user_namespaces_disabled(const std::vector<std::string>& args, const std::vector<std::string>& env,
-                                             uid_t uid, const std::string& io_dir) {
+ProgramRun dmc_with_user_namespaces_disabled(const std::vector<std::string>& args,
+                                             const std::vector<std::string>& env, uid_t uid,
+                                             const std::string& io_dir) {
   int unshared[2], go[2];
   ProgramRun run;
   if (::pipe(unshared) != 0 || ::pipe(go) != 0) return run;
@@ -469,11 +495,13 @@ ProgramRun dmc_with_user_namespaces_disabled(const std::vector<std::string>& arg
 
 TEST_F(DmcRunAsUser, DisabledUserNamespacesAreOneLineSayingWhatToDo) {
   world_.freeze();
-  ProgramRun r = dmc_with_user_namespaces_disabled({"run", dir_, "0", "--", "true"}, env(), user_, world_.io_dir());
+  ProgramRun r = dmc_with_user_namespaces_disabled({"run", dir_, "0", "--", "true"}, env(), user_,
+                                                   world_.io_dir());
   ASSERT_LT(r.code, 120) << "could not set the test up (step " << r.code - 120 << ")";
   expect_rejected("dmc", {"run", dir_, "0"}, 1, r);
   EXPECT_EQ(r.err, "dmc: cannot condition " + dir_ +
-                       " for the command: user namespaces are disabled (user.max_user_namespaces = 0): enable them "
+                       " for the command: user namespaces are disabled (user.max_user_namespaces = "
+                       "0): enable them "
                        "(sysctl -w user.max_user_namespaces=15000), or run dmc run as root\n");
   world_.expect_unchanged("dmc run with user namespaces disabled");
 }
@@ -484,10 +512,12 @@ TEST_F(DmcRunAsUser, AnInaccessibleFuseDeviceIsOneLineSayingWhatToDo) {
   ProgramRun r = run_sh("0", "exit 0", user_);
   ::chmod("/dev/fuse", 0666);  // fuse_ puts back the machine's mode at the end
   expect_rejected("dmc", {"run", dir_, "0"}, 1, r);
-  EXPECT_EQ(r.err, "dmc: cannot condition " + dir_ +
-                       " for the command: /dev/fuse is not accessible to this user (mode 0600): give it mode 0666, "
-                       "as most distributions do (chmod 0666 /dev/fuse, or a udev rule: KERNEL==\"fuse\", "
-                       "MODE=\"0666\")\n");
+  EXPECT_EQ(r.err,
+            "dmc: cannot condition " + dir_ +
+                " for the command: /dev/fuse is not accessible to this user (mode 0600): give it "
+                "mode 0666, "
+                "as most distributions do (chmod 0666 /dev/fuse, or a udev rule: KERNEL==\"fuse\", "
+                "MODE=\"0666\")\n");
   world_.expect_unchanged("dmc run with /dev/fuse 0600");
 }
 

@@ -16,19 +16,23 @@ class HelpTest : public ::testing::Test {
   void SetUp() override { world_.freeze(); }
 
   ProgramRun run(const std::string& binary, const std::vector<std::string>& args) {
-    return run_program(binary, args,
-                       {"DISKCOND_STATE_DIR=" + world_.path("state"), "DISKCOND_PROFILE_DIR=" + world_.path("profiles"),
-                        "PATH=/usr/bin:/bin", "LC_ALL=C", "HOME=" + world_.path("home"),
-                        "XDG_DATA_HOME=" + world_.path("xdg")},
-                       world_.path(""), world_.io_dir());
+    return run_program(
+        binary, args,
+        {"DISKCOND_STATE_DIR=" + world_.path("state"),
+         "DISKCOND_PROFILE_DIR=" + world_.path("profiles"), "PATH=/usr/bin:/bin", "LC_ALL=C",
+         "HOME=" + world_.path("home"), "XDG_DATA_HOME=" + world_.path("xdg")},
+        world_.path(""), world_.io_dir());
   }
 
   // Checks that `args` prints help containing `expected` and nothing else happens.
-  void expect_help(const std::string& tool, const std::vector<std::string>& args, const std::string& expected) {
+  void expect_help(const std::string& tool, const std::vector<std::string>& args,
+                   const std::string& expected) {
     ProgramRun r = run(tool == "dmc" ? DMC_BINARY : RAWIO_BINARY, args);
     const std::string name = tool + " " + shown_words(args);
     EXPECT_EQ(r.code, 0) << name << ": " << r.err;
-    EXPECT_NE(r.out.find(expected), std::string::npos) << name << " does not mention '" << expected << "':\n" << r.out;
+    EXPECT_NE(r.out.find(expected), std::string::npos)
+        << name << " does not mention '" << expected << "':\n"
+        << r.out;
     EXPECT_EQ(r.err, "") << name;
     world_.expect_unchanged(name);
   }
@@ -37,12 +41,14 @@ class HelpTest : public ::testing::Test {
 };
 
 TEST_F(HelpTest, DmcHelpForTheToolAndEveryCommand) {
-  for (const char* word : {"help", "-h", "-help", "--help"}) expect_help("dmc", {word}, "usage: dmc <commands...>");
+  for (const char* word : {"help", "-h", "-help", "--help"})
+    expect_help("dmc", {word}, "usage: dmc <commands...>");
   size_t commands = 0;
   for (const dmc::CommandSpec& spec : dmc::command_table()) {
     const std::string name(spec.name);
     const std::string usage = "dmc " + std::string(spec.synopsis);
-    for (const char* word : {"help", "-h", "-help", "--help"}) expect_help("dmc", {word, name}, usage);
+    for (const char* word : {"help", "-h", "-help", "--help"})
+      expect_help("dmc", {word, name}, usage);
     for (const char* word : {"-h", "-help", "--help"}) {
       expect_help("dmc", {name, word}, usage);
       // Help wins over whatever else is on the line, bad words included.

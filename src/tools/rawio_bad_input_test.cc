@@ -25,13 +25,25 @@ struct OptionValues {
 const std::vector<OptionValues>& run_options() {
   static const std::vector<OptionValues> options = {
       {"-v", "--verbose", {"3", "-1", "1.5", "x", "", "99999999999999999999"}, "1", "2"},
-      {"-n", "--size", {"0", "-1", "1x", "", "1.5", "k", "99999999999999999999", "16e", "1m1", "0x100"}, "1m", "2m"},
+      {"-n",
+       "--size",
+       {"0", "-1", "1x", "", "1.5", "k", "99999999999999999999", "16e", "1m1", "0x100"},
+       "1m",
+       "2m"},
       {"-s", "--transfer-size", {"0", "-4k", "2g", "1.5", "x", "", "4kk", "1g1"}, "4k", "8k"},
       {"-p", "--workers", {"0", "-1", "1025", "1.5", "x", "", "99999999999999999999"}, "1", "2"},
       {"-q", "--iodepth", {"0", "-1", "4097", "1.5", "x", ""}, "1", "2"},
       {"", "--submit-batch", {"0", "-1", "4097", "x", ""}, "1", "2"},
-      {"-c", "--count", {"0", "-1", "1.5", "x", "", "99999999999999999999", "00", "PASS", "passes", "pass1"}, "10", "pass"},
-      {"-t", "--time", {"0", "-1s", "0.5ns", "25h", "90000s", "x", "", "1y", "0ms"}, "100ms", "200ms"},
+      {"-c",
+       "--count",
+       {"0", "-1", "1.5", "x", "", "99999999999999999999", "00", "PASS", "passes", "pass1"},
+       "10",
+       "pass"},
+      {"-t",
+       "--time",
+       {"0", "-1s", "0.5ns", "25h", "90000s", "x", "", "1y", "0ms"},
+       "100ms",
+       "200ms"},
       {"", "--warmup", {"-1s", "0.5ns", "25h", "x", "", "1y"}, "0", "10ms"},
       {"", "--seed", {"-1", "x", "1.5", "", "99999999999999999999"}, "1", "2"},
       {"-e", "--engine", {"nope", "", "PSYNC", "psync,null", "x\ny"}, "null", "psync"},
@@ -56,7 +68,8 @@ const std::vector<OptionValues>& report_options() {
 
 // The ways a value is given to an option: "-n 1m" (or "--seed 1" where there is no short name)
 // and "--size=1m". ("--size 1m" parses as "-n 1m" does.)
-std::vector<std::vector<std::string>> spellings(const OptionValues& option, const std::string& value) {
+std::vector<std::vector<std::string>> spellings(const OptionValues& option,
+                                                const std::string& value) {
   return {{option.short_name.empty() ? option.long_name : option.short_name, value},
           {option.long_name + "=" + value}};
 }
@@ -69,8 +82,8 @@ class RawioBadInput : public ::testing::Test {
     fs::create_directories(world_.path("home"));
     std::ofstream(world_.path("data")) << std::string(1 << 20, 'd');
     // One saved run in the default database, so `rawio report` has history that must not change.
-    ProgramRun saved = rawio({"-R", "-e", "null", "-n", "1m", "-s", "4k", "-p", "1", "-t", "100ms", "--warmup", "0", "--no-progress",
-                              "--save", world_.path("data")});
+    ProgramRun saved = rawio({"-R", "-e", "null", "-n", "1m", "-s", "4k", "-p", "1", "-t", "100ms",
+                              "--warmup", "0", "--no-progress", "--save", world_.path("data")});
     ASSERT_EQ(saved.code, 0) << saved.err;
     ASSERT_TRUE(fs::exists(db_path()));
     world_.freeze();
@@ -98,11 +111,13 @@ class RawioBadInput : public ::testing::Test {
   // of the same name.
   // With `quick_read`: a random read of the existing file instead, nothing made or saved (for
   // checking that good values are good without waiting for file systems to sync).
-  std::vector<std::string> run_words(const std::vector<std::string>& option_words, const std::string& skip_long = "",
-                                     const std::string& skip_short = "", bool quick_read = false) const {
+  std::vector<std::string> run_words(const std::vector<std::string>& option_words,
+                                     const std::string& skip_long = "",
+                                     const std::string& skip_short = "",
+                                     bool quick_read = false) const {
     const std::vector<std::pair<std::string, std::string>> base = {
-        {"--engine", "null"}, {"--size", "1m"}, {"--transfer-size", "4k"}, {"--workers", "1"}, {"--time", "200ms"},
-        {"--warmup", "0"}};
+        {"--engine", "null"}, {"--size", "1m"},    {"--transfer-size", "4k"},
+        {"--workers", "1"},   {"--time", "200ms"}, {"--warmup", "0"}};
     const std::vector<std::string> shorts = {"-e", "-n", "-s", "-p", "-t", "--warmup"};
     std::vector<std::string> words = {"-a", "--no-progress", "--save"};
     if (quick_read) words = {"-R", "--no-progress"};
@@ -133,7 +148,8 @@ TEST_F(RawioBadInput, TheGoodWordsTheCasesStartFromAreAccepted) {
   for (const OptionValues& option : run_options()) {
     if (option.long_name == "--db") continue;  // any path will do; it needs --save
     for (const std::string& value : {option.good, option.other_good}) {
-      auto args = run_words({option.long_name, value}, option.long_name, option.short_name, /*quick_read=*/true);
+      auto args = run_words({option.long_name, value}, option.long_name, option.short_name,
+                            /*quick_read=*/true);
       run = rawio(args);
       EXPECT_EQ(run.code, 0) << "rawio " << shown_words(args) << ": " << run.err;
     }
@@ -145,7 +161,8 @@ TEST_F(RawioBadInput, EveryOptionRefusesBadValuesWithTextAndJson) {
     for (const std::string& bad : option.bad) {
       for (const auto& words : spellings(option, bad)) {
         expect_rejected_case(run_words(words, option.long_name, option.short_name), 2);
-        expect_rejected_case(run_words(concat({"--json"}, words), option.long_name, option.short_name), 2);
+        expect_rejected_case(
+            run_words(concat({"--json"}, words), option.long_name, option.short_name), 2);
       }
     }
   }
@@ -155,23 +172,30 @@ TEST_F(RawioBadInput, EveryOptionRefusesBadValuesWithTextAndJson) {
 TEST_F(RawioBadInput, EveryOptionGivenTwiceOrWithoutItsValueIsRefused) {
   for (const OptionValues& option : run_options()) {
     std::string name = option.short_name.empty() ? option.long_name : option.short_name;
-    expect_rejected_case(
-        run_words({name, option.good, option.long_name, option.other_good}, option.long_name, option.short_name), 2);
+    expect_rejected_case(run_words({name, option.good, option.long_name, option.other_good},
+                                   option.long_name, option.short_name),
+                         2);
     std::vector<std::string> missing_value = run_words({}, option.long_name, option.short_name);
     missing_value.push_back(name);
     expect_rejected_case(missing_value, 2);
   }
   // Every flag: twice (each spelling, and both), and with a value.
-  const std::vector<std::pair<std::string, std::string>> flags = {
-      {"-a", "--all"}, {"-R", "--random-read"}, {"-S", "--sequential-read"}, {"-W", "--random-write"},
-      {"-w", "--sequential-write"}, {"", "--json"}, {"", "--no-progress"}, {"", "--save"}};
+  const std::vector<std::pair<std::string, std::string>> flags = {{"-a", "--all"},
+                                                                  {"-R", "--random-read"},
+                                                                  {"-S", "--sequential-read"},
+                                                                  {"-W", "--random-write"},
+                                                                  {"-w", "--sequential-write"},
+                                                                  {"", "--json"},
+                                                                  {"", "--no-progress"},
+                                                                  {"", "--save"}};
   for (const auto& [short_name, long_name] : flags) {
     expect_rejected_case(run_words({long_name, long_name}), 2);
     if (!short_name.empty()) {
       expect_rejected_case(run_words({short_name, short_name}), 2);
       expect_rejected_case(run_words({short_name, long_name}), 2);
     }
-    for (const char* value : {"=1", "=yes", "=false", "="}) expect_rejected_case(run_words({long_name + value}), 2);
+    for (const char* value : {"=1", "=yes", "=false", "="})
+      expect_rejected_case(run_words({long_name + value}), 2);
   }
 }
 
@@ -181,33 +205,34 @@ TEST_F(RawioBadInput, BadWordsTargetsAndAbsurdCombinationsAreRefused) {
   auto run = [&](std::vector<std::string> words) { return concat(quick, words); };
   const std::vector<std::pair<std::vector<std::string>, int>> cases = {
       {{}, 2},
-      {{"-R"}, 2},                                          // no target
-      {{dir}, 2},                                           // no test
+      {{"-R"}, 2},  // no target
+      {{dir}, 2},   // no test
       {{"--bogus", "-R", dir}, 2},
       {{"-x", "-R", dir}, 2},
       {{"-R", "--json=1", dir}, 2},
       {{"---all", dir}, 2},
-      {{"-R", ""}, 2},                                      // empty target
+      {{"-R", ""}, 2},  // empty target
       {{"-R", "/no/such/dir/x"}, 2},
-      {{"-R", "/no/such\ndir"}, 2},                       // a newline in the echoed path
-      {{"-R", "/" + std::string(5000, 'a')}, 2},           // longer than PATH_MAX
+      {{"-R", "/no/such\ndir"}, 2},               // a newline in the echoed path
+      {{"-R", "/" + std::string(5000, 'a')}, 2},  // longer than PATH_MAX
       {{"-R", "-i", "a\nb", "/no/such/x"}, 2},
-      {{"-R", world_.path("data/sub")}, 2},                 // a file's child
-      {{"-R", "/dev/null"}, 2},                             // neither a device, a file nor a directory
-      {{"-R", "-s", "2m", data}, 2},                        // transfer larger than the file
+      {{"-R", world_.path("data/sub")}, 2},  // a file's child
+      {{"-R", "/dev/null"}, 2},              // neither a device, a file nor a directory
+      {{"-R", "-s", "2m", data}, 2},         // transfer larger than the file
       {{"-S", "-p", "1024", "-n", "1m", "-s", "4k", dir}, 2},  // more workers than transfers
-      {{"-R", "-e", "io_uring", "-p", "1024", "-q", "4096", "-s", "1m", data}, 2},  // 4 TiB of buffers
-      {{"-R", "-e", "null", "-p", "1", "-q", "4096", "-s", "1g", data}, 2},         // 4 TiB in one worker
-      {{"-R", "-n", "1000t", dir}, 2},                      // a test file larger than the disk
-      {{"-R", "-s", "1000", "-d", "on", dir}, 2},           // O_DIRECT needs 512-byte multiples
-      {{"-R", "-i", "a,b", dir}, 2},                        // two ids, one target
-      {{"-R", "-i", "a", dir, data}, 2},                    // one id, two targets
-      {{"-R", "-i", "", dir}, 2},                           // an empty id
-      {{"-R", "--db", world_.path("other.db"), dir}, 2},    // --db without --save
-      {{"-R", "-c", "5", "--warmup", "1s", dir}, 2},        // a count-based run has no warm-up
-      {{"-R", "--save", "--db", "", dir}, 2},               // an empty database path
-      {{"-a", data}, 3},                                    // would overwrite an existing file
-      {{"-W", "--force-write", dir, data}, 3},              // forcing another path lifts nothing
+      {{"-R", "-e", "io_uring", "-p", "1024", "-q", "4096", "-s", "1m", data},
+       2},                                                                   // 4 TiB of buffers
+      {{"-R", "-e", "null", "-p", "1", "-q", "4096", "-s", "1g", data}, 2},  // 4 TiB in one worker
+      {{"-R", "-n", "1000t", dir}, 2},                    // a test file larger than the disk
+      {{"-R", "-s", "1000", "-d", "on", dir}, 2},         // O_DIRECT needs 512-byte multiples
+      {{"-R", "-i", "a,b", dir}, 2},                      // two ids, one target
+      {{"-R", "-i", "a", dir, data}, 2},                  // one id, two targets
+      {{"-R", "-i", "", dir}, 2},                         // an empty id
+      {{"-R", "--db", world_.path("other.db"), dir}, 2},  // --db without --save
+      {{"-R", "-c", "5", "--warmup", "1s", dir}, 2},      // a count-based run has no warm-up
+      {{"-R", "--save", "--db", "", dir}, 2},             // an empty database path
+      {{"-a", data}, 3},                                  // would overwrite an existing file
+      {{"-W", "--force-write", dir, data}, 3},            // forcing another path lifts nothing
   };
   for (const auto& [words, code] : cases) {
     auto args = words.empty() ? words : run(words);
@@ -225,12 +250,14 @@ TEST_F(RawioBadInput, ReportRefusesBadOptionsRunsAndConflicts) {
       }
     }
     if (option.good.empty()) continue;
-    expect_rejected_case({"report", option.long_name, option.good, option.long_name, option.other_good}, 2);
+    expect_rejected_case(
+        {"report", option.long_name, option.good, option.long_name, option.other_good}, 2);
     expect_rejected_case({"report", option.long_name}, 2);
   }
   for (const std::string flag : {"--json", "--list"}) {
     expect_rejected_case({"report", flag, flag}, 2);
-    for (const char* value : {"=1", "=yes", "=false"}) expect_rejected_case({"report", flag + value}, 2);
+    for (const char* value : {"=1", "=yes", "=false"})
+      expect_rejected_case({"report", flag + value}, 2);
   }
   const std::string db = db_path();
   const std::vector<std::pair<std::vector<std::string>, int>> cases = {
@@ -253,7 +280,8 @@ TEST_F(RawioBadInput, ReportRefusesBadOptionsRunsAndConflicts) {
       {{"report", "--plot"}, 2},
       {{"report", "--json", "--json"}, 2},
       {{"report", "--list", "--list"}, 2},
-      {{"report", "--list", "1"}, 2},  // --list shows every run: a selection or a plot conflicts with it
+      {{"report", "--list", "1"},
+       2},  // --list shows every run: a selection or a plot conflicts with it
       {{"report", "--list", "--last", "1"}, 2},
       {{"report", "--list", "--id", "anon"}, 2},
       {{"report", "--list", "--plot", world_.path("p.svg")}, 2},

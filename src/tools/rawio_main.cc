@@ -32,7 +32,8 @@ int dispatch(const Parsed& parsed, Run run) {
 int main(int argc, char** argv) {
   namespace rawio = diskcond::rawio;
   if (rawio::report::is_report_command(argc, argv)) {
-    return dispatch(rawio::report::parse_report_command_line(argc - 1, argv + 1), rawio::report::run_report);
+    return dispatch(rawio::report::parse_report_command_line(argc - 1, argv + 1),
+                    rawio::report::run_report);
   }
   return dispatch(rawio::parse_command_line(argc, argv), rawio::run_command);
 }

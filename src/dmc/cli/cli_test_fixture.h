@@ -49,7 +49,8 @@ class CliTest : public ::testing::Test {
         .err = err_,
         .processes_inside =
             [this](const std::string& dir, bool mounted, pid_t daemon_pid) {
-              process_queries_.push_back(fmt::format("{} mounted={} daemon={}", dir, mounted, daemon_pid));
+              process_queries_.push_back(
+                  fmt::format("{} mounted={} daemon={}", dir, mounted, daemon_pid));
               return processes_;
             },
         .boot_problem = [this] { return boot_problem_; },

@@ -7,7 +7,9 @@ namespace {
 
 const ArgGrammar kStart{"start", 1, 2, {"boot", "nocache"}, {"<mount>"}};
 
-Result<CommandArgs> split(std::vector<std::string> words) { return split_command_args(kStart, words); }
+Result<CommandArgs> split(std::vector<std::string> words) {
+  return split_command_args(kStart, words);
+}
 
 TEST(DmcCommandArgs, SeparatesPositionalsAndOptionsAnywhere) {
   auto a = split({"-nocache", "/srv", "0", "-boot"});
@@ -22,7 +24,8 @@ TEST(DmcCommandArgs, DoubleDashOptionsAreAcceptedButNotRepeats) {
   auto a = split({"/srv", "--boot"});
   ASSERT_TRUE(a.ok()) << a.error();
   EXPECT_EQ(a->options, (std::vector<std::string>{"boot"}));
-  EXPECT_FALSE(split({"/srv", "--boot", "-boot"}).ok());  // which one counts is not the question: it is a slip
+  EXPECT_FALSE(split({"/srv", "--boot", "-boot"})
+                   .ok());  // which one counts is not the question: it is a slip
 }
 
 TEST(DmcCommandArgs, NegativeNumbersAreValuesNotOptions) {
@@ -95,13 +98,15 @@ TEST(DmcCommandArgs, AValueOptionWithoutItsValueOrTwiceIsAnError) {
 const ArgGrammar kRun{"run", 2, 2, {"writethrough", "nocache"}, {"<dir>", "profile"}, {}, true};
 
 TEST(DmcCommandArgs, ATrailingCommandIsEverythingAfterTheFirstDoubleDash) {
-  auto a = split_command_args(kRun, std::vector<std::string>{"-nocache", "/srv", "0", "--", "sh", "-c", "ls --help", "--", "-nocache"});
+  auto a = split_command_args(kRun, std::vector<std::string>{"-nocache", "/srv", "0", "--", "sh",
+                                                             "-c", "ls --help", "--", "-nocache"});
   ASSERT_TRUE(a.ok()) << a.error();
   EXPECT_EQ(a->positional, (std::vector<std::string>{"/srv", "0"}));
   EXPECT_TRUE(a->has("nocache"));
   EXPECT_EQ(a->command, (std::vector<std::string>{"sh", "-c", "ls --help", "--", "-nocache"}));
   EXPECT_FALSE(a->help);
-  auto help_of_the_command = split_command_args(kRun, std::vector<std::string>{"/srv", "0", "--", "ls", "--help"});
+  auto help_of_the_command =
+      split_command_args(kRun, std::vector<std::string>{"/srv", "0", "--", "ls", "--help"});
   ASSERT_TRUE(help_of_the_command.ok()) << help_of_the_command.error();
   EXPECT_FALSE(help_of_the_command->help);
   auto help = split_command_args(kRun, std::vector<std::string>{"/srv", "--help"});
@@ -114,12 +119,16 @@ TEST(DmcCommandArgs, ATrailingCommandIsRequiredWithItsDoubleDash) {
     auto a = split_command_args(kRun, words);
     return a.ok() ? std::string("accepted") : a.error();
   };
-  EXPECT_EQ(error_of({"/srv", "0", "ls"}), "missing '-- <command>' for 'dmc run' (see 'dmc run --help')");
+  EXPECT_EQ(error_of({"/srv", "0", "ls"}),
+            "missing '-- <command>' for 'dmc run' (see 'dmc run --help')");
   EXPECT_EQ(error_of({"/srv", "0"}), "missing '-- <command>' for 'dmc run' (see 'dmc run --help')");
-  EXPECT_EQ(error_of({"/srv", "0", "--"}), "missing <command> after '--' for 'dmc run' (see 'dmc run --help')");
+  EXPECT_EQ(error_of({"/srv", "0", "--"}),
+            "missing <command> after '--' for 'dmc run' (see 'dmc run --help')");
   EXPECT_EQ(error_of({"/srv", "--", "ls"}), "missing profile for 'dmc run' (see 'dmc run --help')");
-  EXPECT_EQ(error_of({"/srv", "0", "1", "--", "ls"}), "unexpected argument '1' for 'dmc run' (see 'dmc run --help')");
-  EXPECT_EQ(error_of({"/srv", "0", "-json", "--", "ls"}), "unknown option '-json' for 'dmc run' (see 'dmc run --help')");
+  EXPECT_EQ(error_of({"/srv", "0", "1", "--", "ls"}),
+            "unexpected argument '1' for 'dmc run' (see 'dmc run --help')");
+  EXPECT_EQ(error_of({"/srv", "0", "-json", "--", "ls"}),
+            "unknown option '-json' for 'dmc run' (see 'dmc run --help')");
 }
 
 }  // namespace

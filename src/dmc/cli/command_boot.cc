@@ -14,11 +14,13 @@ namespace {
 std::string boot_one(Context& ctx, const StoredMount& record) {
   auto mount = resolve_mount_dir(record.mount);
   if (!mount.ok()) return mount.error();
-  if (Status s = ctx.mounts().check_conditionable(record.mount, {ctx.store.dir()}); !s.ok()) return s.error();
+  if (Status s = ctx.mounts().check_conditionable(record.mount, {ctx.store.dir()}); !s.ok())
+    return s.error();
   auto status = ctx.mounts().status(record.mount);
   if (!status.ok()) return fmt::format("cannot query: {}", status.error());
   if (status->mounted && status->daemon_alive) {
-    ctx.out << fmt::format("{}: already conditioned ({})\n", record.mount, status->settings.profile.name);
+    ctx.out << fmt::format("{}: already conditioned ({})\n", record.mount,
+                           status->settings.profile.name);
     return "";
   }
   if (status->mounted) {  // stale mount left by a dead daemon: clear it first
@@ -35,7 +37,8 @@ std::string boot_one(Context& ctx, const StoredMount& record) {
 
 Outcome run_boot(Context& ctx, const CommandArgs&) {
   auto lock = ctx.store.lock();
-  if (!lock.ok()) return failure(ExitCode::kFailed, fmt::format("settings store: {}", lock.error()));
+  if (!lock.ok())
+    return failure(ExitCode::kFailed, fmt::format("settings store: {}", lock.error()));
   StoreListing listing = ctx.store.list();
   size_t failed = listing.problems.size();
   for (const std::string& problem : listing.problems) ctx.err << "dmc: boot: " << problem << "\n";
@@ -43,9 +46,10 @@ Outcome run_boot(Context& ctx, const CommandArgs&) {
   for (const StoredMount& record : listing.mounts) {
     if (!record.boot) continue;
     if (path_is_missing(record.mount)) {  // deleted: nothing to condition, and no failure of boot's
-      ctx.err << fmt::format("dmc: warning: boot: {}: skipped: the directory no longer exists ('sudo dmc stop {}' "
-                             "forgets it)\n",
-                             record.mount, record.mount);
+      ctx.err << fmt::format(
+          "dmc: warning: boot: {}: skipped: the directory no longer exists ('sudo dmc stop {}' "
+          "forgets it)\n",
+          record.mount, record.mount);
       continue;
     }
     ++attempted;

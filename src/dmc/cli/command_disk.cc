@@ -31,7 +31,13 @@ struct DiskSubcommand {
 
 const std::vector<DiskSubcommand>& subcommands() {
   static const std::vector<DiskSubcommand> table = {
-      {"create", 2, 3, {"<image>", "<size>"}, {"json", "start", "existing", "mkfs", "mount"}, true, run_disk_create},
+      {"create",
+       2,
+       3,
+       {"<image>", "<size>"},
+       {"json", "start", "existing", "mkfs", "mount"},
+       true,
+       run_disk_create},
       {"remove", 1, 1, {"<image|device|directory>"}, {"delete"}, true, run_disk_remove},
       {"list", 0, 0, {}, {"json"}, false, run_disk_list},
   };
@@ -58,16 +64,19 @@ std::string Undo::run() {
 
 Outcome run_disk(Context& ctx, const CommandArgs& args) {
   const std::string& word = args.positional[0];
-  auto sub = std::find_if(subcommands().begin(), subcommands().end(), [&](const auto& s) { return s.name == word; });
+  auto sub = std::find_if(subcommands().begin(), subcommands().end(),
+                          [&](const auto& s) { return s.name == word; });
   if (sub == subcommands().end()) {
-    return usage_error(fmt::format("unknown disk command '{}' (create, remove or list; see 'dmc disk --help')", word));
+    return usage_error(fmt::format(
+        "unknown disk command '{}' (create, remove or list; see 'dmc disk --help')", word));
   }
   const std::string name = fmt::format("dmc disk {}", sub->name);
   std::vector<std::string> given = args.options;
   for (const auto& [option, value] : args.values) given.push_back(option);
   for (const std::string& option : given) {
     if (std::find(sub->options.begin(), sub->options.end(), option) == sub->options.end()) {
-      return usage_error(fmt::format("option '-{}' does not apply to '{}' (see 'dmc disk --help')", option, name));
+      return usage_error(
+          fmt::format("option '-{}' does not apply to '{}' (see 'dmc disk --help')", option, name));
     }
   }
   CommandArgs own = args;
@@ -81,8 +90,10 @@ Outcome run_disk(Context& ctx, const CommandArgs& args) {
                                    own.positional[sub->max_positional], name));
   }
   if (sub->needs_root && !ctx.is_root()) {
-    return failure(ExitCode::kNeedsRoot,
-                   fmt::format("'{}' attaches and detaches loop devices and needs root; run it with sudo", name));
+    return failure(
+        ExitCode::kNeedsRoot,
+        fmt::format("'{}' attaches and detaches loop devices and needs root; run it with sudo",
+                    name));
   }
   return sub->run(ctx, own);
 }
@@ -109,8 +120,11 @@ Result<std::vector<DiskView>> dmc_disks(Context& ctx, std::vector<disk::LoopDisk
     // The image must be on the conditioned file system itself (its st_dev), not merely below it.
     if (!holder) continue;
     struct stat mst {};
-    if (holder->daemon_alive && (::stat(holder->mount_point.c_str(), &mst) != 0 || mst.st_dev != disk.image_dev)) continue;
-    views.push_back({disk, holder->mount_point, holder->daemon_alive ? holder->settings.profile.name : "(stale)"});
+    if (holder->daemon_alive &&
+        (::stat(holder->mount_point.c_str(), &mst) != 0 || mst.st_dev != disk.image_dev))
+      continue;
+    views.push_back({disk, holder->mount_point,
+                     holder->daemon_alive ? holder->settings.profile.name : "(stale)"});
   }
   if (all != nullptr) *all = std::move(loops).value();
   return views;
@@ -129,7 +143,8 @@ Outcome run_disk_remove(Context& ctx, const CommandArgs& args) {
   struct stat st {};
   if (::stat(arg.c_str(), &st) != 0) {
     int err = errno;
-    if (err == ENOENT || err == ENOTDIR) return usage_error(fmt::format("no such image, loop device or directory '{}'", arg));
+    if (err == ENOENT || err == ENOTDIR)
+      return usage_error(fmt::format("no such image, loop device or directory '{}'", arg));
     return usage_error(fmt::format("cannot access '{}': {}", arg, std::strerror(err)));
   }
   if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode) && !S_ISDIR(st.st_mode)) {
@@ -144,7 +159,8 @@ Outcome run_disk_remove(Context& ctx, const CommandArgs& args) {
   auto matches = [&](const disk::LoopDisk& d) {
     if (S_ISBLK(st.st_mode)) return d.device_number == st.st_rdev;
     if (S_ISREG(st.st_mode)) return d.image_dev == st.st_dev && d.image_ino == st.st_ino;
-    return std::any_of(d.mounts.begin(), d.mounts.end(), [&](const disk::DiskMount& m) { return m.dir == canonical; });
+    return std::any_of(d.mounts.begin(), d.mounts.end(),
+                       [&](const disk::DiskMount& m) { return m.dir == canonical; });
   };
   std::vector<DiskView> chosen;
   for (const DiskView& v : *disks) {
@@ -153,11 +169,12 @@ Outcome run_disk_remove(Context& ctx, const CommandArgs& args) {
   if (chosen.empty()) {
     auto other = std::find_if(all.begin(), all.end(), matches);
     if (other != all.end()) {
-      return failure(ExitCode::kWrongState, fmt::format("{} is not a dmc disk: its image {} is not in a conditioned "
-                                                        "directory (detach it with losetup -d)",
-                                                        other->device, other->image));
+      return failure(ExitCode::kWrongState,
+                     fmt::format("{} is not a dmc disk: its image {} is not in a conditioned "
+                                 "directory (detach it with losetup -d)",
+                                 other->device, other->image));
     }
-    const char* what = S_ISBLK(st.st_mode) ? "is not an attached loop device"
+    const char* what = S_ISBLK(st.st_mode)   ? "is not an attached loop device"
                        : S_ISREG(st.st_mode) ? "is not attached to a loop device"
                                              : "is not where a dmc disk is mounted";
     return failure(ExitCode::kWrongState, fmt::format("{} {} (see 'dmc disk list')", arg, what));
@@ -168,7 +185,8 @@ Outcome run_disk_remove(Context& ctx, const CommandArgs& args) {
     Undo undo;
     for (auto m = v.disk.mounts.rbegin(); m != v.disk.mounts.rend(); ++m) {
       if (Status s = ctx.disks().unmount(m->dir); !s.ok()) {
-        return failure(ExitCode::kFailed, fmt::format("cannot remove {}: {}{}", v.disk.device, s.error(), undo.run()));
+        return failure(ExitCode::kFailed,
+                       fmt::format("cannot remove {}: {}{}", v.disk.device, s.error(), undo.run()));
       }
       undo.push("the unmount of " + m->dir, [&ctx, device = v.disk.device, m = *m] {
         return ctx.disks().mount(device, m.dir, m.type);
@@ -176,15 +194,18 @@ Outcome run_disk_remove(Context& ctx, const CommandArgs& args) {
     }
     undo.commit();
     if (Status s = ctx.disks().detach(v.disk.device); !s.ok()) {
-      return failure(ExitCode::kFailed, fmt::format("cannot remove {}: {}", v.disk.device, s.error()));
+      return failure(ExitCode::kFailed,
+                     fmt::format("cannot remove {}: {}", v.disk.device, s.error()));
     }
     const std::string deleted_mark = " (deleted)";
     const bool gone = v.disk.image.size() > deleted_mark.size() &&
-                      v.disk.image.compare(v.disk.image.size() - deleted_mark.size(), deleted_mark.size(), deleted_mark) == 0;
+                      v.disk.image.compare(v.disk.image.size() - deleted_mark.size(),
+                                           deleted_mark.size(), deleted_mark) == 0;
     if (args.has("delete") && !gone) {
       const std::string image = S_ISREG(st.st_mode) ? canonical : v.disk.image;
       if (Status s = ctx.disks().delete_image(image); !s.ok()) {
-        return failure(ExitCode::kFailed, fmt::format("{} is detached, but {}", v.disk.device, s.error()));
+        return failure(ExitCode::kFailed,
+                       fmt::format("{} is detached, but {}", v.disk.device, s.error()));
       }
     }
   }

@@ -14,7 +14,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const Profile& builtin(size_t i) { return builtin_profiles()[i]; }
+const Profile& builtin(size_t i) {
+  return builtin_profiles()[i];
+}
 
 class DmcDisk : public CliTest {
  protected:
@@ -25,7 +27,9 @@ class DmcDisk : public CliTest {
     fs::create_directories(target_);
     ASSERT_TRUE(store().lock().ok());  // the store and its lock file exist, as on a used machine
   }
-  void condition(size_t profile) { fake_.add_running(mount_, MountSettings{builtin(profile), CacheMode::kPageCache}); }
+  void condition(size_t profile) {
+    fake_.add_running(mount_, MountSettings{builtin(profile), CacheMode::kPageCache});
+  }
 
   // Everything a failed or rejected command must leave as it was.
   struct Snapshot {
@@ -38,7 +42,8 @@ class DmcDisk : public CliTest {
   Snapshot snapshot() const {
     Snapshot s;
     for (const auto& e : fs::recursive_directory_iterator(root_)) {
-      if (e.path().string().find("/state") == std::string::npos) s.files.push_back(e.path().string());
+      if (e.path().string().find("/state") == std::string::npos)
+        s.files.push_back(e.path().string());
     }
     s.store = store_files();
     s.mounts = fake_.mounts.size();
@@ -54,10 +59,12 @@ TEST_F(DmcDisk, CreateAttachesMakesAFileSystemMountsAndPrintsTheDevice) {
   ASSERT_EQ(run({"disk", "create", image_, "64m", "-mkfs", "ext4", "-mount", target_}), 0) << err();
   EXPECT_EQ(err(), "");
   EXPECT_EQ(out(), "/dev/loop0\n");
-  EXPECT_EQ(disks_.calls, (std::vector<std::string>{"create " + image_, "attach " + image_, "mkfs /dev/loop0",
-                                                    "mount /dev/loop0 " + target_, "autoclear /dev/loop0"}));
+  EXPECT_EQ(disks_.calls,
+            (std::vector<std::string>{"create " + image_, "attach " + image_, "mkfs /dev/loop0",
+                                      "mount /dev/loop0 " + target_, "autoclear /dev/loop0"}));
   EXPECT_EQ(fs::file_size(image_), 64u << 20);
-  EXPECT_EQ(fake_.changing_calls(), std::vector<std::string>{});  // the directory was conditioned already
+  EXPECT_EQ(fake_.changing_calls(),
+            std::vector<std::string>{});  // the directory was conditioned already
 }
 
 TEST_F(DmcDisk, CreateWithoutMountKeepsTheDeviceUntilRemoved) {
@@ -134,17 +141,18 @@ TEST_F(DmcDisk, BadValuesAndWrongStatesChangeNothing) {
       {{"disk", "remove", ""}, 2},
       {{"disk", "bogus"}, 2},
       {{"disk"}, 2},
-      {{"disk", "create", mount_ + "/exists.img", "64m"}, 4},           // exists
+      {{"disk", "create", mount_ + "/exists.img", "64m"}, 4},               // exists
       {{"disk", "create", mount_ + "/exists.img", "64m", "-existing"}, 4},  // 4 bytes, not 64 MiB
-      {{"disk", "create", image_, "64m", "-existing"}, 4},              // nothing to attach
-      {{"disk", "create", plain + "/x.img", "64m"}, 4},                 // not conditioned
-      {{"disk", "create", plain + "/x.img", "64m", "-start"}, 4},       // nothing stored, no profile
-      {{"disk", "create", image_, "64m", "1"}, 4},                      // conditioned as 0
-      {{"disk", "create", image_, "64m", "-mkfs", "ext4", "-mount", "/"}, 2},  // would hide the image
+      {{"disk", "create", image_, "64m", "-existing"}, 4},                  // nothing to attach
+      {{"disk", "create", plain + "/x.img", "64m"}, 4},                     // not conditioned
+      {{"disk", "create", plain + "/x.img", "64m", "-start"}, 4},  // nothing stored, no profile
+      {{"disk", "create", image_, "64m", "1"}, 4},                 // conditioned as 0
+      {{"disk", "create", image_, "64m", "-mkfs", "ext4", "-mount", "/"},
+       2},  // would hide the image
       {{"disk", "create", image_, "64m", "-mkfs", "ext4", "-mount", root_}, 2},
       {{"disk", "create", image_, "64m", "-mkfs", "ext4", "-mount", "/proc"}, 4},  // a mount point
-      {{"disk", "remove", mount_ + "/exists.img"}, 4},                  // not attached
-      {{"disk", "remove", target_}, 4},                                 // nothing mounted there
+      {{"disk", "remove", mount_ + "/exists.img"}, 4},                             // not attached
+      {{"disk", "remove", target_}, 4},  // nothing mounted there
   };
   for (const auto& [args, code] : cases) {
     Snapshot before = snapshot();
@@ -180,15 +188,20 @@ TEST_F(DmcDisk, AFailedStepUndoesTheStepsBeforeIt) {
   const std::string img = image_;
   const std::vector<Case> cases = {
       {&FakeDiskControl::fail_create, "create", {"create " + img}},
-      {&FakeDiskControl::fail_attach, "attach", {"create " + img, "attach " + img, "delete " + img}},
-      {&FakeDiskControl::fail_mkfs, "mkfs",
+      {&FakeDiskControl::fail_attach,
+       "attach",
+       {"create " + img, "attach " + img, "delete " + img}},
+      {&FakeDiskControl::fail_mkfs,
+       "mkfs",
        {"create " + img, "attach " + img, "mkfs /dev/loop0", "detach /dev/loop0", "delete " + img}},
-      {&FakeDiskControl::fail_mount, "mount",
-       {"create " + img, "attach " + img, "mkfs /dev/loop0", "mount /dev/loop0 " + target_, "detach /dev/loop0",
-        "delete " + img}},
-      {&FakeDiskControl::fail_autoclear, "autoclear",
-       {"create " + img, "attach " + img, "mkfs /dev/loop0", "mount /dev/loop0 " + target_, "autoclear /dev/loop0",
-        "unmount " + target_, "detach /dev/loop0", "delete " + img}},
+      {&FakeDiskControl::fail_mount,
+       "mount",
+       {"create " + img, "attach " + img, "mkfs /dev/loop0", "mount /dev/loop0 " + target_,
+        "detach /dev/loop0", "delete " + img}},
+      {&FakeDiskControl::fail_autoclear,
+       "autoclear",
+       {"create " + img, "attach " + img, "mkfs /dev/loop0", "mount /dev/loop0 " + target_,
+        "autoclear /dev/loop0", "unmount " + target_, "detach /dev/loop0", "delete " + img}},
   };
   for (const Case& c : cases) {
     disks_ = FakeDiskControl();
@@ -196,11 +209,16 @@ TEST_F(DmcDisk, AFailedStepUndoesTheStepsBeforeIt) {
     Snapshot before = snapshot();
     auto before_store = store_files();
     disks_.*c.fail = "boom";
-    EXPECT_EQ(run({"disk", "create", image_, "64m", "3", "-start", "-mkfs", "ext4", "-mount", target_}), 1) << c.name;
+    EXPECT_EQ(
+        run({"disk", "create", image_, "64m", "3", "-start", "-mkfs", "ext4", "-mount", target_}),
+        1)
+        << c.name;
     EXPECT_NE(err().find("boom"), std::string::npos) << err();
     EXPECT_EQ(line_count(err()), 1u) << err();
     EXPECT_EQ(disks_.calls, c.calls) << c.name;
-    EXPECT_EQ(fake_.changing_calls(), (std::vector<std::string>{"start " + mount_, "stop " + mount_})) << c.name;
+    EXPECT_EQ(fake_.changing_calls(),
+              (std::vector<std::string>{"start " + mount_, "stop " + mount_}))
+        << c.name;
     EXPECT_TRUE(snapshot() == before) << c.name;
     EXPECT_EQ(store_files(), before_store) << c.name;
   }
@@ -216,8 +234,8 @@ TEST_F(DmcDisk, AFailedStartChangesNothingAndAFailedUndoIsReported) {
   disks_.fail_attach = "no loop";
   disks_.fail_delete = "read-only";
   EXPECT_EQ(run({"disk", "create", image_, "64m"}), 1);
-  EXPECT_EQ(err(), "dmc: cannot create the disk " + image_ + ": no loop; undoing the creation of " + image_ +
-                       " failed: read-only\n");
+  EXPECT_EQ(err(), "dmc: cannot create the disk " + image_ + ": no loop; undoing the creation of " +
+                       image_ + " failed: read-only\n");
 }
 
 TEST_F(DmcDisk, ExistingAttachesTheImageAsItIsAndMountsWhatItFinds) {
@@ -225,8 +243,9 @@ TEST_F(DmcDisk, ExistingAttachesTheImageAsItIsAndMountsWhatItFinds) {
   { std::ofstream(image_).close(); }
   fs::resize_file(image_, 8u << 20);
   ASSERT_EQ(run({"disk", "create", image_, "8m", "-existing", "-mount", target_}), 0) << err();
-  EXPECT_EQ(disks_.calls, (std::vector<std::string>{"attach " + image_, "mount /dev/loop0 " + target_,
-                                                    "autoclear /dev/loop0"}));
+  EXPECT_EQ(disks_.calls,
+            (std::vector<std::string>{"attach " + image_, "mount /dev/loop0 " + target_,
+                                      "autoclear /dev/loop0"}));
   // Attached once is enough.
   EXPECT_EQ(run({"disk", "create", image_, "8m", "-existing"}), 4);
   EXPECT_NE(err().find("already attached to /dev/loop0"), std::string::npos) << err();
@@ -243,11 +262,13 @@ TEST_F(DmcDisk, ExistingAttachesTheImageAsItIsAndMountsWhatItFinds) {
 TEST_F(DmcDisk, RemoveByImageOrMountDirectory) {
   condition(0);
   for (const std::string& what : std::vector<std::string>{image_, target_}) {
-    ASSERT_EQ(run({"disk", "create", image_, "64m", "-mkfs", "ext4", "-mount", target_}), 0) << err();
+    ASSERT_EQ(run({"disk", "create", image_, "64m", "-mkfs", "ext4", "-mount", target_}), 0)
+        << err();
     std::string device = out().substr(0, out().size() - 1);
     disks_.calls.clear();
     ASSERT_EQ(run({"disk", "remove", what, "-delete"}), 0) << err();
-    EXPECT_EQ(disks_.calls, (std::vector<std::string>{"unmount " + target_, "detach " + device, "delete " + image_}))
+    EXPECT_EQ(disks_.calls, (std::vector<std::string>{"unmount " + target_, "detach " + device,
+                                                      "delete " + image_}))
         << what;
     EXPECT_FALSE(fs::exists(image_));
     EXPECT_TRUE(disks_.devices.empty());
@@ -272,7 +293,8 @@ TEST_F(DmcDisk, RemoveKeepsTheImageWithoutDeleteAndRemountsWhenAnUnmountFails) {
   disks_.calls.clear();
   disks_.fail_unmount_of = "";
   ASSERT_EQ(run({"disk", "remove", image_}), 0) << err();
-  EXPECT_EQ(disks_.calls, (std::vector<std::string>{"unmount " + second, "unmount " + target_, "detach /dev/loop0"}));
+  EXPECT_EQ(disks_.calls, (std::vector<std::string>{"unmount " + second, "unmount " + target_,
+                                                    "detach /dev/loop0"}));
   EXPECT_TRUE(fs::exists(image_));
   EXPECT_TRUE(disks_.devices.empty());
 }
@@ -315,7 +337,8 @@ TEST(DmcDiskDocs, EveryDiskJsonKeyIsDocumented) {
   view.disk.mounts.push_back({"/mnt", "ext4"});
   std::function<void(const nlohmann::ordered_json&)> check = [&](const nlohmann::ordered_json& j) {
     for (const auto& [key, value] : j.items()) {
-      EXPECT_NE(doc.find("`" + key + "`"), std::string::npos) << "docs/dmc.md does not document key " << key;
+      EXPECT_NE(doc.find("`" + key + "`"), std::string::npos)
+          << "docs/dmc.md does not document key " << key;
       if (value.is_object()) check(value);
     }
   };

@@ -5,8 +5,9 @@
 namespace diskcond::dmc {
 
 std::string stale_mount_message(const std::string& mount) {
-  return fmt::format("the daemon serving {} is not running (stale mount); run 'sudo dmc stop {}' to clear it",
-                     mount, mount);
+  return fmt::format(
+      "the daemon serving {} is not running (stale mount); run 'sudo dmc stop {}' to clear it",
+      mount, mount);
 }
 
 std::string inside_line(const std::string& named, const std::string& mount) {

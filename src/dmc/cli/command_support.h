@@ -19,10 +19,10 @@ std::string stale_mount_message(const std::string& mount);
 // directory holding the path the user named (like macOS, which reports the volume holding a
 // path), or that path itself when no conditioned mount holds it.
 struct MountState {
-  StoreLock lock;                    // held until the command is done
-  std::string named;                 // the canonical path the user named
-  MountStatus status;                // from the mount machinery, for `named`
-  std::optional<StoredMount> stored; // from the settings store, for mount()
+  StoreLock lock;                     // held until the command is done
+  std::string named;                  // the canonical path the user named
+  MountStatus status;                 // from the mount machinery, for `named`
+  std::optional<StoredMount> stored;  // from the settings store, for mount()
 
   const std::string& mount() const { return status.mount_point; }
   bool inside() const { return mount() != named; }  // named is below the conditioned mount()
@@ -30,8 +30,8 @@ struct MountState {
   bool stale() const { return status.mounted && !status.daemon_alive; }
 };
 
-// Locks the store, then queries both for the path `named`; errors come back as the Outcome to return (kFailed). On
-// success `outcome` is success() and the state is filled in.
+// Locks the store, then queries both for the path `named`; errors come back as the Outcome to
+// return (kFailed). On success `outcome` is success() and the state is filled in.
 MountState read_mount_state(Context& ctx, const std::string& named, Outcome& outcome);
 
 // The line that says which conditioned directory a command acted on for a path inside it:

@@ -9,9 +9,12 @@ namespace diskcond::dmc {
 namespace {
 
 constexpr std::string_view kStartHelp =
-    "Turns conditioning on: mounts a conditioned file system over <mount> in place, so every program\n"
-    "using the directory sees a disk like the profile. Without a profile, applies the settings stored\n"
-    "by 'dmc configure' or 'dmc select'. Needs root. Refuses /, directories on pseudo file systems\n"
+    "Turns conditioning on: mounts a conditioned file system over <mount> in place, so every "
+    "program\n"
+    "using the directory sees a disk like the profile. Without a profile, applies the settings "
+    "stored\n"
+    "by 'dmc configure' or 'dmc select'. Needs root. Refuses /, directories on pseudo file "
+    "systems\n"
     "(proc, sysfs, devtmpfs, ...) and dmc's own state and run directories and their parents.\n"
     "\n"
     "  -boot          keep <mount> conditioned across reboots (dmc-boot.service runs 'dmc boot');\n"
@@ -27,8 +30,10 @@ constexpr std::string_view kStartHelp =
     "Example: sudo dmc start /srv/data 'Slow SSD' -boot\n";
 
 constexpr std::string_view kStopHelp =
-    "Turns conditioning off: unmounts the conditioned file system, leaving the directory as it was,\n"
-    "and drops '-boot' persistence. Refuses while files under <mount> are open. For a directory that\n"
+    "Turns conditioning off: unmounts the conditioned file system, leaving the directory as it "
+    "was,\n"
+    "and drops '-boot' persistence. Refuses while files under <mount> are open. For a directory "
+    "that\n"
     "no longer exists, forgets its stored settings. Needs root.\n"
     "\n"
     "  -force  detach a busy mount lazily (it goes away when the last file is closed)\n";
@@ -42,7 +47,8 @@ constexpr std::string_view kSyncHelp =
 
 constexpr std::string_view kStatusHelp =
     "Shows whether <mount> is conditioned, its settings, and (beyond macOS) its cache mode, boot\n"
-    "persistence and live counters. A directory that is not conditioned shows OFF with the settings\n"
+    "persistence and live counters. A directory that is not conditioned shows OFF with the "
+    "settings\n"
     "'dmc start' would apply, or zeros. A directory inside a conditioned one reports that one and\n"
     "says so (as do select, configure, stop and verify, which act on it). Works without root.\n"
     "\n"
@@ -63,7 +69,8 @@ constexpr std::string_view kListHelp =
 
 constexpr std::string_view kSelectHelp =
     "Gives <mount> another profile without turning conditioning on or off: a conditioned mount\n"
-    "changes at once (no remount); otherwise the next 'dmc start <mount>' applies it. Needs root.\n";
+    "changes at once (no remount); otherwise the next 'dmc start <mount>' applies it. Needs "
+    "root.\n";
 
 constexpr std::string_view kConfigureHelp =
     "Gives <mount> custom settings (profile \"Custom\") without turning conditioning on or off: a\n"
@@ -86,7 +93,8 @@ constexpr std::string_view kConfigureHelp =
 
 constexpr std::string_view kPredictHelp =
     "Prints what the disk model predicts a profile delivers for the standard workloads: 1 MiB\n"
-    "sequential reads and writes at queue depth 1 and 32, 4 KiB random reads at depth 1 and at the\n"
+    "sequential reads and writes at queue depth 1 and 32, 4 KiB random reads at depth 1 and at "
+    "the\n"
     "profile's queue depth, 4 KiB random writes at depth 1 (MiB/s for 1 MiB, IOPS for 4 KiB).\n"
     "Without a profile, every profile. Works without root. Beyond macOS.\n"
     "\n"
@@ -96,12 +104,14 @@ constexpr std::string_view kVerifyHelp =
     "Measures the conditioned <mount> and compares it with what the disk model predicts for its\n"
     "profile: 1 MiB sequential reads and writes at queue depth 1 and 32, 4 KiB random reads at\n"
     "depth 1 and at the profile's queue depth, 4 KiB random writes at depth 1, 4 s each (the\n"
-    "first second is warm-up; longer, up to 30 s, until 200 transfers are measured), O_DIRECT, on a\n"
+    "first second is warm-up; longer, up to 30 s, until 200 transfers are measured), O_DIRECT, on "
+    "a\n"
     "test file it makes in <mount> and removes (64 MiB; for HDD profiles large enough that a\n"
     "sequential pass does not wrap). Prints prediction, measurement, error and pass/fail within\n"
     "5%; exits 6 when a workload fails. A workload that falls short with at least half of its\n"
     "replies backing-bound (the backing disk, not the profile, timed them; read from the mount's\n"
-    "status before and after it) is 'floor', not a failure. verify changes no setting of the mount.\n"
+    "status before and after it) is 'floor', not a failure. verify changes no setting of the "
+    "mount.\n"
     "Works without root. Beyond macOS.\n"
     "\n"
     "  -json   machine-readable output (schema in docs/dmc.md)\n"
@@ -115,14 +125,17 @@ constexpr std::string_view kBootHelp =
 constexpr std::string_view kRunHelp =
     "Runs <command> with <dir> conditioned like the profile for it and its children only, and\n"
     "gives the directory back when it exits (beyond macOS). Nothing else on the machine sees the\n"
-    "conditioned view: the mount is made in a private mount namespace and is gone with it. dmc exits\n"
-    "with the command's status (128 + the signal that ended it, like a shell; 127 when the command\n"
+    "conditioned view: the mount is made in a private mount namespace and is gone with it. dmc "
+    "exits\n"
+    "with the command's status (128 + the signal that ended it, like a shell; 127 when the "
+    "command\n"
     "is not found). Works without root: as an ordinary user, in a user namespace of your own that\n"
     "maps only your uid and gid (files keep their owners; needs unprivileged user namespaces and\n"
     "/dev/fuse with mode 0666, as most distributions have it). No settings are stored, and\n"
     "'dmc status <dir>' outside the command says OFF; inside it ($DISKCOND_RUN_DIR is set for it)\n"
     "status, verify and sync see the mount. A working directory inside <dir> is looked up again,\n"
-    "so it is the conditioned one. SIGTERM and SIGHUP are passed on to the command; Ctrl-C reaches\n"
+    "so it is the conditioned one. SIGTERM and SIGHUP are passed on to the command; Ctrl-C "
+    "reaches\n"
     "it from the terminal.\n"
     "\n"
     "  -writethrough  keep the page cache but make each buffered write(2) wait for the disk\n"
@@ -135,59 +148,117 @@ constexpr std::string_view kDiskHelp =
     "file system (ext4: page cache, writeback, journal) runs on the conditioned disk. Needs root\n"
     "(list does not). Beyond macOS.\n"
     "\n"
-    "create <image> <size>  makes <image> a sparse file of <size> (64m, 4g; a whole number of 4 KiB\n"
-    "    blocks, 1 MiB to 16 TiB), attaches it to a free loop device doing direct I/O (4 KiB blocks)\n"
-    "    and prints the device. <image> must be inside a conditioned directory and must not exist.\n"
+    "create <image> <size>  makes <image> a sparse file of <size> (64m, 4g; a whole number of 4 "
+    "KiB\n"
+    "    blocks, 1 MiB to 16 TiB), attaches it to a free loop device doing direct I/O (4 KiB "
+    "blocks)\n"
+    "    and prints the device. <image> must be inside a conditioned directory and must not "
+    "exist.\n"
     "  profile         the directory's profile must be this one (the disk is its directory's;\n"
     "                  change it with 'dmc select'); with -start, the profile to condition with\n"
     "  -start          condition the image's directory first if no conditioned directory holds it\n"
     "                  (with the profile, or the settings stored for it); 'dmc stop' ends that\n"
     "  -existing       attach an existing <image> of <size> bytes as it is\n"
     "  -mkfs ext4      make an ext4 file system on it (inode tables and journal written now)\n"
-    "  -mount <dir>    mount its file system on <dir>; the device then detaches itself when unmounted\n"
+    "  -mount <dir>    mount its file system on <dir>; the device then detaches itself when "
+    "unmounted\n"
     "  -json           print the disk as JSON instead of the device\n"
     "remove <image|device|dir>  unmounts the disk everywhere and detaches its loop device\n"
     "  -delete         delete the image file too\n"
     "list  the loop devices whose image is in a conditioned directory\n"
     "  -json           machine-readable output\n"
     "\n"
-    "'dmc status', 'select' and 'configure' on the directory holding the image show and change the\n"
+    "'dmc status', 'select' and 'configure' on the directory holding the image show and change "
+    "the\n"
     "disk's conditioning. A step that fails undoes the steps before it.\n"
     "Example: sudo dmc disk create /srv/slow/disk.img 4g 0 -start -mkfs ext4 -mount /mnt/slow\n";
 
 std::vector<CommandSpec> make_table() {
   return {
-      {"start", "start <mount> [profile_name|profile_index [-boot]] [-nocache] [-force]",
-       {"start", 1, 2, {"boot", "nocache", "writethrough", "force"}, {"<mount>"}}, true, run_start, kStartHelp},
-      {"stop", "stop <mount> [-force]", {"stop", 1, 1, {"force"}, {"<mount>"}}, true, run_stop, kStopHelp},
-      {"status", "status <mount> [-json]", {"status", 1, 1, {"json"}, {"<mount>"}}, false, run_status,
+      {"start",
+       "start <mount> [profile_name|profile_index [-boot]] [-nocache] [-force]",
+       {"start", 1, 2, {"boot", "nocache", "writethrough", "force"}, {"<mount>"}},
+       true,
+       run_start,
+       kStartHelp},
+      {"stop",
+       "stop <mount> [-force]",
+       {"stop", 1, 1, {"force"}, {"<mount>"}},
+       true,
+       run_stop,
+       kStopHelp},
+      {"status",
+       "status <mount> [-json]",
+       {"status", 1, 1, {"json"}, {"<mount>"}},
+       false,
+       run_status,
        kStatusHelp},
-      {"show", "show profile_name|profile_index [-json]",
-       {"show", 1, 1, {"json"}, {"profile_name|profile_index"}}, false, run_show, kShowHelp},
+      {"show",
+       "show profile_name|profile_index [-json]",
+       {"show", 1, 1, {"json"}, {"profile_name|profile_index"}},
+       false,
+       run_show,
+       kShowHelp},
       {"list", "list [-json]", {"list", 0, 0, {"json"}, {}}, false, run_list, kListHelp},
-      {"predict", "predict [profile_name|profile_index] [-json]",
-       {"predict", 0, 1, {"json"}, {"profile_name|profile_index"}}, false, run_predict, kPredictHelp},
-      {"select", "select <mount> (profile_name|profile_index)",
-       {"select", 2, 2, {}, {"<mount>", "profile_name|profile_index"}}, true, run_select, kSelectHelp},
+      {"predict",
+       "predict [profile_name|profile_index] [-json]",
+       {"predict", 0, 1, {"json"}, {"profile_name|profile_index"}},
+       false,
+       run_predict,
+       kPredictHelp},
+      {"select",
+       "select <mount> (profile_name|profile_index)",
+       {"select", 2, 2, {}, {"<mount>", "profile_name|profile_index"}},
+       true,
+       run_select,
+       kSelectHelp},
       {"configure",
-       "configure <mount> <type> <access_time> <read_throughput> <write_throughput> [<ioqueue_depth> "
+       "configure <mount> <type> <access_time> <read_throughput> <write_throughput> "
+       "[<ioqueue_depth> "
        "<maxreadcnt> <maxwritecnt> <segreadcnt> <segwritecnt>]",
-       {"configure", 1 + kConfigureMinValues, 1 + kConfigureMaxValues, {}, {"<mount>", "<type>", "<access_time>", "<read_throughput>", "<write_throughput>"}},
-       true, run_configure, kConfigureHelp},
+       {"configure",
+        1 + kConfigureMinValues,
+        1 + kConfigureMaxValues,
+        {},
+        {"<mount>", "<type>", "<access_time>", "<read_throughput>", "<write_throughput>"}},
+       true,
+       run_configure,
+       kConfigureHelp},
       {"boot", "boot", {"boot", 0, 0, {}, {}}, true, run_boot, kBootHelp},
-      {"verify", "verify <mount> [-json] [-quick]", {"verify", 1, 1, {"json", "quick"}, {"<mount>"}}, false,
-       run_verify, kVerifyHelp},
+      {"verify",
+       "verify <mount> [-json] [-quick]",
+       {"verify", 1, 1, {"json", "quick"}, {"<mount>"}},
+       false,
+       run_verify,
+       kVerifyHelp},
       {"sync", "sync <mount>", {"sync", 1, 1, {}, {"<mount>"}}, false, run_sync, kSyncHelp},
-      {"run", "run <dir> (profile_name|profile_index) [-writethrough|-nocache] -- <command> [args...]",
-       {"run", 2, 2, {"writethrough", "nocache"}, {"<dir>", "profile_name|profile_index"}, {}, true}, false,
-       run_conditioned, kRunHelp},
+      {"run",
+       "run <dir> (profile_name|profile_index) [-writethrough|-nocache] -- <command> [args...]",
+       {"run",
+        2,
+        2,
+        {"writethrough", "nocache"},
+        {"<dir>", "profile_name|profile_index"},
+        {},
+        true},
+       false,
+       run_conditioned,
+       kRunHelp},
       {"disk",
        // Three lines: `dmc help` indents each like a command of its own.
-       "disk create <image> <size> [profile] [-start] [-existing] [-mkfs ext4] [-mount <dir>] [-json]\n"
+       "disk create <image> <size> [profile] [-start] [-existing] [-mkfs ext4] [-mount <dir>] "
+       "[-json]\n"
        "  disk remove <image|device|dir> [-delete]\n"
        "  disk list [-json]",
-       {"disk", 1, 4, {"json", "start", "existing", "delete"}, {"create|remove|list", "argument"}, {"mkfs", "mount"}},
-       false, run_disk, kDiskHelp},
+       {"disk",
+        1,
+        4,
+        {"json", "start", "existing", "delete"},
+        {"create|remove|list", "argument"},
+        {"mkfs", "mount"}},
+       false,
+       run_disk,
+       kDiskHelp},
   };
 }
 

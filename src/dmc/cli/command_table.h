@@ -20,7 +20,7 @@ struct CommandSpec {
   ArgGrammar grammar;
   bool changes_settings = false;  // needs root
   CommandHandler run = nullptr;
-  std::string_view help;          // the paragraphs `dmc <command> --help` prints after the usage line
+  std::string_view help;  // the paragraphs `dmc <command> --help` prints after the usage line
 };
 
 // In the order `dmc help` lists them (macOS's order, then diskcond's own commands).

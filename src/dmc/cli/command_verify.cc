@@ -27,9 +27,12 @@ std::string figure(double iops, uint64_t block) {
 
 std::string_view verdict_name(Verdict v) {
   switch (v) {
-    case Verdict::kPass: return "pass";
-    case Verdict::kFloor: return "floor";
-    case Verdict::kFail: break;
+    case Verdict::kPass:
+      return "pass";
+    case Verdict::kFloor:
+      return "floor";
+    case Verdict::kFail:
+      break;
   }
   return "fail";
 }
@@ -43,17 +46,20 @@ std::string result_text(const VerifyCheck& c) {
 }
 
 std::string format_checks(const std::vector<VerifyCheck>& checks, double tolerance) {
-  std::string out = fmt::format("{:<16} {:>14} {:>14} {:>8}  {}\n", "Workload", "Predicted", "Measured", "Error",
-                                fmt::format("Result (within {:g}%)", tolerance * 100));
+  std::string out =
+      fmt::format("{:<16} {:>14} {:>14} {:>8}  {}\n", "Workload", "Predicted", "Measured", "Error",
+                  fmt::format("Result (within {:g}%)", tolerance * 100));
   for (const VerifyCheck& c : checks) {
     const uint64_t block = c.workload.block_bytes;
     std::string error = std::isinf(c.predicted.iops) ? "-" : fmt::format("{:+.1f}%", c.error * 100);
     out += fmt::format("{:<16} {:>14} {:>14} {:>8}  {}\n", c.label, figure(c.predicted.iops, block),
                        figure(c.measured_iops, block), error, result_text(c));
   }
-  if (std::any_of(checks.begin(), checks.end(), [](const VerifyCheck& c) { return c.verdict == Verdict::kFloor; })) {
-    out += "floor: the backing disk, not the profile, decided when most replies left (the daemon's\n"
-           "backing-bound count): the profile asks for more than this machine gives; not a failure\n";
+  if (std::any_of(checks.begin(), checks.end(),
+                  [](const VerifyCheck& c) { return c.verdict == Verdict::kFloor; })) {
+    out +=
+        "floor: the backing disk, not the profile, decided when most replies left (the daemon's\n"
+        "backing-bound count): the profile asks for more than this machine gives; not a failure\n";
   }
   return out;
 }
@@ -64,25 +70,30 @@ nlohmann::ordered_json checks_json(const std::string& mount, const Profile& prof
   auto finite = [](double v) { return std::isinf(v) ? Json(nullptr) : Json(v); };
   Json rows = Json::array();
   for (const VerifyCheck& c : checks) {
-    rows.push_back({{"workload", c.label},
-                    {"pattern", c.workload.pattern == Pattern::kRandom ? "random" : "sequential"},
-                    {"direction", c.workload.direction == Op::kRead ? "read" : "write"},
-                    {"block_bytes", c.workload.block_bytes},
-                    {"queue_depth", c.workload.queue_depth},
-                    {"predicted_iops", finite(c.predicted.iops)},
-                    {"predicted_bytes_per_sec", finite(c.predicted.bytes_per_sec)},
-                    {"measured_iops", c.measured_iops},
-                    {"measured_bytes_per_sec", c.measured_bytes_per_sec},
-                    {"error_fraction", std::isinf(c.predicted.iops) ? Json(nullptr) : Json(c.error)},
-                    {"pass", c.pass},
-                    {"verdict", verdict_name(c.verdict)},
-                    {"measured_seconds", c.measured_seconds},
-                    {"backing_bound_share",
-                     c.backing_bound_share ? Json(*c.backing_bound_share) : Json(nullptr)}});
+    rows.push_back(
+        {{"workload", c.label},
+         {"pattern", c.workload.pattern == Pattern::kRandom ? "random" : "sequential"},
+         {"direction", c.workload.direction == Op::kRead ? "read" : "write"},
+         {"block_bytes", c.workload.block_bytes},
+         {"queue_depth", c.workload.queue_depth},
+         {"predicted_iops", finite(c.predicted.iops)},
+         {"predicted_bytes_per_sec", finite(c.predicted.bytes_per_sec)},
+         {"measured_iops", c.measured_iops},
+         {"measured_bytes_per_sec", c.measured_bytes_per_sec},
+         {"error_fraction", std::isinf(c.predicted.iops) ? Json(nullptr) : Json(c.error)},
+         {"pass", c.pass},
+         {"verdict", verdict_name(c.verdict)},
+         {"measured_seconds", c.measured_seconds},
+         {"backing_bound_share",
+          c.backing_bound_share ? Json(*c.backing_bound_share) : Json(nullptr)}});
   }
   bool all = std::all_of(checks.begin(), checks.end(), [](const VerifyCheck& c) { return c.pass; });
-  return {{"schema_version", 1}, {"mount", mount},     {"profile", profile.name},
-          {"tolerance_fraction", tolerance}, {"pass", all}, {"checks", rows}};
+  return {{"schema_version", 1},
+          {"mount", mount},
+          {"profile", profile.name},
+          {"tolerance_fraction", tolerance},
+          {"pass", all},
+          {"checks", rows}};
 }
 
 }  // namespace
@@ -91,13 +102,17 @@ Outcome run_verify(Context& ctx, const CommandArgs& args) {
   auto mount = resolve_mount_dir(args.positional[0]);
   if (!mount.ok()) return usage_error(mount.error());
   auto status = ctx.mounts().status(*mount);
-  if (!status.ok()) return failure(ExitCode::kFailed, fmt::format("cannot query {}: {}", *mount, status.error()));
+  if (!status.ok())
+    return failure(ExitCode::kFailed, fmt::format("cannot query {}: {}", *mount, status.error()));
   // A path inside a conditioned directory: measured there, against that directory's profile.
-  const std::string holder = status->mounted && !status->mount_point.empty() ? status->mount_point : *mount;
-  if (status->mounted && !status->daemon_alive) return failure(ExitCode::kStale, stale_mount_message(holder));
+  const std::string holder =
+      status->mounted && !status->mount_point.empty() ? status->mount_point : *mount;
+  if (status->mounted && !status->daemon_alive)
+    return failure(ExitCode::kStale, stale_mount_message(holder));
   if (!status->mounted) {
-    return failure(ExitCode::kWrongState, fmt::format("{} is not conditioned; start it with 'dmc start {} <profile>'",
-                                                      *mount, *mount));
+    return failure(ExitCode::kWrongState,
+                   fmt::format("{} is not conditioned; start it with 'dmc start {} <profile>'",
+                               *mount, *mount));
   }
   struct statvfs fs {};
   if (::statvfs(mount->c_str(), &fs) != 0 || fs.f_blocks == 0) {
@@ -108,22 +123,26 @@ Outcome run_verify(Context& ctx, const CommandArgs& args) {
   VerifyPlan plan;
   if (args.has("quick")) plan.seconds_per_test_ns = 2 * kNsPerSec;
   const Profile& profile = status->settings.profile;
-  std::optional<VerifyProgress> progress(std::in_place, ctx.err, ctx.err_is_terminal(), plan.workloads.size());
+  std::optional<VerifyProgress> progress(std::in_place, ctx.err, ctx.err_is_terminal(),
+                                         plan.workloads.size());
   // The mount's counters, read before and after each workload (status is open to anyone). verify
   // never switches conditioning off to measure the floor: every other caller of the mount would
   // get replies before the model's completion meanwhile.
   BackingBoundProbe probe = [&ctx, &holder]() -> Result<BackingBoundSample> {
     auto s = ctx.mounts().status(holder);
     if (!s.ok()) return make_error(s.error());
-    if (!s->mounted || !s->daemon_alive) return make_error(fmt::format("{} is no longer conditioned", holder));
+    if (!s->mounted || !s->daemon_alive)
+      return make_error(fmt::format("{} is no longer conditioned", holder));
     const MountCounters& c = s->counters;
     return BackingBoundSample{c.commands[0] + c.commands[1] + c.commands[2],
                               s->diagnostics.backing_bound_replies};
   };
-  auto checks = verify_directory(*mount, profile, capacity, plan,
-                                 [&](const std::string& label) { progress->show(label); }, probe);
+  auto checks = verify_directory(
+      *mount, profile, capacity, plan, [&](const std::string& label) { progress->show(label); },
+      probe);
   progress.reset();  // the line is gone before the results or the error
-  if (!checks.ok()) return failure(ExitCode::kFailed, fmt::format("cannot verify {}: {}", *mount, checks.error()));
+  if (!checks.ok())
+    return failure(ExitCode::kFailed, fmt::format("cannot verify {}: {}", *mount, checks.error()));
 
   if (args.has("json")) {
     nlohmann::ordered_json j = checks_json(holder, profile, *checks, plan.tolerance);
@@ -133,10 +152,12 @@ Outcome run_verify(Context& ctx, const CommandArgs& args) {
     if (holder != *mount) ctx.out << inside_line(*mount, holder);
     ctx.out << fmt::format("Profile: {}\n", profile.name) << format_checks(*checks, plan.tolerance);
   }
-  auto failed = std::count_if(checks->begin(), checks->end(), [](const VerifyCheck& c) { return !c.pass; });
+  auto failed =
+      std::count_if(checks->begin(), checks->end(), [](const VerifyCheck& c) { return !c.pass; });
   if (failed > 0) {
-    return failure(ExitCode::kOutOfTolerance, fmt::format("{} of {} workloads outside {:g}% of the prediction",
-                                                          failed, checks->size(), plan.tolerance * 100));
+    return failure(ExitCode::kOutOfTolerance,
+                   fmt::format("{} of {} workloads outside {:g}% of the prediction", failed,
+                               checks->size(), plan.tolerance * 100));
   }
   return success();
 }

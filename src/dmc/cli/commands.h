@@ -11,18 +11,23 @@
 
 namespace diskcond::dmc {
 
-Outcome run_list(Context& ctx, const CommandArgs& args);       // list [-json]
-Outcome run_predict(Context& ctx, const CommandArgs& args);    // predict [profile] [-json]
-Outcome run_show(Context& ctx, const CommandArgs& args);       // show <profile> [-json]
-Outcome run_status(Context& ctx, const CommandArgs& args);     // status <mount> [-json]
-Outcome run_start(Context& ctx, const CommandArgs& args);      // start <mount> [profile [-boot]] [-nocache] [-force]
-Outcome run_stop(Context& ctx, const CommandArgs& args);       // stop <mount> [-force]
-Outcome run_sync(Context& ctx, const CommandArgs& args);       // sync <mount>
-Outcome run_select(Context& ctx, const CommandArgs& args);     // select <mount> <profile>
-Outcome run_configure(Context& ctx, const CommandArgs& args);  // configure <mount> <type> ... (4 to 9 values)
-Outcome run_boot(Context& ctx, const CommandArgs& args);       // boot
-Outcome run_verify(Context& ctx, const CommandArgs& args);     // verify <mount> [-json] [-quick]
-Outcome run_conditioned(Context& ctx, const CommandArgs& args);  // run <dir> <profile> [-writethrough|-nocache] -- <command> ... (commands_run.cc)
-Outcome run_disk(Context& ctx, const CommandArgs& args);       // disk create|remove|list ... (command_disk.cc)
+Outcome run_list(Context& ctx, const CommandArgs& args);     // list [-json]
+Outcome run_predict(Context& ctx, const CommandArgs& args);  // predict [profile] [-json]
+Outcome run_show(Context& ctx, const CommandArgs& args);     // show <profile> [-json]
+Outcome run_status(Context& ctx, const CommandArgs& args);   // status <mount> [-json]
+Outcome run_start(Context& ctx,
+                  const CommandArgs& args);  // start <mount> [profile [-boot]] [-nocache] [-force]
+Outcome run_stop(Context& ctx, const CommandArgs& args);    // stop <mount> [-force]
+Outcome run_sync(Context& ctx, const CommandArgs& args);    // sync <mount>
+Outcome run_select(Context& ctx, const CommandArgs& args);  // select <mount> <profile>
+Outcome run_configure(Context& ctx,
+                      const CommandArgs& args);  // configure <mount> <type> ... (4 to 9 values)
+Outcome run_boot(Context& ctx, const CommandArgs& args);    // boot
+Outcome run_verify(Context& ctx, const CommandArgs& args);  // verify <mount> [-json] [-quick]
+Outcome run_conditioned(Context& ctx,
+                        const CommandArgs& args);  // run <dir> <profile> [-writethrough|-nocache]
+                                                   // -- <command> ... (commands_run.cc)
+Outcome run_disk(Context& ctx,
+                 const CommandArgs& args);  // disk create|remove|list ... (command_disk.cc)
 
 }  // namespace diskcond::dmc

@@ -19,20 +19,23 @@ Outcome run_start(Context& ctx, const CommandArgs& args) {
   }
 
   // "/", pseudo file systems, dmc's own directories: refused before anything is touched.
-  if (Status s = ctx.mounts().check_conditionable(*mount, {ctx.store.dir()}); !s.ok()) return usage_error(s.error());
+  if (Status s = ctx.mounts().check_conditionable(*mount, {ctx.store.dir()}); !s.ok())
+    return usage_error(s.error());
 
   Outcome outcome;
   MountState state = read_mount_state(ctx, *mount, outcome);
   if (!outcome.ok()) return outcome;
   if (state.stale()) return failure(ExitCode::kStale, stale_mount_message(state.mount()));
   if (state.running()) {
-    const std::string what = state.inside()
-                                 ? fmt::format("{} is inside the conditioned directory {}", *mount, state.mount())
-                                 : fmt::format("{} is already conditioned", *mount);
-    return failure(ExitCode::kWrongState,
-                   fmt::format("{} (profile '{}'); change it with 'dmc select' or 'dmc configure', or run "
-                               "'dmc stop {}' first",
-                               what, state.status.settings.profile.name, state.mount()));
+    const std::string what =
+        state.inside()
+            ? fmt::format("{} is inside the conditioned directory {}", *mount, state.mount())
+            : fmt::format("{} is already conditioned", *mount);
+    return failure(
+        ExitCode::kWrongState,
+        fmt::format("{} (profile '{}'); change it with 'dmc select' or 'dmc configure', or run "
+                    "'dmc stop {}' first",
+                    what, state.status.settings.profile.name, state.mount()));
   }
   if (!named && !state.stored) {
     return failure(ExitCode::kWrongState,
@@ -42,13 +45,16 @@ Outcome run_start(Context& ctx, const CommandArgs& args) {
   }
 
   // Processes already inside keep the directory underneath: their I/O would not be conditioned.
-  const std::vector<mount::ProcessInside> inside = ctx.processes_inside(*mount, /*mounted=*/false, 0);
+  const std::vector<mount::ProcessInside> inside =
+      ctx.processes_inside(*mount, /*mounted=*/false, 0);
   if (!inside.empty() && !args.has("force")) {
-    return failure(ExitCode::kWrongState,
-                   fmt::format("{} inside {} and would not be conditioned ({} the directory underneath): {}; "
-                               "leave it (cd elsewhere, close its files) or add -force",
-                               inside.size() == 1 ? "1 process is" : fmt::format("{} processes are", inside.size()),
-                               *mount, inside.size() == 1 ? "it keeps" : "they keep", format_processes(inside)));
+    return failure(
+        ExitCode::kWrongState,
+        fmt::format(
+            "{} inside {} and would not be conditioned ({} the directory underneath): {}; "
+            "leave it (cd elsewhere, close its files) or add -force",
+            inside.size() == 1 ? "1 process is" : fmt::format("{} processes are", inside.size()),
+            *mount, inside.size() == 1 ? "it keeps" : "they keep", format_processes(inside)));
   }
 
   StoredMount record;
@@ -63,17 +69,20 @@ Outcome run_start(Context& ctx, const CommandArgs& args) {
     return failure(ExitCode::kFailed, fmt::format("cannot condition {}: {}", *mount, s.error()));
   }
   if (Status s = ctx.store.save(record); !s.ok()) {
-    return failure(ExitCode::kFailed,
-                   fmt::format("{} is conditioned, but its settings were not saved: {}", *mount, s.error()));
+    return failure(
+        ExitCode::kFailed,
+        fmt::format("{} is conditioned, but its settings were not saved: {}", *mount, s.error()));
   }
   if (record.boot) {
     if (std::string problem = ctx.boot_problem(); !problem.empty()) {
-      ctx.err << fmt::format("dmc: warning: '-boot' is stored, but nothing will re-apply it at boot: {}\n", problem);
+      ctx.err << fmt::format(
+          "dmc: warning: '-boot' is stored, but nothing will re-apply it at boot: {}\n", problem);
     }
   }
   if (!inside.empty()) {
     ctx.err << fmt::format("dmc: warning: {} {} inside {} and not conditioned: {}\n", inside.size(),
-                           inside.size() == 1 ? "process stays" : "processes stay", *mount, format_processes(inside));
+                           inside.size() == 1 ? "process stays" : "processes stay", *mount,
+                           format_processes(inside));
   }
   return success();
 }
@@ -82,16 +91,19 @@ namespace {
 
 // `dmc stop` of a directory that no longer exists: forgets what is stored for it (a '-boot'
 // record would otherwise fail `dmc boot` forever). `missing_error` is resolve_mount_dir's.
-Outcome forget_deleted_directory(Context& ctx, const std::string& arg, const std::string& missing_error) {
+Outcome forget_deleted_directory(Context& ctx, const std::string& arg,
+                                 const std::string& missing_error) {
   auto path = resolve_missing_dir(arg);
   if (!path.ok()) return usage_error(missing_error);
   // Nothing stored: a mistyped path, an error that changes nothing (not even the lock file).
   auto known = ctx.store.load(*path);
   if (known.ok() && !known->has_value()) return usage_error(missing_error);
   auto lock = ctx.store.lock();
-  if (!lock.ok()) return failure(ExitCode::kFailed, fmt::format("settings store: {}", lock.error()));
+  if (!lock.ok())
+    return failure(ExitCode::kFailed, fmt::format("settings store: {}", lock.error()));
   auto stored = ctx.store.load(*path);
-  if (!stored.ok()) return failure(ExitCode::kFailed, fmt::format("settings store: {}", stored.error()));
+  if (!stored.ok())
+    return failure(ExitCode::kFailed, fmt::format("settings store: {}", stored.error()));
   if (!stored->has_value()) return usage_error(missing_error);
   if (Status s = ctx.store.remove(*path); !s.ok()) {
     return failure(ExitCode::kFailed, fmt::format("settings store: {}", s.error()));
@@ -123,7 +135,8 @@ Outcome run_sync(Context& ctx, const CommandArgs& args) {
 Outcome run_stop(Context& ctx, const CommandArgs& args) {
   auto mount = resolve_mount_dir(args.positional[0]);
   if (!mount.ok()) {
-    if (path_is_missing(args.positional[0])) return forget_deleted_directory(ctx, args.positional[0], mount.error());
+    if (path_is_missing(args.positional[0]))
+      return forget_deleted_directory(ctx, args.positional[0], mount.error());
     return usage_error(mount.error());
   }
   bool force = args.has("force");
@@ -138,8 +151,10 @@ Outcome run_stop(Context& ctx, const CommandArgs& args) {
   }
   if (state.status.mounted) {
     if (Status s = ctx.mounts().stop(target, force); !s.ok()) {
-      std::string hint = force ? "" : fmt::format("; 'dmc stop {} -force' detaches it lazily", target);
-      return failure(ExitCode::kFailed, fmt::format("cannot stop {}: {}{}", target, s.error(), hint));
+      std::string hint =
+          force ? "" : fmt::format("; 'dmc stop {} -force' detaches it lazily", target);
+      return failure(ExitCode::kFailed,
+                     fmt::format("cannot stop {}: {}{}", target, s.error(), hint));
     }
   }
   if (state.inside()) ctx.out << inside_line(*mount, target);
@@ -147,9 +162,11 @@ Outcome run_stop(Context& ctx, const CommandArgs& args) {
     StoredMount record = *state.stored;
     record.boot = false;
     if (Status s = ctx.store.save(record); !s.ok()) {
-      return failure(ExitCode::kFailed, fmt::format("cannot drop boot persistence of {}: {}", target, s.error()));
+      return failure(ExitCode::kFailed,
+                     fmt::format("cannot drop boot persistence of {}: {}", target, s.error()));
     }
-    if (!state.status.mounted) ctx.out << fmt::format("{} was not conditioned; it will no longer be at boot\n", target);
+    if (!state.status.mounted)
+      ctx.out << fmt::format("{} was not conditioned; it will no longer be at boot\n", target);
   }
   return success();
 }

@@ -15,7 +15,8 @@ namespace diskcond::dmc {
 
 Outcome run_list(Context& ctx, const CommandArgs& args) {
   ProfileCatalog catalog = ctx.catalog();
-  for (const std::string& problem : catalog.problems()) ctx.err << "dmc: warning: " << problem << "\n";
+  for (const std::string& problem : catalog.problems())
+    ctx.err << "dmc: warning: " << problem << "\n";
   const auto& profiles = catalog.profiles();
   if (args.has("json")) {
     ctx.out << render_json(list_json(profiles, builtin_profiles().size(), catalog.problems()));
@@ -46,11 +47,13 @@ Outcome run_predict(Context& ctx, const CommandArgs& args) {
   if (!args.positional.empty()) {
     auto profile = catalog.find(args.positional[0]);
     if (!profile.ok()) return usage_error(profile.error());
-    first_index = static_cast<size_t>(std::find(profiles.begin(), profiles.end(), *profile) - profiles.begin());
+    first_index = static_cast<size_t>(std::find(profiles.begin(), profiles.end(), *profile) -
+                                      profiles.begin());
     profiles = profiles.subspan(first_index, 1);
   }
   if (args.has("json")) {
-    nlohmann::ordered_json doc = {{"schema_version", kJsonSchemaVersion}, {"profiles", predictions_json(profiles)}};
+    nlohmann::ordered_json doc = {{"schema_version", kJsonSchemaVersion},
+                                  {"profiles", predictions_json(profiles)}};
     ctx.out << render_json(doc);
   } else {
     ctx.out << format_prediction_table(profiles, first_index);
@@ -62,7 +65,8 @@ Outcome run_status(Context& ctx, const CommandArgs& args) {
   auto path = resolve_mount_dir(args.positional[0]);
   if (!path.ok()) return usage_error(path.error());
   auto status = ctx.mounts().status(*path);
-  if (!status.ok()) return failure(ExitCode::kFailed, fmt::format("cannot query {}: {}", *path, status.error()));
+  if (!status.ok())
+    return failure(ExitCode::kFailed, fmt::format("cannot query {}: {}", *path, status.error()));
   // Like macOS, which reports the volume holding a path: a path inside a conditioned directory
   // reports that directory.
   if (status->mount_point.empty() || !status->mounted) status->mount_point = *path;
@@ -71,7 +75,8 @@ Outcome run_status(Context& ctx, const CommandArgs& args) {
   StatusView view = make_status_view(*status, stored.ok() ? *stored : std::nullopt, *path);
   if (view.boot) view.boot_problem = ctx.boot_problem();
   if (view.state == ConditionerState::kOn) {
-    view.unconditioned_processes = ctx.processes_inside(view.mount, /*mounted=*/true, view.daemon_pid);
+    view.unconditioned_processes =
+        ctx.processes_inside(view.mount, /*mounted=*/true, view.daemon_pid);
   }
   const bool json = args.has("json");
   ctx.out << (json ? render_json(status_json(view)) : format_status(view));

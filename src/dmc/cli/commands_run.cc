@@ -17,18 +17,24 @@ Outcome run_conditioned(Context& ctx, const CommandArgs& args) {
     return usage_error("-writethrough and -nocache exclude each other (see 'dmc run --help')");
   }
   // "/", pseudo file systems, dmc's own directories: refused as by start.
-  if (Status s = ctx.mounts().check_conditionable(*dir, {ctx.store.dir()}); !s.ok()) return usage_error(s.error());
+  if (Status s = ctx.mounts().check_conditionable(*dir, {ctx.store.dir()}); !s.ok())
+    return usage_error(s.error());
   // A directory `dmc start` conditions (or one inside it) would be conditioned twice.
   auto status = ctx.mounts().status(*dir);
-  if (!status.ok()) return failure(ExitCode::kFailed, fmt::format("cannot read the state of {}: {}", *dir, status.error()));
-  if (status->mounted && !status->daemon_alive) return failure(ExitCode::kStale, stale_mount_message(status->mount_point));
+  if (!status.ok())
+    return failure(ExitCode::kFailed,
+                   fmt::format("cannot read the state of {}: {}", *dir, status.error()));
+  if (status->mounted && !status->daemon_alive)
+    return failure(ExitCode::kStale, stale_mount_message(status->mount_point));
   if (status->mounted) {
-    const std::string what = status->mount_point == *dir
-                                 ? fmt::format("{} is already conditioned", *dir)
-                                 : fmt::format("{} is inside the conditioned directory {}", *dir, status->mount_point);
-    return failure(ExitCode::kWrongState,
-                   fmt::format("{} (profile '{}'); run the command there as it is, or 'dmc stop {}' first", what,
-                               status->settings.profile.name, status->mount_point));
+    const std::string what =
+        status->mount_point == *dir
+            ? fmt::format("{} is already conditioned", *dir)
+            : fmt::format("{} is inside the conditioned directory {}", *dir, status->mount_point);
+    return failure(
+        ExitCode::kWrongState,
+        fmt::format("{} (profile '{}'); run the command there as it is, or 'dmc stop {}' first",
+                    what, status->settings.profile.name, status->mount_point));
   }
 
   MountSettings settings;
@@ -37,8 +43,11 @@ Outcome run_conditioned(Context& ctx, const CommandArgs& args) {
                    : args.has("writethrough") ? CacheMode::kPageCache
                                               : CacheMode::kWriteBack;
   auto end = ctx.mounts().run(*dir, settings, args.command);
-  if (!end.ok()) return failure(ExitCode::kFailed, fmt::format("cannot condition {} for the command: {}", *dir, end.error()));
-  for (const std::string& warning : end->warnings) ctx.err << fmt::format("dmc: warning: {}\n", warning);
+  if (!end.ok())
+    return failure(ExitCode::kFailed,
+                   fmt::format("cannot condition {} for the command: {}", *dir, end.error()));
+  for (const std::string& warning : end->warnings)
+    ctx.err << fmt::format("dmc: warning: {}\n", warning);
   if (!end->error.empty()) return failure(static_cast<ExitCode>(end->exit_code), end->error);
   return passed_through(end->exit_code);
 }

@@ -38,7 +38,8 @@ Outcome apply_profile(Context& ctx, const std::string& named, const Profile& pro
   }
   if (Status s = ctx.store.save(record); !s.ok()) {
     std::string applied = state.running() ? "the mount runs with the new settings, but " : "";
-    return failure(ExitCode::kFailed, fmt::format("{}{}: settings not saved: {}", applied, mount, s.error()));
+    return failure(ExitCode::kFailed,
+                   fmt::format("{}{}: settings not saved: {}", applied, mount, s.error()));
   }
   if (state.inside()) ctx.out << inside_line(named, mount);
   return success();

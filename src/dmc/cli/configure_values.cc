@@ -28,14 +28,15 @@ Profile type_defaults(DiskType type) {
 
 Result<Profile> parse_configure_values(std::span<const std::string> words) {
   if (words.size() < kConfigureMinValues || words.size() > kConfigureMaxValues) {
-    return make_error(fmt::format("configure takes {} to {} values after <mount>, not {}", kConfigureMinValues,
-                                  kConfigureMaxValues, words.size()));
+    return make_error(fmt::format("configure takes {} to {} values after <mount>, not {}",
+                                  kConfigureMinValues, kConfigureMaxValues, words.size()));
   }
   auto type = parse_disk_type(words[0]);
   if (!type.ok()) return make_error(type.error());
   Profile p = type_defaults(*type);
   const std::vector<const ProfileField*> fields = configure_fields();
-  if (fields.size() != kConfigureMaxValues - 1) return make_error("configure's fields and its values disagree");
+  if (fields.size() != kConfigureMaxValues - 1)
+    return make_error("configure's fields and its values disagree");
   for (size_t i = 1; i < words.size(); ++i) {
     const ProfileField& field = *fields[i - 1];
     auto value = parse_field_text(field, words[i], field.configure_word);

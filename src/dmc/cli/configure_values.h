@@ -5,10 +5,10 @@
 //
 // type: SSD or HDD (any case). access_time: microseconds when plain ("52222"), or with a unit
 // ("52ms", "100us"). Throughputs: MB/s (2^20 bytes) when plain, or with a unit ("1.5GB/s");
-// 0 = unlimited. ioqueue_depth: 1..65536. maxreadcnt/maxwritecnt: bytes per command, plain or with a
-// unit ("16m"); 0 = no limit, else at least 512. segreadcnt/segwritecnt: 0..65536.
-// The optional fields may be given from the left; the rest take type_defaults(type). Each value's
-// unit, range and default are its field's in core/profile_fields.h (configure_word names it).
+// 0 = unlimited. ioqueue_depth: 1..65536. maxreadcnt/maxwritecnt: bytes per command, plain or with
+// a unit ("16m"); 0 = no limit, else at least 512. segreadcnt/segwritecnt: 0..65536. The optional
+// fields may be given from the left; the rest take type_defaults(type). Each value's unit, range
+// and default are its field's in core/profile_fields.h (configure_word names it).
 #pragma once
 
 #include <cstdint>

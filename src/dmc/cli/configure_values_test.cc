@@ -8,7 +8,9 @@
 namespace diskcond::dmc {
 namespace {
 
-Result<Profile> parse(std::vector<std::string> words) { return parse_configure_values(words); }
+Result<Profile> parse(std::vector<std::string> words) {
+  return parse_configure_values(words);
+}
 
 TEST(DmcConfigureValues, PlainNumbersAreMicrosecondsAndMegabytesPerSecond) {
   auto p = parse({"HDD", "52222", "50", "40"});

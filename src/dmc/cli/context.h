@@ -35,8 +35,10 @@ struct Context {
   // The processes holding `dir` (mount/processes_inside.h), dmc itself and `daemon_pid` left out.
   // With `mounted`, only those that do not see the conditioned mount on `dir` (their files are
   // the directory underneath). find_processes_inside() in dmc itself; none unless a test says.
-  std::function<std::vector<mount::ProcessInside>(const std::string& dir, bool mounted, pid_t daemon_pid)>
-      processes_inside = [](const std::string&, bool, pid_t) { return std::vector<mount::ProcessInside>{}; };
+  std::function<std::vector<mount::ProcessInside>(const std::string& dir, bool mounted,
+                                                  pid_t daemon_pid)>
+      processes_inside =
+          [](const std::string&, bool, pid_t) { return std::vector<mount::ProcessInside>{}; };
   // "" when dmc-boot.service will re-apply '-boot' mounts at the next boot, else why not
   // (boot_service_problem() in dmc itself; tests say).
   std::function<std::string()> boot_problem = [] { return std::string(); };

@@ -15,9 +15,11 @@
 
 namespace diskcond::dmc {
 
-Outcome run_disk_create(Context& ctx, const CommandArgs& args);  // create <image> <size> [profile] ...
-Outcome run_disk_remove(Context& ctx, const CommandArgs& args);  // remove <image|device|dir> [-delete]
-Outcome run_disk_list(Context& ctx, const CommandArgs& args);    // list [-json]
+Outcome run_disk_create(Context& ctx,
+                        const CommandArgs& args);  // create <image> <size> [profile] ...
+Outcome run_disk_remove(Context& ctx,
+                        const CommandArgs& args);  // remove <image|device|dir> [-delete]
+Outcome run_disk_list(Context& ctx, const CommandArgs& args);  // list [-json]
 
 // The loop devices whose image lies in a conditioned directory ("dmc disks"), with that directory
 // and its profile. `all` gets every bound loop device for callers that must also recognise the
@@ -27,7 +29,9 @@ Result<std::vector<DiskView>> dmc_disks(Context& ctx, std::vector<disk::LoopDisk
 // Steps to undo, run newest first when a later step fails.
 class Undo {
  public:
-  void push(std::string what, std::function<Status()> step) { steps_.push_back({std::move(what), std::move(step)}); }
+  void push(std::string what, std::function<Status()> step) {
+    steps_.push_back({std::move(what), std::move(step)});
+  }
   void commit() { steps_.clear(); }
   // Undoes everything pushed. Returns "" when all went well, else "; undoing <what> failed: <why>"
   // for each step that failed (appended to the error line).

@@ -57,10 +57,11 @@ std::string format_disk_list(const std::vector<DiskView>& views) {
   struct Row {
     std::string device, size, dio, image, mount, profile, mounted;
   };
-  std::vector<Row> rows = {{"DEVICE", "SIZE", "DIO", "IMAGE", "CONDITIONED", "PROFILE", "MOUNTED ON"}};
+  std::vector<Row> rows = {
+      {"DEVICE", "SIZE", "DIO", "IMAGE", "CONDITIONED", "PROFILE", "MOUNTED ON"}};
   for (const DiskView& v : views) {
-    rows.push_back({v.disk.device, format_size(v.disk.size_bytes), v.disk.direct_io ? "on" : "off", v.disk.image,
-                    v.conditioned_mount, v.profile_name, mount_list(v.disk)});
+    rows.push_back({v.disk.device, format_size(v.disk.size_bytes), v.disk.direct_io ? "on" : "off",
+                    v.disk.image, v.conditioned_mount, v.profile_name, mount_list(v.disk)});
   }
   size_t w[6] = {};
   for (const Row& r : rows) {
@@ -69,8 +70,9 @@ std::string format_disk_list(const std::vector<DiskView>& views) {
   }
   std::string out;
   for (const Row& r : rows) {
-    out += fmt::format("{:<{}}  {:<{}}  {:<{}}  {:<{}}  {:<{}}  {:<{}}  {}\n", r.device, w[0], r.size, w[1], r.dio,
-                       w[2], r.image, w[3], r.mount, w[4], r.profile, w[5], r.mounted);
+    out +=
+        fmt::format("{:<{}}  {:<{}}  {:<{}}  {:<{}}  {:<{}}  {:<{}}  {}\n", r.device, w[0], r.size,
+                    w[1], r.dio, w[2], r.image, w[3], r.mount, w[4], r.profile, w[5], r.mounted);
   }
   return out;
 }

@@ -26,7 +26,8 @@ nlohmann::ordered_json disk_json(const DiskView& view);
 nlohmann::ordered_json disk_list_json(const std::vector<DiskView>& views);
 
 // {"schema_version": 1, "disk": <disk>, "file_system": "ext4"|null, "conditioning_started": bool}
-nlohmann::ordered_json disk_create_json(const DiskView& view, const std::optional<std::string>& made_file_system,
+nlohmann::ordered_json disk_create_json(const DiskView& view,
+                                        const std::optional<std::string>& made_file_system,
                                         bool conditioning_started);
 
 // One header line and one line per disk; nothing at all when there are none.

@@ -22,11 +22,13 @@ namespace fs = std::filesystem;
 Result<ImagePath> resolve_image_path(std::string_view arg_view) {
   const std::string arg(arg_view);
   if (arg.empty()) return make_error("the image path is empty");
-  if (arg.back() == '/') return make_error(fmt::format("'{}' names a directory, not an image file", arg));
+  if (arg.back() == '/')
+    return make_error(fmt::format("'{}' names a directory, not an image file", arg));
   struct stat st {};
   std::string target = arg;
   if (::lstat(arg.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
-    if (::stat(arg.c_str(), &st) != 0) return make_error(fmt::format("'{}' is a dangling symbolic link", arg));
+    if (::stat(arg.c_str(), &st) != 0)
+      return make_error(fmt::format("'{}' is a dangling symbolic link", arg));
     auto resolved = real_path(arg);
     if (!resolved.ok()) return make_error(resolved.error());
     target = *resolved;
@@ -36,23 +38,30 @@ Result<ImagePath> resolve_image_path(std::string_view arg_view) {
   if (name.empty() || name == "." || name == "..") {
     return make_error(fmt::format("'{}' names a directory, not an image file", arg));
   }
-  const std::string parent = lexical.has_parent_path() ? lexical.parent_path().string() : std::string(".");
+  const std::string parent =
+      lexical.has_parent_path() ? lexical.parent_path().string() : std::string(".");
   struct stat pst {};
   if (::stat(parent.c_str(), &pst) != 0) {
     int err = errno;
-    if (err == ENOENT) return make_error(fmt::format("no such directory '{}' for the image '{}'", parent, arg));
-    if (err == ENOTDIR) return make_error(fmt::format("'{}' is not a directory (in the image path '{}')", parent, arg));
+    if (err == ENOENT)
+      return make_error(fmt::format("no such directory '{}' for the image '{}'", parent, arg));
+    if (err == ENOTDIR)
+      return make_error(
+          fmt::format("'{}' is not a directory (in the image path '{}')", parent, arg));
     return make_error(fmt::format("cannot access '{}': {}", parent, std::strerror(err)));
   }
-  if (!S_ISDIR(pst.st_mode)) return make_error(fmt::format("'{}' is not a directory (in the image path '{}')", parent, arg));
+  if (!S_ISDIR(pst.st_mode))
+    return make_error(fmt::format("'{}' is not a directory (in the image path '{}')", parent, arg));
   auto dir = real_path(parent);
   if (!dir.ok()) return make_error(dir.error());
   ImagePath image;
   image.dir = *dir;
   image.path = (fs::path(image.dir) / name).string();
-  if (image.path.size() >= PATH_MAX) return make_error(fmt::format("the image path '{}' is too long", arg));
+  if (image.path.size() >= PATH_MAX)
+    return make_error(fmt::format("the image path '{}' is too long", arg));
   if (::stat(image.path.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) return make_error(fmt::format("'{}' is a directory, not an image file", arg));
+    if (S_ISDIR(st.st_mode))
+      return make_error(fmt::format("'{}' is a directory, not an image file", arg));
     if (!S_ISREG(st.st_mode)) return make_error(fmt::format("'{}' is not a regular file", arg));
     image.exists = true;
     image.size_bytes = static_cast<uint64_t>(st.st_size);
@@ -67,8 +76,10 @@ Result<ImagePath> resolve_image_path(std::string_view arg_view) {
 Result<uint64_t> parse_disk_size(std::string_view text) {
   auto bytes = parse_size(text);
   if (!bytes.ok()) return bytes;
-  if (*bytes < kMinDiskBytes) return make_error(fmt::format("size '{}' is too small: a disk is at least 1 MiB", text));
-  if (*bytes > kMaxDiskBytes) return make_error(fmt::format("size '{}' is too large: a disk is at most 16 TiB", text));
+  if (*bytes < kMinDiskBytes)
+    return make_error(fmt::format("size '{}' is too small: a disk is at least 1 MiB", text));
+  if (*bytes > kMaxDiskBytes)
+    return make_error(fmt::format("size '{}' is too large: a disk is at most 16 TiB", text));
   if (*bytes % kDiskBlockBytes != 0) {
     return make_error(fmt::format("size '{}' is not a whole number of 4 KiB blocks", text));
   }
@@ -85,22 +96,27 @@ Result<std::string> resolve_mount_target(std::string_view arg_view) {
     if (err == ENOTDIR) return make_error(fmt::format("'{}' is not a directory (for -mount)", arg));
     return make_error(fmt::format("cannot access '{}': {}", arg, std::strerror(err)));
   }
-  if (!S_ISDIR(st.st_mode)) return make_error(fmt::format("'{}' is not a directory (for -mount)", arg));
+  if (!S_ISDIR(st.st_mode))
+    return make_error(fmt::format("'{}' is not a directory (for -mount)", arg));
   return real_path(arg);
 }
 
 bool is_mount_point(const std::string& dir) {
   if (dir == "/") return true;
-  struct stat st {}, parent {};
-  if (::stat(dir.c_str(), &st) != 0 || ::stat((fs::path(dir).parent_path()).c_str(), &parent) != 0) return false;
+  struct stat st {
+  }, parent{};
+  if (::stat(dir.c_str(), &st) != 0 || ::stat((fs::path(dir).parent_path()).c_str(), &parent) != 0)
+    return false;
   return st.st_dev != parent.st_dev || st.st_ino == parent.st_ino;
 }
 
-Result<std::optional<MountStatus>> find_holding_mount(MountControl& mounts, const std::string& dir, dev_t dir_dev) {
+Result<std::optional<MountStatus>> find_holding_mount(MountControl& mounts, const std::string& dir,
+                                                      dev_t dir_dev) {
   fs::path p(dir);
   for (;;) {
     auto status = mounts.status(p.string());
-    if (!status.ok()) return make_error(fmt::format("cannot query {}: {}", p.string(), status.error()));
+    if (!status.ok())
+      return make_error(fmt::format("cannot query {}: {}", p.string(), status.error()));
     if (status->mounted) {
       if (status->mount_point.empty()) status->mount_point = p.string();
       if (!status->daemon_alive) return std::optional<MountStatus>(std::move(status).value());

@@ -21,10 +21,10 @@ inline constexpr uint64_t kMinDiskBytes = uint64_t{1} << 20;
 inline constexpr uint64_t kMaxDiskBytes = uint64_t{16} << 40;
 
 struct ImagePath {
-  std::string path;          // canonical directory + "/" + name
-  std::string dir;           // the canonical directory that holds it
+  std::string path;  // canonical directory + "/" + name
+  std::string dir;   // the canonical directory that holds it
   bool exists = false;
-  uint64_t size_bytes = 0;   // when it exists
+  uint64_t size_bytes = 0;  // when it exists
 };
 
 // An image path as typed: its directory must exist; the image itself may exist (a regular file)
@@ -45,6 +45,7 @@ bool is_mount_point(const std::string& dir);
 // nearest of `dir` and its ancestors that is conditioned, provided `dir` is on that mount's file
 // system (not on another one mounted below it). A stale mount (daemon_alive false) is returned as
 // found. nullopt when there is none. `dir_dev` is `dir`'s st_dev.
-Result<std::optional<MountStatus>> find_holding_mount(MountControl& mounts, const std::string& dir, dev_t dir_dev);
+Result<std::optional<MountStatus>> find_holding_mount(MountControl& mounts, const std::string& dir,
+                                                      dev_t dir_dev);
 
 }  // namespace diskcond::dmc

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "core/profile.h"
-#include "dmc/mount/test_temp_dir.h"
 #include "dmc/cli/text_format.h"
+#include "dmc/mount/test_temp_dir.h"
 
 extern char** environ;
 
@@ -40,8 +40,8 @@ class DmcBinary : public ::testing::Test {
   // Runs DMC_BINARY with `args`, its state and profile directories inside the test's directory.
   DmcRun dmc(std::vector<std::string> args) {
     std::vector<std::string> env_text = {"DISKCOND_STATE_DIR=" + root_ + "/state",
-                                         "DISKCOND_PROFILE_DIR=" + root_ + "/profiles", "PATH=/usr/bin:/bin",
-                                         "LC_ALL=C"};
+                                         "DISKCOND_PROFILE_DIR=" + root_ + "/profiles",
+                                         "PATH=/usr/bin:/bin", "LC_ALL=C"};
     std::vector<char*> env, argv;
     for (auto& e : env_text) env.push_back(e.data());
     env.push_back(nullptr);
@@ -52,8 +52,10 @@ class DmcBinary : public ::testing::Test {
     std::string out_path = root_ + "/stdout", err_path = root_ + "/stderr";
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0644);
+    posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0644);
     pid_t pid = 0;
     DmcRun r;
     int rc = posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv.data(), env.data());
@@ -75,27 +77,30 @@ TEST_F(DmcBinary, HelpHasMacOSUsageShape) {
   for (const char* h : {"-h", "help", "--help"}) {
     DmcRun r = dmc({h});
     EXPECT_EQ(r.code, 0) << h;
-    EXPECT_EQ(r.out.rfind("usage: dmc <commands...>\n"
-                          "# commands:\n"
-                          "  start <mount> [profile_name|profile_index [-boot]] [-nocache] [-force]\n"
-                          "  stop <mount> [-force]\n"
-                          "  status <mount> [-json]\n"
-                          "  show profile_name|profile_index [-json]\n"
-                          "  list [-json]\n"
-                          "  predict [profile_name|profile_index] [-json]\n"
-                          "  select <mount> (profile_name|profile_index)\n"
-                          "  configure <mount> <type> <access_time> <read_throughput> <write_throughput> "
-                          "[<ioqueue_depth> <maxreadcnt> <maxwritecnt> <segreadcnt> <segwritecnt>]\n"
-                          "  boot\n"
-                          "  verify <mount> [-json] [-quick]\n"
-                          "  sync <mount>\n"
-                          "  run <dir> (profile_name|profile_index) [-writethrough|-nocache] -- <command> [args...]\n"
-                        "  disk create <image> <size> [profile] [-start] [-existing] [-mkfs ext4] [-mount <dir>] [-json]\n"
-                        "  disk remove <image|device|dir> [-delete]\n"
-                        "  disk list [-json]\n"
-                          "  help | -h [command]\n",
-                          0),
-              0u)
+    EXPECT_EQ(
+        r.out.rfind("usage: dmc <commands...>\n"
+                    "# commands:\n"
+                    "  start <mount> [profile_name|profile_index [-boot]] [-nocache] [-force]\n"
+                    "  stop <mount> [-force]\n"
+                    "  status <mount> [-json]\n"
+                    "  show profile_name|profile_index [-json]\n"
+                    "  list [-json]\n"
+                    "  predict [profile_name|profile_index] [-json]\n"
+                    "  select <mount> (profile_name|profile_index)\n"
+                    "  configure <mount> <type> <access_time> <read_throughput> <write_throughput> "
+                    "[<ioqueue_depth> <maxreadcnt> <maxwritecnt> <segreadcnt> <segwritecnt>]\n"
+                    "  boot\n"
+                    "  verify <mount> [-json] [-quick]\n"
+                    "  sync <mount>\n"
+                    "  run <dir> (profile_name|profile_index) [-writethrough|-nocache] -- "
+                    "<command> [args...]\n"
+                    "  disk create <image> <size> [profile] [-start] [-existing] [-mkfs ext4] "
+                    "[-mount <dir>] [-json]\n"
+                    "  disk remove <image|device|dir> [-delete]\n"
+                    "  disk list [-json]\n"
+                    "  help | -h [command]\n",
+                    0),
+        0u)
         << r.out;
     EXPECT_EQ(r.err, "");
   }
@@ -112,18 +117,21 @@ TEST_F(DmcBinary, ListAndShowMatchTheSeedArticle) {
             "  5: SATA III SSD\n  6: PCIe 2 SSD\n  7: PCIe 3 SSD\n");
   DmcRun show = dmc({"show", "0"});
   EXPECT_EQ(show.code, 0);
-  EXPECT_EQ(show.out,
-            "Profile: Faulty 5400 HDD\n Type: HDD\n Access time: 52222 us\n Read throughput: 50 MB/s\n"
-            " Write throughput: 50 MB/s\n I/O Queue Depth: 16\n Max Read Bytes: 16777216\n"
-            " Max Write Bytes: 16777216\n Max Read Segments: 128\n Max Write Segments: 128\n");
+  EXPECT_EQ(
+      show.out,
+      "Profile: Faulty 5400 HDD\n Type: HDD\n Access time: 52222 us\n Read throughput: 50 MB/s\n"
+      " Write throughput: 50 MB/s\n I/O Queue Depth: 16\n Max Read Bytes: 16777216\n"
+      " Max Write Bytes: 16777216\n Max Read Segments: 128\n Max Write Segments: 128\n");
   DmcRun json = dmc({"show", "PCIe 3 SSD", "-json"});
   EXPECT_EQ(json.code, 0);
-  EXPECT_NE(json.out.find("\"read_throughput_bytes_per_sec\": 3221225472"), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find("\"read_throughput_bytes_per_sec\": 3221225472"), std::string::npos)
+      << json.out;
 }
 
 TEST_F(DmcBinary, UserProfilesAndWarnings) {
-  std::ofstream(root_ + "/profiles/disk.toml") << "name = \"Lab Disk\"\ntype = \"SSD\"\naccess_time = 40\n"
-                                                  "read_throughput = 400\nwrite_throughput = 300\n";
+  std::ofstream(root_ + "/profiles/disk.toml")
+      << "name = \"Lab Disk\"\ntype = \"SSD\"\naccess_time = 40\n"
+         "read_throughput = 400\nwrite_throughput = 300\n";
   std::ofstream(root_ + "/profiles/oops.toml") << "name = \"Oops\"\n";
   DmcRun list = dmc({"list"});
   EXPECT_EQ(list.code, 0);
@@ -132,10 +140,13 @@ TEST_F(DmcBinary, UserProfilesAndWarnings) {
 }
 
 TEST_F(DmcBinary, BadInputIsOneLineOnStderr) {
-  const std::vector<std::vector<std::string>> bad = {
-      {}, {"frobnicate"}, {"show", "42"}, {"list", "-bogus"},
-      {"start", root_ + "/missing", "0"}, {"configure", root_, "SSD", "1", "2"},
-      {"configure", root_, "SSD", "-1", "2", "3"}};
+  const std::vector<std::vector<std::string>> bad = {{},
+                                                     {"frobnicate"},
+                                                     {"show", "42"},
+                                                     {"list", "-bogus"},
+                                                     {"start", root_ + "/missing", "0"},
+                                                     {"configure", root_, "SSD", "1", "2"},
+                                                     {"configure", root_, "SSD", "-1", "2", "3"}};
   for (const auto& args : bad) {
     DmcRun r = dmc(args);
     EXPECT_EQ(r.code, 2) << (args.empty() ? "" : args[0]) << ": " << r.err;
@@ -152,14 +163,23 @@ TEST_F(DmcBinary, StartRefusesTheRootPseudoFilesystemsAndItsOwnDirectories) {
   if (::geteuid() != 0) GTEST_SKIP() << "start needs root";
   std::filesystem::create_directories(root_ + "/state/mounts");
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"/", "dmc: refusing to condition / (the whole system, dmc's own files included); name a directory below it\n"},
-      {"/proc", "dmc: refusing to condition /proc: it is on proc, a pseudo file system with no disk behind it\n"},
-      {"/sys", "dmc: refusing to condition /sys: it is on sysfs, a pseudo file system with no disk behind it\n"},
-      {"/dev", "dmc: refusing to condition /dev: it is on devtmpfs, a pseudo file system with no disk behind it\n"},
-      {root_ + "/state/mounts", "dmc: refusing to condition " + root_ + "/state/mounts: it holds dmc's own files (" +
-                                    root_ + "/state/mounts)\n"},
-      {root_ + "/state", "dmc: refusing to condition " + root_ + "/state: it holds dmc's own files (" + root_ +
-                             "/state/mounts)\n"},
+      {"/",
+       "dmc: refusing to condition / (the whole system, dmc's own files included); name a "
+       "directory below it\n"},
+      {"/proc",
+       "dmc: refusing to condition /proc: it is on proc, a pseudo file system with no disk behind "
+       "it\n"},
+      {"/sys",
+       "dmc: refusing to condition /sys: it is on sysfs, a pseudo file system with no disk behind "
+       "it\n"},
+      {"/dev",
+       "dmc: refusing to condition /dev: it is on devtmpfs, a pseudo file system with no disk "
+       "behind it\n"},
+      {root_ + "/state/mounts", "dmc: refusing to condition " + root_ +
+                                    "/state/mounts: it holds dmc's own files (" + root_ +
+                                    "/state/mounts)\n"},
+      {root_ + "/state", "dmc: refusing to condition " + root_ +
+                             "/state: it holds dmc's own files (" + root_ + "/state/mounts)\n"},
       {"/run", "dmc: refusing to condition /run: it holds dmc's own files (/run/diskcond)\n"},
   };
   for (const auto& [dir, message] : cases) {

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "core/one_line.h"
-#include "dmc/cli/command_table.h"
 #include "dmc/boot_service.h"
+#include "dmc/cli/command_table.h"
 #include "dmc/cli/help_text.h"
 #include "dmc/disk/disk_control.h"
 
@@ -24,13 +24,15 @@ Outcome run_help(Context& ctx, std::span<const std::string> words) {
     ctx.out << top_level_usage();
     return success();
   }
-  if (words.size() > 1) return usage_error(fmt::format("unexpected argument '{}' for 'dmc help'", words[1]));
+  if (words.size() > 1)
+    return usage_error(fmt::format("unexpected argument '{}' for 'dmc help'", words[1]));
   if (words[0] == "help" || is_help_word(words[0])) {  // help about help: the usage, which lists it
     ctx.out << top_level_usage();
     return success();
   }
   const CommandSpec* spec = find_command(words[0]);
-  if (spec == nullptr) return usage_error(fmt::format("unknown command '{}' (see 'dmc help')", words[0]));
+  if (spec == nullptr)
+    return usage_error(fmt::format("unknown command '{}' (see 'dmc help')", words[0]));
   ctx.out << command_help(*spec);
   return success();
 }
@@ -41,12 +43,14 @@ Outcome dispatch(std::span<const std::string> args, Context& ctx) {
   std::span<const std::string> rest = args.subspan(1);
   if (name == "help" || is_help_word(name)) return run_help(ctx, rest);
   if (name == "--version" || name == "-version") {
-    if (!rest.empty()) return usage_error(fmt::format("unexpected argument '{}' after '{}'", rest[0], name));
+    if (!rest.empty())
+      return usage_error(fmt::format("unexpected argument '{}' after '{}'", rest[0], name));
     ctx.out << version_line();
     return success();
   }
   const CommandSpec* spec = find_command(name);
-  if (spec == nullptr) return usage_error(fmt::format("unknown command '{}' (see 'dmc help')", name));
+  if (spec == nullptr)
+    return usage_error(fmt::format("unknown command '{}' (see 'dmc help')", name));
   auto words = split_command_args(spec->grammar, rest);
   if (!words.ok()) return usage_error(words.error());
   if (words->help) {
@@ -55,14 +59,16 @@ Outcome dispatch(std::span<const std::string> args, Context& ctx) {
   }
   if (spec->changes_settings && !ctx.is_root()) {
     return failure(ExitCode::kNeedsRoot,
-                   fmt::format("'dmc {}' changes mount settings and needs root; run it with sudo", spec->name));
+                   fmt::format("'dmc {}' changes mount settings and needs root; run it with sudo",
+                               spec->name));
   }
   return spec->run(ctx, *words);
 }
 
 // Context::processes_inside in dmc itself: /proc. Once `dir` is conditioned, files on the mount's
 // own device are seen through it and not counted.
-std::vector<mount::ProcessInside> processes_inside(const std::string& dir, bool mounted, pid_t daemon_pid) {
+std::vector<mount::ProcessInside> processes_inside(const std::string& dir, bool mounted,
+                                                   pid_t daemon_pid) {
   mount::ProcessScan scan;
   scan.ignore = {::getpid()};
   if (daemon_pid > 0) scan.ignore.push_back(daemon_pid);

@@ -11,7 +11,9 @@ namespace {
 
 using DmcCliChange = CliTest;
 
-const Profile& builtin(size_t i) { return builtin_profiles()[i]; }
+const Profile& builtin(size_t i) {
+  return builtin_profiles()[i];
+}
 
 TEST_F(DmcCliChange, StartWithAProfileMountsAndStoresIt) {
   EXPECT_EQ(run({"start", mount_, "Faulty 5400 HDD"}), 0) << err();
@@ -45,7 +47,10 @@ TEST_F(DmcCliChange, ConfigureThenStartUsesTheStoredSettings) {
   EXPECT_EQ(stored->settings.profile.name, "Custom");
 
   EXPECT_EQ(run({"status", mount_}), 0);
-  EXPECT_EQ(out().rfind("Disk Mount Conditioner: OFF\nProfile: Custom\n Type: SSD\n Access time: 100 us\n", 0), 0u)
+  EXPECT_EQ(
+      out().rfind(
+          "Disk Mount Conditioner: OFF\nProfile: Custom\n Type: SSD\n Access time: 100 us\n", 0),
+      0u)
       << out();
 
   EXPECT_EQ(run({"start", mount_}), 0) << err();
@@ -65,8 +70,9 @@ TEST_F(DmcCliChange, ZeroConfigurationMountsWithNoConditioningAtAll) {
   EXPECT_EQ(p.read_bytes_per_sec, 0u);
   EXPECT_EQ(p.write_bytes_per_sec, 0u);
   EXPECT_EQ(run({"status", mount_}), 0);
-  EXPECT_NE(out().find(" Read throughput: 0 MB/s (unlimited)\n Write throughput: 0 MB/s (unlimited)\n"),
-            std::string::npos)
+  EXPECT_NE(
+      out().find(" Read throughput: 0 MB/s (unlimited)\n Write throughput: 0 MB/s (unlimited)\n"),
+      std::string::npos)
       << out();
 }
 
@@ -76,9 +82,12 @@ TEST_F(DmcCliChange, StartRefusesWhileProcessesAreInsideUnlessForced) {
   processes_ = {{812, "bash", {"cwd"}}, {977, "rawio", {"fd 3", "map"}}};
   EXPECT_EQ(run({"start", mount_, "0"}), 4);
   EXPECT_EQ(out(), "");
-  EXPECT_EQ(err(), "dmc: 2 processes are inside " + mount_ +
-                       " and would not be conditioned (they keep the directory underneath): pid 812 (bash: cwd), "
-                       "pid 977 (rawio: fd 3, map); leave it (cd elsewhere, close its files) or add -force\n");
+  EXPECT_EQ(
+      err(),
+      "dmc: 2 processes are inside " + mount_ +
+          " and would not be conditioned (they keep the directory underneath): pid 812 (bash: "
+          "cwd), "
+          "pid 977 (rawio: fd 3, map); leave it (cd elsewhere, close its files) or add -force\n");
   EXPECT_EQ(process_queries_, std::vector<std::string>{mount_ + " mounted=false daemon=0"});
   EXPECT_EQ(fake_.changing_calls(), std::vector<std::string>{});
   EXPECT_TRUE(store().list().mounts.empty());
@@ -108,8 +117,10 @@ TEST_F(DmcCliChange, StartWithNothingStoredAsksForAProfile) {
 TEST_F(DmcCliChange, StartOnAConditionedMountRefuses) {
   fake_.add_running(mount_, {builtin(1), CacheMode::kPageCache});
   EXPECT_EQ(run({"start", mount_, "0"}), 4);
-  EXPECT_EQ(err(), "dmc: " + mount_ + " is already conditioned (profile '5400 HDD'); change it with 'dmc select' "
-                   "or 'dmc configure', or run 'dmc stop " + mount_ + "' first\n");
+  EXPECT_EQ(err(), "dmc: " + mount_ +
+                       " is already conditioned (profile '5400 HDD'); change it with 'dmc select' "
+                       "or 'dmc configure', or run 'dmc stop " +
+                       mount_ + "' first\n");
   EXPECT_EQ(fake_.changing_calls(), std::vector<std::string>{});
 }
 
@@ -146,7 +157,8 @@ TEST_F(DmcCliChange, SelectOnARunningMountUpdatesItLiveAndStoresIt) {
 
 TEST_F(DmcCliChange, ConfigureOnARunningMountUpdatesItLiveAndStoresIt) {
   fake_.add_running(mount_, {builtin(0), CacheMode::kPageCache});
-  EXPECT_EQ(run({"configure", mount_, "HDD", "8ms", "1.5GB/s", "40", "4", "1m", "2m", "8", "9"}), 0) << err();
+  EXPECT_EQ(run({"configure", mount_, "HDD", "8ms", "1.5GB/s", "40", "4", "1m", "2m", "8", "9"}), 0)
+      << err();
   EXPECT_EQ(fake_.changing_calls(), std::vector<std::string>{"update " + mount_});
   const Profile& p = fake_.mounts[mount_].settings.profile;
   EXPECT_EQ(p.name, "Custom");
@@ -161,7 +173,10 @@ TEST_F(DmcCliChange, ConfigureOnARunningMountUpdatesItLiveAndStoresIt) {
   EXPECT_EQ(p.max_write_segments, 9u);
   EXPECT_EQ((*store().load(mount_))->settings.profile, p);
   EXPECT_EQ(run({"status", mount_}), 0);
-  EXPECT_EQ(out().rfind("Disk Mount Conditioner: ON\nProfile: Custom\n Type: HDD\n Access time: 8000 us\n", 0), 0u)
+  EXPECT_EQ(
+      out().rfind(
+          "Disk Mount Conditioner: ON\nProfile: Custom\n Type: HDD\n Access time: 8000 us\n", 0),
+      0u)
       << out();
 }
 
@@ -187,7 +202,8 @@ TEST_F(DmcCliChange, BootFlagPersistsAndStopDropsItButKeepsSettings) {
   EXPECT_EQ(run({"status", mount_, "-json"}), 0);
   EXPECT_NE(out().find("\"boot\": true"), std::string::npos) << out();
   EXPECT_EQ(run({"stop", mount_}), 0) << err();
-  EXPECT_EQ(fake_.changing_calls(), (std::vector<std::string>{"start " + mount_, "stop " + mount_}));
+  EXPECT_EQ(fake_.changing_calls(),
+            (std::vector<std::string>{"start " + mount_, "stop " + mount_}));
   auto stored = *store().load(mount_);
   EXPECT_FALSE(stored->boot);
   EXPECT_EQ(stored->settings.profile, builtin(2));
@@ -197,10 +213,13 @@ TEST_F(DmcCliChange, BootFlagPersistsAndStopDropsItButKeepsSettings) {
 TEST_F(DmcCliChange, BootSaysPlainlyWhenNothingWillReapplyIt) {
   boot_problem_ = "PID 1 is sh, not systemd";
   EXPECT_EQ(run({"start", mount_, "2", "-boot"}), 0) << err();
-  EXPECT_EQ(err(), "dmc: warning: '-boot' is stored, but nothing will re-apply it at boot: PID 1 is sh, not systemd\n");
+  EXPECT_EQ(err(),
+            "dmc: warning: '-boot' is stored, but nothing will re-apply it at boot: PID 1 is sh, "
+            "not systemd\n");
   EXPECT_TRUE((*store().load(mount_))->boot);
   EXPECT_EQ(run({"status", mount_}), 0);
-  EXPECT_NE(out().find("\nBoot: '-boot' is stored, but nothing will re-apply it at boot: PID 1 is sh, not systemd\n"),
+  EXPECT_NE(out().find("\nBoot: '-boot' is stored, but nothing will re-apply it at boot: PID 1 is "
+                       "sh, not systemd\n"),
             std::string::npos)
       << out();
   EXPECT_EQ(out().find("re-applied at boot by"), std::string::npos) << out();
@@ -212,7 +231,8 @@ TEST_F(DmcCliChange, BootSaysPlainlyWhenNothingWillReapplyIt) {
 
   boot_problem_.clear();  // the unit installed and enabled
   EXPECT_EQ(run({"status", mount_}), 0);
-  EXPECT_NE(out().find("\nBoot: re-applied at boot by dmc-boot.service\n"), std::string::npos) << out();
+  EXPECT_NE(out().find("\nBoot: re-applied at boot by dmc-boot.service\n"), std::string::npos)
+      << out();
   EXPECT_EQ(run({"status", mount_, "-json"}), 0);
   j = nlohmann::ordered_json::parse(out());
   EXPECT_EQ(j["boot_reapplied"], true);
@@ -273,7 +293,7 @@ TEST_F(DmcCliChange, StopClearsAStaleMount) {
 TEST_F(DmcCliChange, BootStartsEveryPersistedMountWithItsSettings) {
   ASSERT_EQ(run({"start", mount_, "0", "-boot", "-nocache"}), 0);
   ASSERT_EQ(run({"start", other_mount_, "7"}), 0);  // not persisted
-  fake_.mounts.clear();                              // reboot
+  fake_.mounts.clear();                             // reboot
   fake_.calls.clear();
   EXPECT_EQ(run({"boot"}), 0) << err();
   EXPECT_EQ(fake_.changing_calls(), std::vector<std::string>{"start " + mount_});
@@ -289,7 +309,8 @@ TEST_F(DmcCliChange, BootSkipsRunningMountsAndClearsStaleOnes) {
   fake_.mounts[other_mount_].daemon_alive = false;
   fake_.calls.clear();
   EXPECT_EQ(run({"boot"}), 0) << err();
-  EXPECT_EQ(fake_.changing_calls(), (std::vector<std::string>{"stop -force " + other_mount_, "start " + other_mount_}));
+  EXPECT_EQ(fake_.changing_calls(),
+            (std::vector<std::string>{"stop -force " + other_mount_, "start " + other_mount_}));
   EXPECT_NE(out().find(mount_ + ": already conditioned"), std::string::npos) << out();
 }
 
@@ -301,9 +322,12 @@ TEST_F(DmcCliChange, BootReportsEachFailureAndGoesOn) {
   std::ofstream(state_dir_ + "/zz.json") << "garbage";
   EXPECT_EQ(run({"boot"}), 1);
   EXPECT_EQ(fake_.mounts.count(other_mount_), 1u);  // the good one still started
-  EXPECT_EQ(err(), "dmc: boot: " + state_dir_ + "/zz.json: not valid JSON\n"
-                   "dmc: boot: " + mount_ + ": fuse: device not found\n"
-                   "dmc: boot: 2 of 3 persisted mounts failed\n");
+  EXPECT_EQ(err(), "dmc: boot: " + state_dir_ +
+                       "/zz.json: not valid JSON\n"
+                       "dmc: boot: " +
+                       mount_ +
+                       ": fuse: device not found\n"
+                       "dmc: boot: 2 of 3 persisted mounts failed\n");
 }
 
 // Issue 13, item 6: a '-boot' record whose directory was deleted failed `dmc boot` forever, and
@@ -317,8 +341,9 @@ TEST_F(DmcCliChange, BootSkipsADeletedDirectoryAndSucceedsForTheOthers) {
   EXPECT_EQ(fake_.mounts.count(other_mount_), 1u);
   EXPECT_EQ(fake_.mounts.count(mount_), 0u);
   EXPECT_EQ(out(), other_mount_ + ": conditioned (Slow SSD)\n");
-  EXPECT_EQ(err(), "dmc: warning: boot: " + mount_ + ": skipped: the directory no longer exists ('sudo dmc stop " +
-                       mount_ + "' forgets it)\n");
+  EXPECT_EQ(err(), "dmc: warning: boot: " + mount_ +
+                       ": skipped: the directory no longer exists ('sudo dmc stop " + mount_ +
+                       "' forgets it)\n");
 }
 
 TEST_F(DmcCliChange, StopForgetsTheRecordOfADeletedDirectory) {
@@ -327,8 +352,11 @@ TEST_F(DmcCliChange, StopForgetsTheRecordOfADeletedDirectory) {
   std::filesystem::remove(mount_);
   fake_.calls.clear();
   EXPECT_EQ(run({"stop", mount_ + "/"}), 0) << err();
-  EXPECT_EQ(out(), mount_ + " no longer exists; its stored settings are forgotten (it will no longer be conditioned "
-                            "at boot)\n");
+  EXPECT_EQ(
+      out(),
+      mount_ +
+          " no longer exists; its stored settings are forgotten (it will no longer be conditioned "
+          "at boot)\n");
   EXPECT_EQ(err(), "");
   EXPECT_FALSE(store().load(mount_)->has_value());
   EXPECT_EQ(fake_.changing_calls(), std::vector<std::string>{});
@@ -356,10 +384,13 @@ TEST_F(DmcCliChange, CommandsOnAPathInsideActOnTheConditionedDirectory) {
   EXPECT_EQ(out(), line);
   EXPECT_EQ(fake_.mounts[mount_].settings.profile.name, "Custom");
   EXPECT_FALSE(store().load(sub)->has_value());  // nothing stored for the subdirectory
-  EXPECT_EQ(fake_.changing_calls(), (std::vector<std::string>{"update " + mount_, "update " + mount_}));
+  EXPECT_EQ(fake_.changing_calls(),
+            (std::vector<std::string>{"update " + mount_, "update " + mount_}));
   EXPECT_EQ(run({"start", sub, "1"}), 4);
-  EXPECT_EQ(err(), "dmc: " + sub + " is inside the conditioned directory " + mount_ + " (profile 'Custom'); change "
-                   "it with 'dmc select' or 'dmc configure', or run 'dmc stop " + mount_ + "' first\n");
+  EXPECT_EQ(err(), "dmc: " + sub + " is inside the conditioned directory " + mount_ +
+                       " (profile 'Custom'); change "
+                       "it with 'dmc select' or 'dmc configure', or run 'dmc stop " +
+                       mount_ + "' first\n");
   EXPECT_EQ(run({"stop", sub}), 0) << err();
   EXPECT_EQ(out(), line);
   EXPECT_EQ(fake_.changing_calls().back(), "stop " + mount_);
@@ -382,7 +413,8 @@ TEST_F(DmcCliChange, CommandsOnAPathInsideAStaleMountPointAtStop) {
 // before anything changes (the fake refuses "/" and what it is told; the real checks are
 // Conditionable.* in src/dmc/mount/conditionable_test.cc).
 TEST_F(DmcCliChange, StartRefusesWhatCannotBeConditioned) {
-  fake_.unconditionable[mount_] = "refusing to condition " + mount_ + ": it is on proc, a pseudo file system";
+  fake_.unconditionable[mount_] =
+      "refusing to condition " + mount_ + ": it is on proc, a pseudo file system";
   std::filesystem::create_directories(state_dir_);
   auto before = store_files();
   for (const std::string& dir : {std::string("/"), mount_, root_ + "/state", state_dir_}) {
@@ -403,8 +435,9 @@ TEST_F(DmcCliChange, BootRefusesWhatCannotBeConditioned) {
   fake_.unconditionable[mount_] = "refusing to condition " + mount_ + ": it is on sysfs";
   EXPECT_EQ(run({"boot"}), 1);
   EXPECT_EQ(fake_.changing_calls(), std::vector<std::string>{});
-  EXPECT_EQ(err(), "dmc: boot: " + mount_ + ": refusing to condition " + mount_ + ": it is on sysfs\n"
-                   "dmc: boot: 1 of 1 persisted mounts failed\n");
+  EXPECT_EQ(err(), "dmc: boot: " + mount_ + ": refusing to condition " + mount_ +
+                       ": it is on sysfs\n"
+                       "dmc: boot: 1 of 1 persisted mounts failed\n");
 }
 
 TEST_F(DmcCliChange, BootWithNothingPersistedDoesNothing) {

@@ -15,8 +15,9 @@ namespace {
 using DmcCli = CliTest;
 
 TEST_F(DmcCli, ListPrintsBuiltinsThenUserProfilesAndWarnsAboutBadFiles) {
-  std::ofstream(profile_dir_ + "/a.toml") << "name = \"My Disk\"\ntype = \"HDD\"\naccess_time = \"9ms\"\n"
-                                             "read_throughput = 80\nwrite_throughput = 70\n";
+  std::ofstream(profile_dir_ + "/a.toml")
+      << "name = \"My Disk\"\ntype = \"HDD\"\naccess_time = \"9ms\"\n"
+         "read_throughput = 80\nwrite_throughput = 70\n";
   std::ofstream(profile_dir_ + "/b.toml") << "name = \"Broken\"\ntype = \"tape\"\n";
   EXPECT_EQ(run({"list"}), 0);
   EXPECT_EQ(out(), format_profile_list(builtin_profiles()) + "  8: My Disk\n");
@@ -49,7 +50,9 @@ TEST_F(DmcCli, ShowByIndexOrNameInAnyCase) {
 TEST_F(DmcCli, StatusOfAnUnconditionedDirectoryIsOffWithZeros) {
   is_root_ = false;  // reading needs no root
   EXPECT_EQ(run({"status", mount_}), 0);
-  EXPECT_EQ(out().rfind("Disk Mount Conditioner: OFF\nProfile: None\n Type: SSD\n Access time: 0 us\n", 0), 0u)
+  EXPECT_EQ(out().rfind(
+                "Disk Mount Conditioner: OFF\nProfile: None\n Type: SSD\n Access time: 0 us\n", 0),
+            0u)
       << out();
   EXPECT_NE(out().find(" Read throughput: 0 MB/s (unlimited)\n"), std::string::npos);
   EXPECT_EQ(err(), "");
@@ -77,9 +80,11 @@ TEST_F(DmcCli, StatusWarnsAboutProcessesThatAreNotConditioned) {
   processes_ = {{812, "bash", {"cwd"}}, {977, "rawio", {"fd 3", "map"}}};
   is_root_ = false;
   EXPECT_EQ(run({"status", mount_}), 0) << err();
-  EXPECT_NE(out().find("Daemon: pid 4242\nWarning: 2 processes still in the directory underneath (there before "
-                       "'dmc start'), not conditioned: pid 812 (bash: cwd), pid 977 (rawio: fd 3, map)\n"),
-            std::string::npos)
+  EXPECT_NE(
+      out().find(
+          "Daemon: pid 4242\nWarning: 2 processes still in the directory underneath (there before "
+          "'dmc start'), not conditioned: pid 812 (bash: cwd), pid 977 (rawio: fd 3, map)\n"),
+      std::string::npos)
       << out();
   EXPECT_EQ(process_queries_, std::vector<std::string>{mount_ + " mounted=true daemon=4242"});
   EXPECT_EQ(run({"status", mount_, "-json"}), 0);
@@ -93,7 +98,8 @@ TEST_F(DmcCli, StatusWarnsAboutProcessesThatAreNotConditioned) {
   EXPECT_EQ(run({"status", mount_}), 0);
   EXPECT_EQ(out().find("Warning"), std::string::npos) << out();
   EXPECT_EQ(run({"status", mount_, "-json"}), 0);
-  EXPECT_EQ(nlohmann::ordered_json::parse(out())["unconditioned_processes"], nlohmann::json::array());
+  EXPECT_EQ(nlohmann::ordered_json::parse(out())["unconditioned_processes"],
+            nlohmann::json::array());
 }
 
 TEST_F(DmcCli, StatusOfADeadDaemonSaysSoWithTheFix) {
@@ -101,8 +107,9 @@ TEST_F(DmcCli, StatusOfADeadDaemonSaysSoWithTheFix) {
   s.daemon_alive = false;
   EXPECT_EQ(run({"status", mount_}), 5);
   EXPECT_EQ(out().rfind("Disk Mount Conditioner: STALE\n", 0), 0u) << out();
-  EXPECT_EQ(err(), "dmc: the daemon serving " + mount_ + " is not running (stale mount); run 'sudo dmc stop " +
-                       mount_ + "' to clear it\n");
+  EXPECT_EQ(err(), "dmc: the daemon serving " + mount_ +
+                       " is not running (stale mount); run 'sudo dmc stop " + mount_ +
+                       "' to clear it\n");
 }
 
 // Issue 13, item 8: -json prints the state and exits 5, without a second report on stderr.
@@ -123,8 +130,8 @@ TEST_F(DmcCli, StatusOfAPathInsideAConditionedDirectoryReportsThatDirectory) {
   is_root_ = false;
   EXPECT_EQ(run({"status", mount_ + "/sub/deeper"}), 0) << err();
   EXPECT_EQ(out().rfind("Disk Mount Conditioner: ON\nProfile: Slow SSD\n", 0), 0u) << out();
-  EXPECT_NE(out().find("Mount: " + mount_ + "\n" + mount_ + "/sub/deeper is inside the conditioned directory " +
-                       mount_ + "\n"),
+  EXPECT_NE(out().find("Mount: " + mount_ + "\n" + mount_ +
+                       "/sub/deeper is inside the conditioned directory " + mount_ + "\n"),
             std::string::npos)
       << out();
   EXPECT_EQ(run({"status", mount_ + "/sub", "-json"}), 0);
@@ -148,9 +155,11 @@ TEST_F(DmcCli, StatusWhenTheMachineryFailsIsOneLine) {
 TEST_F(DmcCli, HelpInEveryFormMatchesMacOSShape) {
   for (std::vector<std::string> args : {std::vector<std::string>{"help"}, {"-h"}, {"--help"}}) {
     EXPECT_EQ(run(args), 0);
-    EXPECT_EQ(out().rfind("usage: dmc <commands...>\n# commands:\n  start <mount> ", 0), 0u) << out();
-    EXPECT_NE(out().find("\n  configure <mount> <type> <access_time> <read_throughput> <write_throughput> "
-                         "[<ioqueue_depth> <maxreadcnt> <maxwritecnt> <segreadcnt> <segwritecnt>]\n"),
+    EXPECT_EQ(out().rfind("usage: dmc <commands...>\n# commands:\n  start <mount> ", 0), 0u)
+        << out();
+    EXPECT_NE(out().find(
+                  "\n  configure <mount> <type> <access_time> <read_throughput> <write_throughput> "
+                  "[<ioqueue_depth> <maxreadcnt> <maxwritecnt> <segreadcnt> <segwritecnt>]\n"),
               std::string::npos);
     EXPECT_NE(out().find("\n  help | -h"), std::string::npos);
   }
@@ -158,8 +167,11 @@ TEST_F(DmcCli, HelpInEveryFormMatchesMacOSShape) {
 
 // Issue 13, item 8: `dmc help --help` failed ("unknown command '--help'").
 TEST_F(DmcCli, HelpAboutHelpIsTheUsage) {
-  for (std::vector<std::string> args : {std::vector<std::string>{"help", "--help"}, {"help", "-h"}, {"help", "help"},
-                                        {"-h", "--help"}, {"--help", "help"}}) {
+  for (std::vector<std::string> args : {std::vector<std::string>{"help", "--help"},
+                                        {"help", "-h"},
+                                        {"help", "help"},
+                                        {"-h", "--help"},
+                                        {"--help", "help"}}) {
     EXPECT_EQ(run(args), 0) << args[0] << " " << args[1] << ": " << err();
     EXPECT_EQ(out().rfind("usage: dmc <commands...>\n", 0), 0u) << out();
     EXPECT_EQ(err(), "");
@@ -197,10 +209,16 @@ TEST_F(DmcCli, EveryCommandHasItsOwnHelpWithoutRoot) {
 
 TEST_F(DmcCli, ReadingNeedsNoRoot) {
   is_root_ = false;
-  for (std::vector<std::string> args : {std::vector<std::string>{"list"}, {"list", "-json"}, {"show", "0"},
-                                        {"show", "0", "-json"}, {"predict"}, {"predict", "3", "-json"},
-                                        {"status", mount_}, {"status", mount_, "-json"},
-                                        {"help"}, {"--version"}}) {
+  for (std::vector<std::string> args : {std::vector<std::string>{"list"},
+                                        {"list", "-json"},
+                                        {"show", "0"},
+                                        {"show", "0", "-json"},
+                                        {"predict"},
+                                        {"predict", "3", "-json"},
+                                        {"status", mount_},
+                                        {"status", mount_, "-json"},
+                                        {"help"},
+                                        {"--version"}}) {
     EXPECT_EQ(run(args), 0) << args[0] << ": " << err();
     EXPECT_EQ(err(), "");
   }
@@ -217,11 +235,16 @@ TEST_F(DmcCli, ChangesNeedRootAndSayItInOneLine) {
   is_root_ = false;
   fake_.calls.clear();
   const std::vector<std::vector<std::string>> changes = {
-      {"start", mount_, "0"},   {"start", mount_}, {"stop", mount_}, {"select", mount_, "1"},
-      {"configure", mount_, "HDD", "1", "2", "3"}, {"boot"}};
+      {"start", mount_, "0"},
+      {"start", mount_},
+      {"stop", mount_},
+      {"select", mount_, "1"},
+      {"configure", mount_, "HDD", "1", "2", "3"},
+      {"boot"}};
   for (const auto& args : changes) {
     EXPECT_EQ(run(args), 3) << args[0];
-    EXPECT_EQ(err(), "dmc: 'dmc " + args[0] + "' changes mount settings and needs root; run it with sudo\n");
+    EXPECT_EQ(err(), "dmc: 'dmc " + args[0] +
+                         "' changes mount settings and needs root; run it with sudo\n");
     EXPECT_EQ(out(), "");
   }
   EXPECT_EQ(fake_.calls, std::vector<std::string>{});
@@ -310,27 +333,32 @@ TEST_F(DmcCli, RunHandsTheCommandToTheMachineryAndExitsWithItsStatus) {
   EXPECT_EQ(run({"run", mount_, "Slow SSD", "--", "sh", "-c", "exit 3", "--", "-x"}), 3) << err();
   EXPECT_EQ(err(), "");
   EXPECT_EQ(out(), "");
-  EXPECT_EQ(fake_.changing_calls(),
-            std::vector<std::string>{"run " + mount_ + " Slow SSD writeback -- sh -c exit 3 -- -x"});
+  EXPECT_EQ(
+      fake_.changing_calls(),
+      std::vector<std::string>{"run " + mount_ + " Slow SSD writeback -- sh -c exit 3 -- -x"});
   fake_.calls.clear();
   fake_.run_end = CommandEnd{.exit_code = 128 + 9, .signal = 9};
   EXPECT_EQ(run({"run", "-nocache", mount_, "0", "--", "true"}), 137);
   EXPECT_EQ(run({"run", mount_, "0", "-writethrough", "--", "true"}), 137);
-  EXPECT_EQ(fake_.changing_calls(), (std::vector<std::string>{"run " + mount_ + " Faulty 5400 HDD nocache -- true",
-                                                              "run " + mount_ + " Faulty 5400 HDD writethrough -- true"}));
+  EXPECT_EQ(fake_.changing_calls(),
+            (std::vector<std::string>{"run " + mount_ + " Faulty 5400 HDD nocache -- true",
+                                      "run " + mount_ + " Faulty 5400 HDD writethrough -- true"}));
   EXPECT_EQ(store_files(), before);  // dmc run stores nothing
 }
 
 TEST_F(DmcCli, RunSaysWhyTheCommandCouldNotRunAndWarnsAboutTeardown) {
-  fake_.run_end = CommandEnd{.exit_code = 127, .error = "cannot run 'nope': No such file or directory"};
+  fake_.run_end =
+      CommandEnd{.exit_code = 127, .error = "cannot run 'nope': No such file or directory"};
   EXPECT_EQ(run({"run", mount_, "0", "--", "nope"}), 127);
   EXPECT_EQ(err(), "dmc: cannot run 'nope': No such file or directory\n");
-  fake_.run_end = CommandEnd{.exit_code = 0, .warnings = {"the daemon wrote to its log; kept: /x.log"}};
+  fake_.run_end =
+      CommandEnd{.exit_code = 0, .warnings = {"the daemon wrote to its log; kept: /x.log"}};
   EXPECT_EQ(run({"run", mount_, "0", "--", "true"}), 0);
   EXPECT_EQ(err(), "dmc: warning: the daemon wrote to its log; kept: /x.log\n");
   fake_.fail_run = "no /dev/fuse: load the fuse module";
   EXPECT_EQ(run({"run", mount_, "0", "--", "true"}), 1);
-  EXPECT_EQ(err(), "dmc: cannot condition " + mount_ + " for the command: no /dev/fuse: load the fuse module\n");
+  EXPECT_EQ(err(), "dmc: cannot condition " + mount_ +
+                       " for the command: no /dev/fuse: load the fuse module\n");
 }
 
 TEST_F(DmcCli, RunRefusesBadInputAndConditionedDirectoriesAndChangesNothing) {
@@ -363,12 +391,18 @@ TEST_F(DmcCli, RunRefusesBadInputAndConditionedDirectoriesAndChangesNothing) {
     EXPECT_EQ(out(), "") << shown;
   }
   EXPECT_EQ(run({"run", other_mount_, "0", "--", "true"}), 4);
-  EXPECT_EQ(err(), "dmc: " + other_mount_ + " is already conditioned (profile '7200 HDD'); run the command there as "
-                   "it is, or 'dmc stop " + other_mount_ + "' first\n");
+  EXPECT_EQ(err(), "dmc: " + other_mount_ +
+                       " is already conditioned (profile '7200 HDD'); run the command there as "
+                       "it is, or 'dmc stop " +
+                       other_mount_ + "' first\n");
   EXPECT_EQ(fake_.changing_calls(), std::vector<std::string>{});
   EXPECT_EQ(store_files(), before);
   EXPECT_EQ(run({"run", "--help"}), 0);
-  EXPECT_EQ(out().rfind("usage: dmc run <dir> (profile_name|profile_index) [-writethrough|-nocache] -- <command> [args...]\n", 0), 0u) << out();
+  EXPECT_EQ(out().rfind("usage: dmc run <dir> (profile_name|profile_index) "
+                        "[-writethrough|-nocache] -- <command> [args...]\n",
+                        0),
+            0u)
+      << out();
 }
 
 }  // namespace

@@ -21,7 +21,8 @@ std::string read_source_file(const std::string& relative) {
 
 void expect_keys_documented(const nlohmann::ordered_json& j, const std::string& doc) {
   for (const auto& [key, value] : j.items()) {
-    EXPECT_NE(doc.find("`" + key + "`"), std::string::npos) << "docs/dmc.md does not document key " << key;
+    EXPECT_NE(doc.find("`" + key + "`"), std::string::npos)
+        << "docs/dmc.md does not document key " << key;
     if (value.is_object()) expect_keys_documented(value, doc);
   }
 }
@@ -33,7 +34,8 @@ TEST(DmcDocs, ManPageAndDocsNameEveryCommand) {
   ASSERT_FALSE(doc.empty());
   for (const CommandSpec& spec : command_table()) {
     std::string name(spec.name);
-    EXPECT_NE(man.find("\\fBdmc " + name + "\\fR"), std::string::npos) << name << " missing from SYNOPSIS";
+    EXPECT_NE(man.find("\\fBdmc " + name + "\\fR"), std::string::npos)
+        << name << " missing from SYNOPSIS";
     EXPECT_NE(doc.find("| `" + name), std::string::npos) << name << " missing from docs/dmc.md";
   }
 }
@@ -55,7 +57,8 @@ TEST(DmcDocs, EveryStatusJsonKeyIsDocumented) {
 
 TEST(DmcDocs, ManPageRendersWithoutWarnings) {
   if (std::system("command -v groff >/dev/null 2>&1") != 0) GTEST_SKIP() << "groff not installed";
-  std::string cmd = std::string("groff -t -man -Tutf8 -ww -z '") + DISKCOND_SOURCE_DIR + "/man/dmc.1' 2>&1";
+  std::string cmd =
+      std::string("groff -t -man -Tutf8 -ww -z '") + DISKCOND_SOURCE_DIR + "/man/dmc.1' 2>&1";
   FILE* p = ::popen(cmd.c_str(), "r");
   ASSERT_NE(p, nullptr);
   std::string output;

@@ -9,11 +9,12 @@ namespace diskcond::dmc {
 
 enum class ExitCode : int {
   kOk = 0,
-  kFailed = 1,      // the operation itself failed (mount, unmount, settings store, daemon)
-  kUsage = 2,       // bad command line or bad value: nothing was changed
-  kNeedsRoot = 3,   // the command changes settings and dmc is not running as root
-  kWrongState = 4,  // the mount is not in a state the command applies to (already / not conditioned)
-  kStale = 5,       // the mount's daemon has died; 'dmc stop <mount>' clears it
+  kFailed = 1,     // the operation itself failed (mount, unmount, settings store, daemon)
+  kUsage = 2,      // bad command line or bad value: nothing was changed
+  kNeedsRoot = 3,  // the command changes settings and dmc is not running as root
+  kWrongState =
+      4,       // the mount is not in a state the command applies to (already / not conditioned)
+  kStale = 5,  // the mount's daemon has died; 'dmc stop <mount>' clears it
   kOutOfTolerance = 6,  // dmc verify measured the mount, and some workload missed its prediction
 };
 
@@ -27,10 +28,18 @@ struct Outcome {
   bool ok() const { return code == ExitCode::kOk; }
 };
 
-inline Outcome success() { return {}; }
+inline Outcome success() {
+  return {};
+}
 // `dmc run`: the command's own exit status (0 to 255) as dmc's, with no line of dmc's.
-inline Outcome passed_through(int exit_status) { return {static_cast<ExitCode>(exit_status), "", true}; }
-inline Outcome failure(ExitCode code, std::string message) { return {code, std::move(message)}; }
-inline Outcome usage_error(std::string message) { return {ExitCode::kUsage, std::move(message)}; }
+inline Outcome passed_through(int exit_status) {
+  return {static_cast<ExitCode>(exit_status), "", true};
+}
+inline Outcome failure(ExitCode code, std::string message) {
+  return {code, std::move(message)};
+}
+inline Outcome usage_error(std::string message) {
+  return {ExitCode::kUsage, std::move(message)};
+}
 
 }  // namespace diskcond::dmc

@@ -26,8 +26,9 @@ class FakeDiskControl final : public disk::DiskControl {
   std::vector<std::string> calls;
   std::map<int, disk::LoopDisk> devices;  // by loop number
   // When set, the next call of that kind fails with this message.
-  std::string fail_create, fail_attach, fail_mkfs, fail_mount, fail_autoclear, fail_unmount, fail_detach, fail_delete;
-  std::string fail_unmount_of;       // unmounting this directory fails ("<dir> is busy"), every time
+  std::string fail_create, fail_attach, fail_mkfs, fail_mount, fail_autoclear, fail_unmount,
+      fail_detach, fail_delete;
+  std::string fail_unmount_of;  // unmounting this directory fails ("<dir> is busy"), every time
   std::string probed_type = "ext4";  // what probe_filesystem finds
 
   // A device bound to `image` as if attached earlier (by anyone).
@@ -91,7 +92,8 @@ class FakeDiskControl final : public disk::DiskControl {
     return type == "ext4" ? ok_status() : make_error("ext4 only");
   }
   Result<std::string> probe_filesystem(const std::string&) override { return probed_type; }
-  Status mount(const std::string& device, const std::string& dir, const std::string& type) override {
+  Status mount(const std::string& device, const std::string& dir,
+               const std::string& type) override {
     calls.push_back("mount " + device + " " + dir);
     if (!fail_mount.empty()) return make_error(std::exchange(fail_mount, ""));
     find(device)->mounts.push_back({dir, type});
@@ -103,7 +105,8 @@ class FakeDiskControl final : public disk::DiskControl {
     if (dir == fail_unmount_of) return make_error(dir + " is busy");
     for (auto it = devices.begin(); it != devices.end(); ++it) {
       auto& m = it->second.mounts;
-      auto found = std::find_if(m.begin(), m.end(), [&](const disk::DiskMount& x) { return x.dir == dir; });
+      auto found =
+          std::find_if(m.begin(), m.end(), [&](const disk::DiskMount& x) { return x.dir == dir; });
       if (found == m.end()) continue;
       m.erase(found);
       if (m.empty() && it->second.autoclear) devices.erase(it);  // the last user is gone

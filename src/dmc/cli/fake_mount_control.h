@@ -3,8 +3,8 @@
 #pragma once
 
 #include <map>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dmc/mount/mount_control.h"
@@ -13,8 +13,8 @@ namespace diskcond::dmc {
 
 class FakeMountControl final : public MountControl {
  public:
-  // Every call, in order: "check <dir>", "start <dir>", "stop <dir>", "stop -force <dir>", "status <dir>",
-  // "update <dir>", "sync <dir>", "run <dir> <profile name> <cache> -- <command words>".
+  // Every call, in order: "check <dir>", "start <dir>", "stop <dir>", "stop -force <dir>", "status
+  // <dir>", "update <dir>", "sync <dir>", "run <dir> <profile name> <cache> -- <command words>".
   std::vector<std::string> calls;
   // The mounts the fake "runs", by directory.
   std::map<std::string, MountStatus> mounts;
@@ -53,12 +53,15 @@ class FakeMountControl final : public MountControl {
     return s;
   }
 
-  Status check_conditionable(const std::string& dir, const std::vector<std::string>& own_dirs) override {
+  Status check_conditionable(const std::string& dir,
+                             const std::vector<std::string>& own_dirs) override {
     calls.push_back("check " + dir);
     last_own_dirs = own_dirs;
     if (dir == "/") return make_error("refusing to condition / (fake)");
     for (const std::string& own : own_dirs) {
-      if (holds(dir, own)) return make_error("refusing to condition " + dir + ": it holds dmc's own files (" + own + ")");
+      if (holds(dir, own))
+        return make_error("refusing to condition " + dir + ": it holds dmc's own files (" + own +
+                          ")");
     }
     auto it = unconditionable.find(dir);
     if (it != unconditionable.end()) return make_error(it->second);
@@ -83,7 +86,9 @@ class FakeMountControl final : public MountControl {
     // The mount on `dir` or on the nearest ancestor of it (as the kernel's mount table says).
     auto holder = mounts.end();
     for (auto it = mounts.begin(); it != mounts.end(); ++it) {
-      if (holds(it->first, dir) && (holder == mounts.end() || it->first.size() > holder->first.size())) holder = it;
+      if (holds(it->first, dir) &&
+          (holder == mounts.end() || it->first.size() > holder->first.size()))
+        holder = it;
     }
     if (holder != mounts.end()) return holder->second;
     MountStatus off;

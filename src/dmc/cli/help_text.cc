@@ -17,6 +17,8 @@ std::string command_help(const CommandSpec& spec) {
   return fmt::format("usage: dmc {}\n\n{}", spec.synopsis, spec.help);
 }
 
-std::string version_line() { return fmt::format("dmc (diskcond) {}\n", DISKCOND_VERSION); }
+std::string version_line() {
+  return fmt::format("dmc (diskcond) {}\n", DISKCOND_VERSION);
+}
 
 }  // namespace diskcond::dmc

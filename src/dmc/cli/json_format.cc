@@ -9,9 +9,12 @@ using json = nlohmann::ordered_json;
 
 std::string_view state_name(ConditionerState state) {
   switch (state) {
-    case ConditionerState::kOn: return "on";
-    case ConditionerState::kStale: return "stale";
-    case ConditionerState::kOff: break;
+    case ConditionerState::kOn:
+      return "on";
+    case ConditionerState::kStale:
+      return "stale";
+    case ConditionerState::kOff:
+      break;
   }
   return "off";
 }
@@ -36,14 +39,17 @@ json counters_json(const MountCounters& c) {
 
 }  // namespace
 
-json list_json(std::span<const Profile> profiles, size_t builtin_count, const std::vector<std::string>& warnings) {
+json list_json(std::span<const Profile> profiles, size_t builtin_count,
+               const std::vector<std::string>& warnings) {
   json list = json::array();
   for (size_t i = 0; i < profiles.size(); ++i) {
     json entry = json{{"index", i}, {"builtin", i < builtin_count}};
     entry.update(profile_to_json(profiles[i]));
     list.push_back(std::move(entry));
   }
-  return json{{"schema_version", kJsonSchemaVersion}, {"profiles", std::move(list)}, {"warnings", warnings}};
+  return json{{"schema_version", kJsonSchemaVersion},
+              {"profiles", std::move(list)},
+              {"warnings", warnings}};
 }
 
 json show_json(size_t index, bool builtin, const Profile& profile) {
@@ -62,15 +68,21 @@ json status_json(const StatusView& view) {
   j["conditioned"] = view.state != ConditionerState::kOff;
   j["daemon_alive"] = view.state == ConditionerState::kOn;
   j["daemon_pid"] = view.daemon_pid > 0 ? json(view.daemon_pid) : json(nullptr);
-  std::string_view source = view.state == ConditionerState::kOn ? "mount" : view.settings ? "store" : "none";
+  std::string_view source = view.state == ConditionerState::kOn ? "mount"
+                            : view.settings                     ? "store"
+                                                                : "none";
   j["settings_source"] = std::string(source);
   j["profile"] = profile_to_json(view.settings ? view.settings->profile : zero_profile());
-  j["cache_mode"] = view.settings ? json(std::string(cache_mode_name(view.settings->cache))) : json(nullptr);
+  j["cache_mode"] =
+      view.settings ? json(std::string(cache_mode_name(view.settings->cache))) : json(nullptr);
   j["boot"] = view.boot;
   j["boot_reapplied"] = view.boot && view.boot_problem.empty();
-  j["boot_problem"] = view.boot && !view.boot_problem.empty() ? json(view.boot_problem) : json(nullptr);
+  j["boot_problem"] =
+      view.boot && !view.boot_problem.empty() ? json(view.boot_problem) : json(nullptr);
   j["counters"] = view.counters ? counters_json(*view.counters) : json(nullptr);
-  j["diagnostics"] = view.diagnostics ? diagnostics_to_json(*view.diagnostics, /*documented_only=*/true) : json(nullptr);
+  j["diagnostics"] = view.diagnostics
+                         ? diagnostics_to_json(*view.diagnostics, /*documented_only=*/true)
+                         : json(nullptr);
   json processes = json::array();
   for (const mount::ProcessInside& p : view.unconditioned_processes) {
     processes.push_back(json{{"pid", p.pid}, {"command", p.command}, {"uses", p.uses}});
@@ -79,6 +91,8 @@ json status_json(const StatusView& view) {
   return j;
 }
 
-std::string render_json(const json& j) { return j.dump(2) + "\n"; }
+std::string render_json(const json& j) {
+  return j.dump(2) + "\n";
+}
 
 }  // namespace diskcond::dmc

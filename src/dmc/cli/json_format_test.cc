@@ -16,10 +16,21 @@ std::vector<std::string> keys_of(const json& j) {
   return keys;
 }
 
-const std::vector<std::string> kProfileKeys = {
-    "name", "type", "access_time_us", "read_throughput_bytes_per_sec", "write_throughput_bytes_per_sec",
-    "io_queue_depth", "max_read_bytes", "max_write_bytes", "max_read_segments", "max_write_segments",
-    "spinup_idle_ns", "spinup_time_ns", "latency_tail", "latency_seed", "capacity_bytes"};
+const std::vector<std::string> kProfileKeys = {"name",
+                                               "type",
+                                               "access_time_us",
+                                               "read_throughput_bytes_per_sec",
+                                               "write_throughput_bytes_per_sec",
+                                               "io_queue_depth",
+                                               "max_read_bytes",
+                                               "max_write_bytes",
+                                               "max_read_segments",
+                                               "max_write_segments",
+                                               "spinup_idle_ns",
+                                               "spinup_time_ns",
+                                               "latency_tail",
+                                               "latency_seed",
+                                               "capacity_bytes"};
 
 TEST(DmcJson, ProfileKeysCarryUnitsAndValues) {
   json j = profile_to_json(builtin_profiles()[0]);
@@ -95,7 +106,8 @@ TEST(DmcJson, ListAndShowDocuments) {
   EXPECT_EQ(list["warnings"][0], "bad.toml:3: oops");
 
   json show = show_json(7, true, profiles[7]);
-  EXPECT_EQ(keys_of(show), (std::vector<std::string>{"schema_version", "index", "builtin", "profile"}));
+  EXPECT_EQ(keys_of(show),
+            (std::vector<std::string>{"schema_version", "index", "builtin", "profile"}));
   EXPECT_EQ(keys_of(show["profile"]), kProfileKeys);
   EXPECT_EQ(show["profile"]["name"], "PCIe 3 SSD");
 }
@@ -114,10 +126,11 @@ TEST(DmcJson, StatusOnHasEveryKeyAndCounters) {
   view.diagnostics->lateness_replies = 12;
   view.diagnostics->lateness_p99_ns = 250000;
   json j = json::parse(render_json(status_json(view)));
-  EXPECT_EQ(keys_of(j), (std::vector<std::string>{"schema_version", "mount", "path", "state", "conditioned", "daemon_alive",
-                                                   "daemon_pid", "settings_source", "profile", "cache_mode", "boot",
-                                                   "boot_reapplied", "boot_problem", "counters", "diagnostics",
-                                                   "unconditioned_processes"}));
+  EXPECT_EQ(keys_of(j),
+            (std::vector<std::string>{"schema_version", "mount", "path", "state", "conditioned",
+                                      "daemon_alive", "daemon_pid", "settings_source", "profile",
+                                      "cache_mode", "boot", "boot_reapplied", "boot_problem",
+                                      "counters", "diagnostics", "unconditioned_processes"}));
   EXPECT_EQ(j["path"], "/srv/data");  // the path asked about: the mount itself
   EXPECT_EQ(j["diagnostics"]["lateness_replies"], 12);
   EXPECT_EQ(j["diagnostics"]["lateness_p99_ns"], 250000);
@@ -129,9 +142,11 @@ TEST(DmcJson, StatusOnHasEveryKeyAndCounters) {
   EXPECT_EQ(j["cache_mode"], "no_cache");
   EXPECT_EQ(*profile_from_json(j["profile"]), builtin_profiles()[0]);
   EXPECT_EQ(keys_of(j["counters"]),
-            (std::vector<std::string>{"read_commands", "read_bytes", "write_commands", "write_bytes", "flush_commands",
-                                      "mean_added_delay_ns", "queue_occupancy_commands", "floor_read_4k_ns",
-                                      "floor_write_4k_ns", "files_placed_from_extents", "files_hashed", "files_linear", "metadata_reads"}));
+            (std::vector<std::string>{"read_commands", "read_bytes", "write_commands",
+                                      "write_bytes", "flush_commands", "mean_added_delay_ns",
+                                      "queue_occupancy_commands", "floor_read_4k_ns",
+                                      "floor_write_4k_ns", "files_placed_from_extents",
+                                      "files_hashed", "files_linear", "metadata_reads"}));
   EXPECT_EQ(j["counters"]["write_commands"], 5);
   EXPECT_EQ(j["counters"]["write_bytes"], 20480);
   EXPECT_DOUBLE_EQ(j["counters"]["floor_write_4k_ns"].get<double>(), 1e6);

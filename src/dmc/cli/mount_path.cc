@@ -41,8 +41,12 @@ Result<std::string> resolve_through_ancestor(const std::string& arg, bool (*usab
   return make_error(fmt::format("cannot resolve '{}'", arg));
 }
 
-bool is_stale_error(int err) { return err == ENOTCONN || err == ECONNABORTED; }
-bool is_missing_error(int err) { return err == ENOENT || is_stale_error(err); }
+bool is_stale_error(int err) {
+  return err == ENOTCONN || err == ECONNABORTED;
+}
+bool is_missing_error(int err) {
+  return err == ENOENT || is_stale_error(err);
+}
 
 }  // namespace
 

@@ -11,7 +11,8 @@ namespace diskcond::dmc {
 
 // Accepts an existing directory (symlinks resolved), or the mount point of a conditioned mount
 // whose daemon died, or a path below it (stat fails with ENOTCONN), so `status` and `stop` can
-// still name it. Errors are one line: "no such directory '<arg>'", "'<arg>' is not a directory", ...
+// still name it. Errors are one line: "no such directory '<arg>'", "'<arg>' is not a directory",
+// ...
 Result<std::string> resolve_mount_dir(std::string_view arg);
 
 // True when nothing exists at `arg` (stat fails with ENOENT): a directory that was deleted.

@@ -58,8 +58,8 @@ ProfileCatalog ProfileCatalog::load(const std::vector<std::string>& dirs) {
         continue;
       }
       if (catalog.find(parsed->name).ok()) {
-        catalog.problems_.push_back(
-            fmt::format("{}: profile name '{}' is already taken; skipped", file.string(), parsed->name));
+        catalog.problems_.push_back(fmt::format("{}: profile name '{}' is already taken; skipped",
+                                                file.string(), parsed->name));
         continue;
       }
       catalog.profiles_.push_back(std::move(parsed).value());

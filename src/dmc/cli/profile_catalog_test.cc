@@ -76,9 +76,12 @@ spinup_time = "3s"
 // Issue 13, item 8: left-out keys take the defaults `dmc configure` uses (queue depth 32, 16 MiB
 // HDD / 32 MiB SSD commands, 128 segments), not queue depth 1 and no command limit.
 TEST_F(ProfileCatalogTest, LeftOutKeysTakeTheDefaultsOfConfigure) {
-  write("hdd.toml", "name = \"H\"\ntype = \"HDD\"\naccess_time = 1\nread_throughput = 1\nwrite_throughput = 1\n");
-  write("ssd.toml", "name = \"S\"\ntype = \"ssd\"\naccess_time = 1\nread_throughput = 1\nwrite_throughput = 1\n"
-                    "max_write_segments = 7\n");
+  write(
+      "hdd.toml",
+      "name = \"H\"\ntype = \"HDD\"\naccess_time = 1\nread_throughput = 1\nwrite_throughput = 1\n");
+  write("ssd.toml",
+        "name = \"S\"\ntype = \"ssd\"\naccess_time = 1\nread_throughput = 1\nwrite_throughput = 1\n"
+        "max_write_segments = 7\n");
   ProfileCatalog catalog = ProfileCatalog::load({dir_.string()});
   ASSERT_TRUE(catalog.problems().empty()) << catalog.problems()[0];
   Profile hdd = *catalog.find("H");
@@ -104,12 +107,15 @@ TEST_F(ProfileCatalogTest, MalformedFilesAreSkippedWithFileAndLine) {
         "write_throughput = 1\n");
   write("c-missing.toml", "name = \"No type\"\n");
   write("d-unknown.toml",
-        "name = \"Typo\"\ntype = \"SSD\"\naccess_time = 3\nread_throughput = 1\nwrite_throughput = 1\n"
+        "name = \"Typo\"\ntype = \"SSD\"\naccess_time = 3\nread_throughput = 1\nwrite_throughput = "
+        "1\n"
         "queue_dept = 3\n");
   write("e-dup.toml",
-        "name = \"slow ssd\"\ntype = \"SSD\"\naccess_time = 3\nread_throughput = 1\nwrite_throughput = 1\n");
+        "name = \"slow ssd\"\ntype = \"SSD\"\naccess_time = 3\nread_throughput = "
+        "1\nwrite_throughput = 1\n");
   write("f-good.toml",
-        "name = \"Good\"\ntype = \"SSD\"\naccess_time = 3\nread_throughput = 1\nwrite_throughput = 1\n");
+        "name = \"Good\"\ntype = \"SSD\"\naccess_time = 3\nread_throughput = 1\nwrite_throughput = "
+        "1\n");
   ProfileCatalog catalog = ProfileCatalog::load({dir_.string()});
   ASSERT_EQ(catalog.problems().size(), 5u);
   auto has = [&](int i, const std::string& text) {

@@ -1,8 +1,8 @@
 #include "dmc/cli/settings_store.h"
 
 #include <fcntl.h>
-#include <sys/file.h>
 #include <fmt/format.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -41,7 +41,8 @@ json record_to_json(const StoredMount& r) {
 Result<StoredMount> record_from_json(const json& j) {
   if (!j.is_object()) return make_error("not a JSON object");
   auto version = j.find("schema_version");
-  if (version == j.end() || !version->is_number_unsigned() || version->get<uint64_t>() != kSchemaVersion) {
+  if (version == j.end() || !version->is_number_unsigned() ||
+      version->get<uint64_t>() != kSchemaVersion) {
     return make_error(fmt::format("'schema_version' must be {}", kSchemaVersion));
   }
   StoredMount r;
@@ -97,15 +98,19 @@ Result<StoreLock> SettingsStore::lock() const {
 }
 
 std::string SettingsStore::default_dir() {
-  if (const char* dir = std::getenv("DISKCOND_STATE_DIR"); dir && *dir) return std::string(dir) + "/mounts";
+  if (const char* dir = std::getenv("DISKCOND_STATE_DIR"); dir && *dir)
+    return std::string(dir) + "/mounts";
   return "/var/lib/diskcond/mounts";
 }
 
-std::string escape_mount_path(const std::string& mount) { return posix::escape_path(mount); }
+std::string escape_mount_path(const std::string& mount) {
+  return posix::escape_path(mount);
+}
 
 std::string SettingsStore::path_for(const std::string& mount) const {
   std::string name = escape_mount_path(mount);
-  if (name.size() > kMaxFileName) name = fmt::format("{}-{:016x}", name.substr(0, 200), posix::fnv1a_64(mount));
+  if (name.size() > kMaxFileName)
+    name = fmt::format("{}-{:016x}", name.substr(0, 200), posix::fnv1a_64(mount));
   return (fs::path(dir_) / (name + ".json")).string();
 }
 
@@ -119,7 +124,8 @@ Result<std::optional<StoredMount>> SettingsStore::load(const std::string& mount)
   auto record = read_record(file);
   if (!record.ok()) return make_error(record.error());
   if (record->mount != mount) {
-    return make_error(fmt::format("{}: holds the settings of '{}', not '{}'", file, record->mount, mount));
+    return make_error(
+        fmt::format("{}: holds the settings of '{}', not '{}'", file, record->mount, mount));
   }
   return std::optional<StoredMount>(std::move(record).value());
 }

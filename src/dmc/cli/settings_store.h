@@ -25,8 +25,8 @@ struct StoredMount {
   bool boot = false;       // `dmc boot` starts this mount (set by `start -boot`, cleared by `stop`)
 
   bool operator==(const StoredMount& o) const {
-    return mount == o.mount && settings.profile == o.settings.profile && settings.cache == o.settings.cache &&
-           boot == o.boot;
+    return mount == o.mount && settings.profile == o.settings.profile &&
+           settings.cache == o.settings.cache && boot == o.boot;
   }
 };
 

@@ -1,7 +1,7 @@
 #include "dmc/cli/settings_store.h"
 
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -92,14 +92,17 @@ TEST_F(DmcSettingsStore, ListReturnsRecordsAndReportsBadFiles) {
   ASSERT_TRUE(store_.save(record("/b", true)).ok());
   ASSERT_TRUE(store_.save(record("/a", false)).ok());
   std::ofstream(root_ + "/mounts/broken.json") << "{ not json";
-  std::ofstream(root_ + "/mounts/wrong.json") << R"({"schema_version": 1, "mount": "/w", "boot": "yes"})";
+  std::ofstream(root_ + "/mounts/wrong.json")
+      << R"({"schema_version": 1, "mount": "/w", "boot": "yes"})";
   StoreListing listing = store_.list();
   ASSERT_EQ(listing.mounts.size(), 2u);
   EXPECT_EQ(listing.mounts[0].mount, "/a");
   EXPECT_EQ(listing.mounts[1].mount, "/b");
   ASSERT_EQ(listing.problems.size(), 2u);
-  EXPECT_NE(listing.problems[0].find("broken.json: not valid JSON"), std::string::npos) << listing.problems[0];
-  EXPECT_NE(listing.problems[1].find("wrong.json: 'boot'"), std::string::npos) << listing.problems[1];
+  EXPECT_NE(listing.problems[0].find("broken.json: not valid JSON"), std::string::npos)
+      << listing.problems[0];
+  EXPECT_NE(listing.problems[1].find("wrong.json: 'boot'"), std::string::npos)
+      << listing.problems[1];
 }
 
 TEST_F(DmcSettingsStore, CorruptOrMisplacedRecordIsAnErrorNamingTheFile) {

@@ -28,10 +28,11 @@ struct StatusView {
   // The settings the fields show: the live ones when on; the stored ones when off (what the next
   // `dmc start <mount>` applies); nullopt when off with nothing stored (fields print as zeros).
   std::optional<MountSettings> settings;
-  bool boot = false;        // stored `-boot`: to be re-applied at boot
-  std::string boot_problem; // with `boot`: why nothing will re-apply it ("" when dmc-boot.service will)
-  pid_t daemon_pid = 0;     // when on or stale (0 if unknown)
-  std::optional<MountCounters> counters;  // when on
+  bool boot = false;  // stored `-boot`: to be re-applied at boot
+  std::string
+      boot_problem;  // with `boot`: why nothing will re-apply it ("" when dmc-boot.service will)
+  pid_t daemon_pid = 0;                         // when on or stale (0 if unknown)
+  std::optional<MountCounters> counters;        // when on
   std::optional<MountDiagnostics> diagnostics;  // when on
   // When on: processes whose cwd, root or files are in the directory underneath the mount
   // (there before `dmc start`); their I/O is not conditioned.

@@ -14,12 +14,15 @@ std::string cache_line(CacheMode mode) {
       return "Cache: write-back (cache hits are not conditioned; writes are written back later)\n";
     case CacheMode::kPageCache:
       return "Cache: page cache, write-through (cache hits are not conditioned)\n";
-    case CacheMode::kNoCache: break;
+    case CacheMode::kNoCache:
+      break;
   }
   return "Cache: none (every read and write is conditioned)\n";
 }
 
-std::string floor_text(double ns) { return ns > 0 ? format_duration(ns) : "none yet"; }
+std::string floor_text(double ns) {
+  return ns > 0 ? format_duration(ns) : "none yet";
+}
 
 // "1 command", "2 commands".
 std::string count(uint64_t n, std::string_view one, std::string_view many) {
@@ -28,18 +31,22 @@ std::string count(uint64_t n, std::string_view one, std::string_view many) {
 
 std::string counter_lines(const MountCounters& c) {
   std::string out = "Served since start:\n";
-  out += fmt::format(" Reads: {}, {}\n", count(c.commands[0], "command", "commands"), count(c.bytes[0], "byte", "bytes"));
-  out += fmt::format(" Writes: {}, {}\n", count(c.commands[1], "command", "commands"), count(c.bytes[1], "byte", "bytes"));
+  out += fmt::format(" Reads: {}, {}\n", count(c.commands[0], "command", "commands"),
+                     count(c.bytes[0], "byte", "bytes"));
+  out += fmt::format(" Writes: {}, {}\n", count(c.commands[1], "command", "commands"),
+                     count(c.bytes[1], "byte", "bytes"));
   out += fmt::format(" Flushes: {}\n", count(c.commands[2], "command", "commands"));
   out += fmt::format(" Mean added delay: {}\n", format_duration(c.mean_added_delay_ns));
   out += fmt::format(" Queue occupancy: {}\n", count(c.queue_occupancy, "command", "commands"));
   out += fmt::format(" Fastest 4 KiB read service: {}\n", floor_text(c.floor_read_ns));
   out += fmt::format(" Fastest 4 KiB write service: {}\n", floor_text(c.floor_write_ns));
-  out += fmt::format(" Placement: {} from the backing file's extents (FIEMAP), {} linear (O_DIRECT), {}{}\n",
-                     count(c.files_mapped, "file", "files"), count(c.files_linear, "file", "files"),
-                     count(c.files_hashed, "file", "files"),
-                     c.files_hashed > 0 ? " hashed (the backing file system has no FIEMAP)" : " hashed");
-  out += fmt::format(" Metadata reads: {}\n", count(c.metadata_reads, "inode-table read", "inode-table reads"));
+  out += fmt::format(
+      " Placement: {} from the backing file's extents (FIEMAP), {} linear (O_DIRECT), {}{}\n",
+      count(c.files_mapped, "file", "files"), count(c.files_linear, "file", "files"),
+      count(c.files_hashed, "file", "files"),
+      c.files_hashed > 0 ? " hashed (the backing file system has no FIEMAP)" : " hashed");
+  out += fmt::format(" Metadata reads: {}\n",
+                     count(c.metadata_reads, "inode-table read", "inode-table reads"));
   return out;
 }
 
@@ -59,7 +66,8 @@ std::string format_duration(double ns) {
 
 std::string format_profile_list(std::span<const Profile> profiles) {
   std::string out;
-  for (size_t i = 0; i < profiles.size(); ++i) out += fmt::format("{:>3}: {}\n", i, profiles[i].name);
+  for (size_t i = 0; i < profiles.size(); ++i)
+    out += fmt::format("{:>3}: {}\n", i, profiles[i].name);
   return out;
 }
 
@@ -69,18 +77,22 @@ std::string profile_field_lines(const Profile& p) {
     if (field.label.empty()) continue;
     std::string value = visit_field(field, p, [&](auto v) {
       switch (field.kind) {
-        case FieldKind::kTime: return format_access_time(static_cast<int64_t>(v));
-        case FieldKind::kRate: return format_rate_mb(static_cast<uint64_t>(v));
+        case FieldKind::kTime:
+          return format_access_time(static_cast<int64_t>(v));
+        case FieldKind::kRate:
+          return format_rate_mb(static_cast<uint64_t>(v));
         case FieldKind::kBytes:
         case FieldKind::kCount:
-        case FieldKind::kRatio: break;  // no field with a label of its own is a ratio
+        case FieldKind::kRatio:
+          break;  // no field with a label of its own is a ratio
       }
       return fmt::format("{}", v);
     });
     out += fmt::format(" {}: {}\n", field.label, value);
   }
   if (p.spinup_ns > 0 && p.spinup_idle_ns > 0) {
-    out += fmt::format(" Spin-up: {} after {} idle\n", format_duration(static_cast<double>(p.spinup_ns)),
+    out += fmt::format(" Spin-up: {} after {} idle\n",
+                       format_duration(static_cast<double>(p.spinup_ns)),
                        format_duration(static_cast<double>(p.spinup_idle_ns)));
   }
   if (p.capacity_bytes > 0) out += fmt::format(" Capacity: {}\n", format_size(p.capacity_bytes));
@@ -109,17 +121,20 @@ std::string format_processes(const std::vector<mount::ProcessInside>& processes,
 }
 
 std::string format_status(const StatusView& view) {
-  const std::string inside = !view.path.empty() && view.path != view.mount
-                                 ? fmt::format("{} is inside the conditioned directory {}\n", view.path, view.mount)
-                                 : "";
+  const std::string inside =
+      !view.path.empty() && view.path != view.mount
+          ? fmt::format("{} is inside the conditioned directory {}\n", view.path, view.mount)
+          : "";
   if (view.state == ConditionerState::kStale) {
     return fmt::format(
         "Disk Mount Conditioner: STALE\n"
         "{}"
         "The daemon serving {} is not running{}; I/O on it fails.\n"
-        "Fix: run 'sudo dmc stop {}' to clear the stale mount, then 'sudo dmc start {}' to condition it again.\n",
-        inside, view.mount, view.daemon_pid > 0 ? fmt::format(" (pid {} is gone)", view.daemon_pid) : "",
-        view.mount, view.mount);
+        "Fix: run 'sudo dmc stop {}' to clear the stale mount, then 'sudo dmc start {}' to "
+        "condition it again.\n",
+        inside, view.mount,
+        view.daemon_pid > 0 ? fmt::format(" (pid {} is gone)", view.daemon_pid) : "", view.mount,
+        view.mount);
   }
   bool on = view.state == ConditionerState::kOn;
   std::string out = fmt::format("Disk Mount Conditioner: {}\n", on ? "ON" : "OFF");
@@ -129,10 +144,11 @@ std::string format_status(const StatusView& view) {
   if (on) {
     out += fmt::format("Daemon: pid {}\n", view.daemon_pid);
     if (!view.unconditioned_processes.empty()) {
-      out += fmt::format("Warning: {} still in the directory underneath (there before 'dmc start'), "
-                         "not conditioned: {}\n",
-                         count(view.unconditioned_processes.size(), "process", "processes"),
-                         format_processes(view.unconditioned_processes));
+      out += fmt::format(
+          "Warning: {} still in the directory underneath (there before 'dmc start'), "
+          "not conditioned: {}\n",
+          count(view.unconditioned_processes.size(), "process", "processes"),
+          format_processes(view.unconditioned_processes));
     }
   } else if (view.settings) {
     out += fmt::format("Stored settings: applied by 'dmc start {}'\n", view.mount);
@@ -144,7 +160,8 @@ std::string format_status(const StatusView& view) {
     } else if (view.boot_problem.empty()) {
       out += "Boot: re-applied at boot by dmc-boot.service\n";
     } else {
-      out += fmt::format("Boot: '-boot' is stored, but nothing will re-apply it at boot: {}\n", view.boot_problem);
+      out += fmt::format("Boot: '-boot' is stored, but nothing will re-apply it at boot: {}\n",
+                         view.boot_problem);
     }
   }
   if (view.counters) out += counter_lines(*view.counters);

@@ -28,7 +28,8 @@ std::string profile_field_lines(const Profile& profile);
 // mount, daemon, cache mode, boot persistence and live counters.
 std::string format_status(const StatusView& view);
 
-// "pid 812 (bash: cwd), pid 977 (rawio: fd 3, map)": the first `max` processes, then " and <n> more".
+// "pid 812 (bash: cwd), pid 977 (rawio: fd 3, map)": the first `max` processes, then " and <n>
+// more".
 std::string format_processes(const std::vector<mount::ProcessInside>& processes, size_t max = 4);
 
 // "52222 us", "1.5 us": an access time as macOS prints it.

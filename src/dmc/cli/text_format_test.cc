@@ -8,7 +8,9 @@
 namespace diskcond::dmc {
 namespace {
 
-const Profile& builtin(size_t i) { return builtin_profiles()[i]; }
+const Profile& builtin(size_t i) {
+  return builtin_profiles()[i];
+}
 
 TEST(DmcTextFormat, ListMatchesMacOS) {
   EXPECT_EQ(format_profile_list(builtin_profiles()),
@@ -79,7 +81,8 @@ TEST(DmcTextFormat, SpinUpLineOnlyForProfilesWithSpinUp) {
   EXPECT_EQ(profile_field_lines(p).find("Spin-up"), std::string::npos);
   p.spinup_ns = 8 * kNsPerSec;
   p.spinup_idle_ns = 600 * kNsPerSec;
-  EXPECT_NE(profile_field_lines(p).find(" Spin-up: 8.00 s after 600.00 s idle\n"), std::string::npos);
+  EXPECT_NE(profile_field_lines(p).find(" Spin-up: 8.00 s after 600.00 s idle\n"),
+            std::string::npos);
 }
 
 TEST(DmcTextFormat, StatusOffWithNothingStoredShowsZeros) {
@@ -144,7 +147,8 @@ TEST(DmcTextFormat, StatusOnShowsFieldsThenLiveCounters) {
             " Queue occupancy: 3 commands\n"
             " Fastest 4 KiB read service: 31.5 ms\n"
             " Fastest 4 KiB write service: none yet\n"
-            " Placement: 7 files from the backing file's extents (FIEMAP), 1 file linear (O_DIRECT), 0 files hashed\n"
+            " Placement: 7 files from the backing file's extents (FIEMAP), 1 file linear "
+            "(O_DIRECT), 0 files hashed\n"
             " Metadata reads: 2 inode-table reads\n");
 }
 
@@ -160,8 +164,9 @@ TEST(DmcTextFormat, CountersOfOneAreSingular) {
   c.queue_occupancy = 1;
   view.counters = c;
   std::string text = format_status(view);
-  EXPECT_NE(text.find(" Reads: 1 command, 1 byte\n Writes: 1 command, 0 bytes\n Flushes: 1 command\n"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find(" Reads: 1 command, 1 byte\n Writes: 1 command, 0 bytes\n Flushes: 1 command\n"),
+      std::string::npos)
       << text;
   EXPECT_NE(text.find(" Queue occupancy: 1 command\n"), std::string::npos) << text;
 }
@@ -175,14 +180,16 @@ TEST(DmcTextFormat, StatusOfAPathInsideNamesTheConditionedDirectory) {
   view.settings = MountSettings{builtin(0), CacheMode::kPageCache};
   view.daemon_pid = 4242;
   std::string text = format_status(view);
-  EXPECT_NE(text.find("Mount: /srv/data\n/srv/data/sub is inside the conditioned directory /srv/data\nDaemon: pid"),
+  EXPECT_NE(text.find("Mount: /srv/data\n/srv/data/sub is inside the conditioned directory "
+                      "/srv/data\nDaemon: pid"),
             std::string::npos)
       << text;
   view.path = view.mount;
   EXPECT_EQ(format_status(view).find("is inside"), std::string::npos);
   view.state = ConditionerState::kStale;
   view.path = "/srv/data/sub";
-  EXPECT_NE(format_status(view).find("STALE\n/srv/data/sub is inside the conditioned directory /srv/data\n"),
+  EXPECT_NE(format_status(view).find(
+                "STALE\n/srv/data/sub is inside the conditioned directory /srv/data\n"),
             std::string::npos);
 }
 
@@ -191,9 +198,13 @@ TEST(DmcTextFormat, StatusOffWithStoredSettingsSaysStartAppliesThem) {
   view.mount = "/srv/data";
   view.settings = MountSettings{type_defaults(DiskType::kHDD), CacheMode::kPageCache};
   std::string text = format_status(view);
-  EXPECT_EQ(text.rfind("Disk Mount Conditioner: OFF\nProfile: Custom\n Type: HDD\n", 0), 0u) << text;
-  EXPECT_NE(text.find("Stored settings: applied by 'dmc start /srv/data'\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("Cache: page cache, write-through (cache hits are not conditioned)\n"), std::string::npos) << text;
+  EXPECT_EQ(text.rfind("Disk Mount Conditioner: OFF\nProfile: Custom\n Type: HDD\n", 0), 0u)
+      << text;
+  EXPECT_NE(text.find("Stored settings: applied by 'dmc start /srv/data'\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("Cache: page cache, write-through (cache hits are not conditioned)\n"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("Boot: not kept across reboots\n"), std::string::npos) << text;
   EXPECT_EQ(text.find("Served since start"), std::string::npos) << text;
 }

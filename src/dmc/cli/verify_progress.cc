@@ -7,7 +7,9 @@ namespace diskcond::dmc {
 VerifyProgress::VerifyProgress(std::ostream& err, bool terminal, size_t workloads)
     : err_(err), terminal_(terminal), workloads_(workloads) {}
 
-VerifyProgress::~VerifyProgress() { clear(); }
+VerifyProgress::~VerifyProgress() {
+  clear();
+}
 
 void VerifyProgress::show(const std::string& label) {
   ++shown_;

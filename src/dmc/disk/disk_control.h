@@ -24,15 +24,15 @@ struct DiskMount {
 
 // One attached (bound) loop device.
 struct LoopDisk {
-  std::string device;          // "/dev/loop3"
-  dev_t device_number = 0;     // its st_rdev
-  std::string image;           // the backing file as the kernel names it (may end in " (deleted)")
-  dev_t image_dev = 0;         // the backing file's st_dev and st_ino (0 when unknown)
+  std::string device;       // "/dev/loop3"
+  dev_t device_number = 0;  // its st_rdev
+  std::string image;        // the backing file as the kernel names it (may end in " (deleted)")
+  dev_t image_dev = 0;      // the backing file's st_dev and st_ino (0 when unknown)
   ino_t image_ino = 0;
   uint64_t size_bytes = 0;
-  uint32_t block_bytes = 0;    // logical block size
-  bool direct_io = false;      // the kernel does O_DIRECT I/O on the backing file
-  bool autoclear = false;      // detaches itself when the last user closes it
+  uint32_t block_bytes = 0;  // logical block size
+  bool direct_io = false;    // the kernel does O_DIRECT I/O on the backing file
+  bool autoclear = false;    // detaches itself when the last user closes it
   std::vector<DiskMount> mounts;
 };
 
@@ -61,7 +61,8 @@ class DiskControl {
   virtual Status make_filesystem(const std::string& device, const std::string& type) = 0;
   // The file system type found on `device` ("" when none).
   virtual Result<std::string> probe_filesystem(const std::string& device) = 0;
-  virtual Status mount(const std::string& device, const std::string& dir, const std::string& type) = 0;
+  virtual Status mount(const std::string& device, const std::string& dir,
+                       const std::string& type) = 0;
   virtual Status unmount(const std::string& dir) = 0;
 };
 

@@ -34,7 +34,9 @@ int open_device(const std::string& device, int flags) {
 
 }  // namespace
 
-std::string loop_device_path(int number) { return "/dev/loop" + std::to_string(number); }
+std::string loop_device_path(int number) {
+  return "/dev/loop" + std::to_string(number);
+}
 
 int loop_number(const std::string& device) {
   const std::string prefix = "/dev/loop";

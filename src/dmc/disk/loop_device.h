@@ -20,9 +20,9 @@ inline constexpr const char* kLoopControl = "/dev/loop-control";
 std::string loop_device_path(int number);
 
 struct LoopBinding {
-  dev_t backing_dev = 0;   // st_dev and st_ino of the backing file
+  dev_t backing_dev = 0;  // st_dev and st_ino of the backing file
   ino_t backing_ino = 0;
-  uint32_t flags = 0;      // LO_FLAGS_*
+  uint32_t flags = 0;  // LO_FLAGS_*
 };
 
 // Binds the open file `backing_fd` to a free loop device with `flags` (LO_FLAGS_DIRECT_IO ...)

@@ -18,16 +18,18 @@
 #include <sstream>
 #include <thread>
 
+#include "dmc/disk/disk_control.h"
 #include "dmc/disk/loop_device.h"
 #include "dmc/disk/run_program.h"
-#include "dmc/disk/disk_control.h"
 
 namespace diskcond::disk {
 namespace {
 
 using disk::loop_device_path;
 
-std::string errno_text(int negative_errno) { return std::strerror(-negative_errno); }
+std::string errno_text(int negative_errno) {
+  return std::strerror(-negative_errno);
+}
 
 std::string read_line(const std::string& path) {
   std::ifstream in(path);
@@ -99,7 +101,8 @@ class LoopDiskControl final : public DiskControl {
   }
 
   Status delete_image(const std::string& path) override {
-    if (::unlink(path.c_str()) != 0) return make_error(fmt::format("cannot delete {}: {}", path, std::strerror(errno)));
+    if (::unlink(path.c_str()) != 0)
+      return make_error(fmt::format("cannot delete {}: {}", path, std::strerror(errno)));
     return ok_status();
   }
 
@@ -110,7 +113,9 @@ class LoopDiskControl final : public DiskControl {
     uint32_t lo_flags = options.direct_io ? LO_FLAGS_DIRECT_IO : 0;
     int number = disk::loop_attach(fd, lo_flags, options.block_bytes, image);
     ::close(fd);  // the loop device holds its own reference
-    if (number < 0) return make_error(fmt::format("cannot attach {} to a loop device: {}", image, errno_text(number)));
+    if (number < 0)
+      return make_error(
+          fmt::format("cannot attach {} to a loop device: {}", image, errno_text(number)));
     const std::string device = loop_device_path(number);
     auto disk = describe(number);
     if (!disk.ok()) {
@@ -119,8 +124,8 @@ class LoopDiskControl final : public DiskControl {
     }
     if (options.direct_io && !disk->direct_io) {
       (void)detach(device);
-      return make_error(fmt::format("the kernel would not do direct I/O on {} with {}-byte blocks", image,
-                                    options.block_bytes));
+      return make_error(fmt::format("the kernel would not do direct I/O on {} with {}-byte blocks",
+                                    image, options.block_bytes));
     }
     return disk;
   }
@@ -129,12 +134,14 @@ class LoopDiskControl final : public DiskControl {
     int number = disk::loop_number(device);
     if (number < 0) return make_error(fmt::format("'{}' is not a loop device", device));
     int rc = disk::loop_detach(device);
-    if (rc < 0 && rc != -ENXIO) return make_error(fmt::format("cannot detach {}: {}", device, errno_text(rc)));
+    if (rc < 0 && rc != -ENXIO)
+      return make_error(fmt::format("cannot detach {}: {}", device, errno_text(rc)));
     // The kernel lets go of the image when the device's last user closes it.
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     while (disk::loop_bound(number)) {
       if (std::chrono::steady_clock::now() > deadline) {
-        return make_error(fmt::format("{} is still attached 10 s after detaching it (in use?)", device));
+        return make_error(
+            fmt::format("{} is still attached 10 s after detaching it (in use?)", device));
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
@@ -143,14 +150,16 @@ class LoopDiskControl final : public DiskControl {
 
   Status set_autoclear(const std::string& device) override {
     int rc = disk::loop_set_autoclear(device);
-    if (rc < 0) return make_error(fmt::format("cannot set autoclear on {}: {}", device, errno_text(rc)));
+    if (rc < 0)
+      return make_error(fmt::format("cannot set autoclear on {}: {}", device, errno_text(rc)));
     return ok_status();
   }
 
   Result<std::vector<LoopDisk>> list() override {
     std::vector<int> numbers;
     DIR* dir = ::opendir("/sys/block");
-    if (dir == nullptr) return make_error(fmt::format("cannot list /sys/block: {}", std::strerror(errno)));
+    if (dir == nullptr)
+      return make_error(fmt::format("cannot list /sys/block: {}", std::strerror(errno)));
     while (dirent* entry = ::readdir(dir)) {
       int n = disk::loop_number(std::string("/dev/") + entry->d_name);
       if (n >= 0 && disk::loop_bound(n)) numbers.push_back(n);
@@ -166,37 +175,46 @@ class LoopDiskControl final : public DiskControl {
   }
 
   Status make_filesystem(const std::string& device, const std::string& type) override {
-    if (type != "ext4") return make_error(fmt::format("cannot make a '{}' file system (ext4 only)", type));
+    if (type != "ext4")
+      return make_error(fmt::format("cannot make a '{}' file system (ext4 only)", type));
     // Inode tables and the journal are written now, not by ext4lazyinit in the background after
     // the mount; 4 KiB blocks whatever the size (mke2fs would pick 1 KiB below 512 MiB, smaller
     // than the device's logical block); no discard of the fresh, sparse image.
     auto run = disk::run_program({"mkfs.ext4", "-F", "-q", "-b", "4096", "-E",
                                   "lazy_itable_init=0,lazy_journal_init=0,nodiscard", device});
-    if (!run.ok()) return make_error(fmt::format("cannot make ext4 on {}: {}", device, run.error()));
+    if (!run.ok())
+      return make_error(fmt::format("cannot make ext4 on {}: {}", device, run.error()));
     if (run->exit_code != 0) {
       std::string why = disk::first_line(run->output);
-      return make_error(fmt::format("mkfs.ext4 {} failed (exit {}){}{}", device, run->exit_code, why.empty() ? "" : ": ", why));
+      return make_error(fmt::format("mkfs.ext4 {} failed (exit {}){}{}", device, run->exit_code,
+                                    why.empty() ? "" : ": ", why));
     }
     return ok_status();
   }
 
   Result<std::string> probe_filesystem(const std::string& device) override {
     blkid_probe probe = blkid_new_probe_from_filename(device.c_str());
-    if (probe == nullptr) return make_error(fmt::format("cannot probe {}: {}", device, std::strerror(errno)));
+    if (probe == nullptr)
+      return make_error(fmt::format("cannot probe {}: {}", device, std::strerror(errno)));
     blkid_probe_enable_superblocks(probe, 1);
     blkid_probe_set_superblocks_flags(probe, BLKID_SUBLKS_TYPE);
     int rc = blkid_do_safeprobe(probe);
     std::string type;
     const char* value = nullptr;
-    if (rc == 0 && blkid_probe_lookup_value(probe, "TYPE", &value, nullptr) == 0 && value != nullptr) type = value;
+    if (rc == 0 && blkid_probe_lookup_value(probe, "TYPE", &value, nullptr) == 0 &&
+        value != nullptr)
+      type = value;
     blkid_free_probe(probe);
-    if (rc < 0) return make_error(fmt::format("cannot probe {}: no single file system found", device));
+    if (rc < 0)
+      return make_error(fmt::format("cannot probe {}: no single file system found", device));
     return type;
   }
 
-  Status mount(const std::string& device, const std::string& dir, const std::string& type) override {
+  Status mount(const std::string& device, const std::string& dir,
+               const std::string& type) override {
     if (::mount(device.c_str(), dir.c_str(), type.c_str(), 0, nullptr) != 0) {
-      return make_error(fmt::format("cannot mount {} ({}) on {}: {}", device, type, dir, std::strerror(errno)));
+      return make_error(
+          fmt::format("cannot mount {} ({}) on {}: {}", device, type, dir, std::strerror(errno)));
     }
     return ok_status();
   }
@@ -204,7 +222,8 @@ class LoopDiskControl final : public DiskControl {
   Status unmount(const std::string& dir) override {
     if (::umount2(dir.c_str(), UMOUNT_NOFOLLOW) != 0) {
       int err = errno;
-      if (err == EBUSY) return make_error(fmt::format("cannot unmount {}: files under it are in use", dir));
+      if (err == EBUSY)
+        return make_error(fmt::format("cannot unmount {}: files under it are in use", dir));
       return make_error(fmt::format("cannot unmount {}: {}", dir, std::strerror(err)));
     }
     return ok_status();
@@ -221,7 +240,8 @@ class LoopDiskControl final : public DiskControl {
       return make_error(fmt::format("{} is not attached", disk.device));
     }
     unsigned maj = 0, min = 0;
-    if (std::sscanf(read_line(sys + "/dev").c_str(), "%u:%u", &maj, &min) == 2) disk.device_number = makedev(maj, min);
+    if (std::sscanf(read_line(sys + "/dev").c_str(), "%u:%u", &maj, &min) == 2)
+      disk.device_number = makedev(maj, min);
     disk.size_bytes = read_number(sys + "/size") * 512;
     disk.block_bytes = static_cast<uint32_t>(read_number(sys + "/queue/logical_block_size"));
     disk.direct_io = read_number(sys + "/loop/dio") != 0;
@@ -244,6 +264,8 @@ class LoopDiskControl final : public DiskControl {
 
 }  // namespace
 
-std::unique_ptr<DiskControl> make_loop_disk_control() { return std::make_unique<LoopDiskControl>(); }
+std::unique_ptr<DiskControl> make_loop_disk_control() {
+  return std::make_unique<LoopDiskControl>();
+}
 
 }  // namespace diskcond::disk

@@ -42,7 +42,8 @@ Result<ProgramOutcome> run_program(const std::vector<std::string>& argv) {
   const std::string path = find_program(argv.at(0));
   if (path.empty()) return make_error(fmt::format("{} not found", argv[0]));
   int pipe_fds[2];
-  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return make_error(fmt::format("pipe: {}", std::strerror(errno)));
+  if (::pipe2(pipe_fds, O_CLOEXEC) != 0)
+    return make_error(fmt::format("pipe: {}", std::strerror(errno)));
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);

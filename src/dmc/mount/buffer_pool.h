@@ -19,7 +19,7 @@ namespace diskcond::mount {
 
 class BufferPool {
  public:
-  static constexpr size_t kMinClassBytes = 4096;            // also the alignment
+  static constexpr size_t kMinClassBytes = 4096;              // also the alignment
   static constexpr size_t kMaxPooledBytes = size_t{4} << 20;  // larger buffers are not kept
 
   // A buffer of at least size() bytes; goes back to its pool when destroyed. data() is nullptr
@@ -63,8 +63,8 @@ class BufferPool {
   const size_t max_cached_bytes_;
   mutable std::mutex mu_;
   std::array<std::vector<char*>, kClasses> free_;  // guarded by mu_
-  size_t cached_bytes_ = 0;                         // guarded by mu_
-  uint64_t allocations_ = 0;                        // guarded by mu_
+  size_t cached_bytes_ = 0;                        // guarded by mu_
+  uint64_t allocations_ = 0;                       // guarded by mu_
 };
 
 }  // namespace diskcond::mount

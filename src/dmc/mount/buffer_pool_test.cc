@@ -44,7 +44,10 @@ TEST(BufferPool, CachedMemoryStaysUnderTheCap) {
 
 TEST(BufferPool, HugeBuffersAreNotKept) {
   BufferPool pool(64 << 20);
-  { auto b = pool.get(BufferPool::kMaxPooledBytes + 1); ASSERT_NE(b.data(), nullptr); }
+  {
+    auto b = pool.get(BufferPool::kMaxPooledBytes + 1);
+    ASSERT_NE(b.data(), nullptr);
+  }
   EXPECT_EQ(pool.cached_bytes(), 0u);
 }
 

@@ -58,10 +58,13 @@ std::string_view pseudo_filesystem_name(int64_t f_type) {
   return "";
 }
 
-Status check_conditionable(const std::string& canonical_path, const std::vector<std::string>& own_dirs) {
+Status check_conditionable(const std::string& canonical_path,
+                           const std::vector<std::string>& own_dirs) {
   const std::string& path = canonical_path;
   if (path == "/") {
-    return make_error("refusing to condition / (the whole system, dmc's own files included); name a directory below it");
+    return make_error(
+        "refusing to condition / (the whole system, dmc's own files included); name a directory "
+        "below it");
   }
   struct statfs fs {};
   if (statfs(path.c_str(), &fs) != 0) return make_error(path + ": " + std::strerror(errno));
@@ -76,7 +79,8 @@ Status check_conditionable(const std::string& canonical_path, const std::vector<
   }
   for (const std::string& own : own_dirs) {
     if (!own.empty() && holds(path, own)) {
-      return make_error("refusing to condition " + path + ": it holds dmc's own files (" + own + ")");
+      return make_error("refusing to condition " + path + ": it holds dmc's own files (" + own +
+                        ")");
     }
   }
   return ok_status();

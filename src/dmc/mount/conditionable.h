@@ -22,6 +22,7 @@ std::string_view pseudo_filesystem_name(int64_t f_type);
 
 // REQUIRES: `canonical_path` is an existing directory's canonical path. `own_dirs`: dmc's own
 // directories (they need not exist). Errors are one line naming the path and the reason.
-Status check_conditionable(const std::string& canonical_path, const std::vector<std::string>& own_dirs);
+Status check_conditionable(const std::string& canonical_path,
+                           const std::vector<std::string>& own_dirs);
 
 }  // namespace diskcond::mount

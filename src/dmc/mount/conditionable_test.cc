@@ -31,30 +31,38 @@ TEST(Conditionable, PseudoFilesystemsAreKnownByTheirMagic) {
 TEST(Conditionable, TheRootIsRefused) {
   auto s = check_conditionable("/", {});
   ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.error(), "refusing to condition / (the whole system, dmc's own files included); name a directory "
-                       "below it");
+  EXPECT_EQ(
+      s.error(),
+      "refusing to condition / (the whole system, dmc's own files included); name a directory "
+      "below it");
 }
 
 // Issue 13, item 2: the pseudo file systems this machine has mounted.
 TEST(Conditionable, DirectoriesOnPseudoFilesystemsAreRefused) {
   int checked = 0;
   // (/sys/fs/cgroup itself may be a tmpfs holding the cgroup mounts: a file system like any other.)
-  for (const char* dir : {"/proc", "/proc/self", "/sys", "/sys/kernel", "/dev", "/dev/pts", "/sys/fs/cgroup/cpu",
-                          "/sys/fs/cgroup/unified", "/sys/kernel/debug", "/sys/kernel/tracing",
-                          "/dev/mqueue", "/proc/sys/fs/binfmt_misc", "/sys/fs/bpf"}) {
+  for (const char* dir :
+       {"/proc", "/proc/self", "/sys", "/sys/kernel", "/dev", "/dev/pts", "/sys/fs/cgroup/cpu",
+        "/sys/fs/cgroup/unified", "/sys/kernel/debug", "/sys/kernel/tracing", "/dev/mqueue",
+        "/proc/sys/fs/binfmt_misc", "/sys/fs/bpf"}) {
     if (magic_of(dir) == 0) continue;
     auto s = check_conditionable(std::filesystem::canonical(dir), {});
     ASSERT_FALSE(s.ok()) << dir;
-    EXPECT_NE(s.error().find(", a pseudo file system with no disk behind it"), std::string::npos) << s.error();
+    EXPECT_NE(s.error().find(", a pseudo file system with no disk behind it"), std::string::npos)
+        << s.error();
     ++checked;
   }
   EXPECT_GE(checked, 3);  // at least /proc, /sys and /dev
   auto dev = check_conditionable("/dev", {});
   ASSERT_FALSE(dev.ok());
-  EXPECT_EQ(dev.error(), "refusing to condition /dev: it is on devtmpfs, a pseudo file system with no disk behind it");
+  EXPECT_EQ(
+      dev.error(),
+      "refusing to condition /dev: it is on devtmpfs, a pseudo file system with no disk behind it");
   auto proc = check_conditionable("/proc", {});
   ASSERT_FALSE(proc.ok());
-  EXPECT_EQ(proc.error(), "refusing to condition /proc: it is on proc, a pseudo file system with no disk behind it");
+  EXPECT_EQ(
+      proc.error(),
+      "refusing to condition /proc: it is on proc, a pseudo file system with no disk behind it");
 }
 
 TEST(Conditionable, OrdinaryDirectoriesPass) {
@@ -73,15 +81,18 @@ TEST(Conditionable, DmcsOwnDirectoriesAndTheirParentsAreRefused) {
   std::filesystem::create_directories(root + "/run/diskcond");
   std::filesystem::create_directories(root + "/var/other");
   const std::vector<std::string> own = {root + "/var/lib/diskcond/mounts", root + "/run/diskcond"};
-  for (const std::string dir : {"/var/lib/diskcond/mounts", "/var/lib/diskcond", "/var/lib", "/var", "/run/diskcond",
-                                "/run", ""}) {
+  for (const std::string dir : {"/var/lib/diskcond/mounts", "/var/lib/diskcond", "/var/lib", "/var",
+                                "/run/diskcond", "/run", ""}) {
     auto s = check_conditionable(root + dir, own);
     ASSERT_FALSE(s.ok()) << dir;
-    EXPECT_EQ(s.error().rfind("refusing to condition " + root + dir + ": it holds dmc's own files (", 0), 0u)
+    EXPECT_EQ(
+        s.error().rfind("refusing to condition " + root + dir + ": it holds dmc's own files (", 0),
+        0u)
         << s.error();
   }
   EXPECT_EQ(check_conditionable(root + "/var", own).error(),
-            "refusing to condition " + root + "/var: it holds dmc's own files (" + root + "/var/lib/diskcond/mounts)");
+            "refusing to condition " + root + "/var: it holds dmc's own files (" + root +
+                "/var/lib/diskcond/mounts)");
   EXPECT_TRUE(check_conditionable(root + "/var/other", own).ok());
   EXPECT_TRUE(check_conditionable(root + "/var/lib/diskcond/mounts/below", own).ok());
 }

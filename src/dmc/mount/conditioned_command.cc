@@ -162,13 +162,15 @@ Result<std::string> ask_to_stop(const RunPaths& paths, bool force) {
 
 // Takes the mount down as `dmc stop` does and reaps the daemon. A mount a process the command
 // left behind still uses is detached lazily and served until that process lets go of it, or for
-// kDaemonTermWaitMs at most: then the daemon is ended and the process loses it (ENOTCONN). Returns what did not go cleanly.
+// kDaemonTermWaitMs at most: then the daemon is ended and the process loses it (ENOTCONN). Returns
+// what did not go cleanly.
 std::vector<std::string> stop_daemon(const std::string& dir, const RunPaths& paths, pid_t daemon) {
   std::vector<std::string> warnings;
   int exit_wait_ms = kDaemonExitWaitMs;
   auto reply = ask_to_stop(paths, false);
   if (!reply.ok()) {
-    warnings.push_back("the daemon of " + dir + " ended before the command did (" + reply.error() + ")");
+    warnings.push_back("the daemon of " + dir + " ended before the command did (" + reply.error() +
+                       ")");
   } else if (Status stopped = decode_ack(*reply); !stopped.ok()) {
     warnings.push_back(dir + " was still in use when the command exited (" + stopped.error() +
                        "): detached; what the command left running there keeps it for " +
@@ -192,7 +194,8 @@ std::vector<std::string> stop_daemon(const std::string& dir, const RunPaths& pat
 
 // Removes the private run directory; a daemon's log with something in it is kept (a warning
 // names it).
-void remove_run_directory(const std::string& run_dir, const RunPaths& paths, std::vector<std::string>& warnings) {
+void remove_run_directory(const std::string& run_dir, const RunPaths& paths,
+                          std::vector<std::string>& warnings) {
   remove_run_files(paths);
   if (rmdir(run_dir.c_str()) == 0) return;
   struct stat st {};
@@ -207,7 +210,8 @@ void remove_run_directory(const std::string& run_dir, const RunPaths& paths, std
 
 Result<CommandEnd> run_conditioned_command(const ConditionedCommand& request) {
   const NamespaceSupport support = probe_namespace_support();
-  if (std::string problem = private_mount_problem(support); !problem.empty()) return make_error(problem);
+  if (std::string problem = private_mount_problem(support); !problem.empty())
+    return make_error(problem);
   const std::string base = private_run_base();
   const std::string cwd = current_directory();
   if (Status s = enter_private_mount_namespace(support); !s.ok()) return Error{s.error()};
@@ -236,7 +240,8 @@ Result<CommandEnd> run_conditioned_command(const ConditionedCommand& request) {
   }
 
   CommandEnd end = run_command(request.argv, cwd, run_dir);
-  for (std::string& w : stop_daemon(request.dir, paths, *daemon)) end.warnings.push_back(std::move(w));
+  for (std::string& w : stop_daemon(request.dir, paths, *daemon))
+    end.warnings.push_back(std::move(w));
   remove_run_directory(run_dir, paths, end.warnings);
   return end;
 }

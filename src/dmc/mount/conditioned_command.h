@@ -18,9 +18,9 @@
 namespace diskcond::mount {
 
 struct ConditionedCommand {
-  std::string dir;                  // canonical; REQUIRES: conditionable, not conditioned
-  MountSettings settings;           // REQUIRES: validate(settings.profile) is ok
-  std::vector<std::string> argv;    // REQUIRES: not empty; argv[0] is looked up in $PATH
+  std::string dir;                // canonical; REQUIRES: conditionable, not conditioned
+  MountSettings settings;         // REQUIRES: validate(settings.profile) is ok
+  std::vector<std::string> argv;  // REQUIRES: not empty; argv[0] is looked up in $PATH
 };
 
 // Runs it. REQUIRES: single-threaded caller, which stays in the private namespace afterwards

@@ -55,8 +55,7 @@ void Conditioner::fsync(Ticket& t, uint64_t file, bool datasync) {
   t.charge(writeback_.fsync(file, t.arrival_ns(), datasync));
 }
 
-void Conditioner::change_metadata(Ticket& t, uint64_t file, uint64_t home_address,
-                                  bool journaled) {
+void Conditioner::change_metadata(Ticket& t, uint64_t file, uint64_t home_address, bool journaled) {
   assert(t.kind() == RequestKind::kMetadata);
   if (journaled) {
     journal(t, file, home_address);

@@ -16,7 +16,8 @@
 // handler's to keep.
 // It also keeps the figures MountCounters reports.
 //
-// Locking: the writeback's mutex, then the model's, then nothing; counters are atomics; the scheduler's mutex is a leaf.
+// Locking: the writeback's mutex, then the model's, then nothing; counters are atomics; the
+// scheduler's mutex is a leaf.
 #pragma once
 
 #include <algorithm>
@@ -26,10 +27,10 @@
 #include "core/clock.h"
 #include "core/disk_model.h"
 #include "core/writeback.h"
+#include "dmc/mount/mount_control.h"
 #include "dmc/mount/reply_scheduler.h"
 #include "dmc/mount/ticket.h"
 #include "dmc/mount/transit_bound.h"
-#include "dmc/mount/mount_control.h"
 
 namespace diskcond::mount {
 
@@ -46,8 +47,8 @@ struct BackingBound {
 class Conditioner {
  public:
   // REQUIRES: validate(profile) is ok; capacity > 0.
-  Conditioner(const Profile& profile, uint64_t capacity, const Clock& clock,
-              ReplyTimer& scheduler, const WritebackParams& writeback = {});
+  Conditioner(const Profile& profile, uint64_t capacity, const Clock& clock, ReplyTimer& scheduler,
+              const WritebackParams& writeback = {});
 
   int64_t now() const { return clock_.now_ns(); }
 

@@ -135,10 +135,10 @@ Result<MountCounters> counters_from_json(const json& j) {
   }
   TRY(read_int(j, "queue_occupancy", c.queue_occupancy));
   // Absent from daemons older than the layout: read when present.
-  for (auto [key, out] : {std::pair{"files_mapped", &c.files_mapped},
-                          std::pair{"files_hashed", &c.files_hashed},
-                          std::pair{"files_linear", &c.files_linear},
-                          std::pair{"metadata_reads", &c.metadata_reads}}) {
+  for (auto [key, out] :
+       {std::pair{"files_mapped", &c.files_mapped}, std::pair{"files_hashed", &c.files_hashed},
+        std::pair{"files_linear", &c.files_linear},
+        std::pair{"metadata_reads", &c.metadata_reads}}) {
     if (j.contains(key)) TRY(read_int(j, key, *out));
   }
   return c;
@@ -251,7 +251,8 @@ Result<StatusReply> decode_status(const std::string& line) {
   auto ack = decode_ack(line);
   if (!ack.ok()) return Error{ack.error()};
   json j = *parse_object(line);
-  if (auto settings = j.find("settings"); settings != j.end() && settings->is_object()) upgrade_old_settings(*settings);
+  if (auto settings = j.find("settings"); settings != j.end() && settings->is_object())
+    upgrade_old_settings(*settings);
   StatusReply s;
   TRY(read_int(j, "pid", s.pid));
   TRY(read_string(j, "mount_point", s.mount_point));

@@ -20,7 +20,9 @@
 namespace diskcond::mount {
 namespace {
 
-int64_t now_ms() { return monotonic_now_ns() / 1'000'000; }
+int64_t now_ms() {
+  return monotonic_now_ns() / 1'000'000;
+}
 
 Result<sockaddr_un> socket_address(const std::string& path) {
   sockaddr_un addr{};

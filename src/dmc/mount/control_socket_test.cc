@@ -19,7 +19,9 @@
 namespace diskcond::mount {
 namespace {
 
-int64_t now_ms() { return monotonic_now_ns() / 1'000'000; }
+int64_t now_ms() {
+  return monotonic_now_ns() / 1'000'000;
+}
 
 // A connected client socket, or -1.
 int connect_to(const std::string& path) {

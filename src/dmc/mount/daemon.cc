@@ -29,8 +29,8 @@
 #include "dmc/mount/filesystem.h"
 #include "dmc/mount/machine_writeback.h"
 #include "dmc/mount/syscall.h"
-#include "posix/files.h"
 #include "dmc/mount/transit_probe.h"
+#include "posix/files.h"
 
 namespace diskcond::mount {
 namespace {
@@ -143,7 +143,8 @@ struct Daemon {
       probe.resume();
       if (err == EBUSY) {
         // The caller says how to go on (dmc: "'dmc stop <mount> -force' detaches it lazily").
-        return encode_error(config.mount_point + " is busy: files or directories under it are in use");
+        return encode_error(config.mount_point +
+                            " is busy: files or directories under it are in use");
       }
       return encode_error("cannot unmount " + config.mount_point + ": " + std::strerror(err));
     }
@@ -404,7 +405,8 @@ Result<pid_t> spawn_child_daemon(const DaemonConfig& config) {
   if (child == 0) {
     close(pipe_fds[0]);
     setsid();
-    if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent) _exit(1);  // the caller is gone
+    if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
+      _exit(1);  // the caller is gone
     become_daemon(config, pipe_fds[1]);
   }
   close(pipe_fds[1]);

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "core/result.h"
-#include "dmc/mount/run_paths.h"
 #include "dmc/mount/mount_control.h"
+#include "dmc/mount/run_paths.h"
 
 namespace diskcond::mount {
 

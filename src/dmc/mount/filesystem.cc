@@ -71,9 +71,8 @@ void read_directory_blocks(Filesystem& fs, Inode& dir, int dir_fd, Ticket& reads
   struct stat st;
   if (fstat(dir_fd, &st) != 0) return;
   constexpr uint64_t kBlock = 4096, kMaxRead = 128 * 1024;
-  const uint64_t bytes =
-      std::clamp<uint64_t>((static_cast<uint64_t>(st.st_size) + kBlock - 1) / kBlock * kBlock,
-                           kBlock, kMaxRead);
+  const uint64_t bytes = std::clamp<uint64_t>(
+      (static_cast<uint64_t>(st.st_size) + kBlock - 1) / kBlock * kBlock, kBlock, kMaxRead);
   fs.conditioner.submit(reads, Op::kRead, fs.layout.group_data_address(dir.ino), bytes);
 }
 
@@ -84,8 +83,8 @@ void forget_inode(Filesystem& fs, fuse_ino_t id, uint64_t n) {
   fs.layout.drop(writeback_file_id(dropped->dev, dropped->ino));
 }
 
-std::vector<Piece> data_pieces(Filesystem& fs, const Inode& inode, uint64_t offset,
-                               uint64_t length, bool write, uint64_t* allocated) {
+std::vector<Piece> data_pieces(Filesystem& fs, const Inode& inode, uint64_t offset, uint64_t length,
+                               bool write, uint64_t* allocated) {
   return fs.layout.map(writeback_file_id(inode), inode.region_base, offset, length, write,
                        allocated);
 }

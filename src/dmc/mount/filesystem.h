@@ -17,9 +17,9 @@
 #include "dmc/mount/buffer_pool.h"
 #include "dmc/mount/conditioner.h"
 #include "dmc/mount/inode_table.h"
+#include "dmc/mount/mount_control.h"
 #include "dmc/mount/space_quota.h"
 #include "dmc/mount/transit_probe.h"
-#include "dmc/mount/mount_control.h"
 
 namespace diskcond::mount {
 
@@ -72,7 +72,11 @@ struct Filesystem {
 // dirty data, close does not wait, fsync pays; docs/conditioner.md "Write-back").
 struct FileHandle {
   FileHandle(int fd, int read_fd, uint32_t direct_align, bool direct, bool writeback)
-      : fd(fd), read_fd(read_fd), direct_align(direct_align), direct(direct), writeback(writeback) {}
+      : fd(fd),
+        read_fd(read_fd),
+        direct_align(direct_align),
+        direct(direct),
+        writeback(writeback) {}
   ~FileHandle();
   FileHandle(const FileHandle&) = delete;
   FileHandle& operator=(const FileHandle&) = delete;
@@ -111,8 +115,8 @@ void read_directory_blocks(Filesystem& fs, Inode& dir, int dir_fd, Ticket& reads
 void forget_inode(Filesystem& fs, fuse_ino_t id, uint64_t n);
 // Device pieces of [offset, offset + length) of `inode` (Layout::map; `write` allocates, and
 // `*allocated` says how many bytes).
-std::vector<Piece> data_pieces(Filesystem& fs, const Inode& inode, uint64_t offset,
-                               uint64_t length, bool write, uint64_t* allocated = nullptr);
+std::vector<Piece> data_pieces(Filesystem& fs, const Inode& inode, uint64_t offset, uint64_t length,
+                               bool write, uint64_t* allocated = nullptr);
 // Asks the backing file's extents (FIEMAP on `fd`, an open descriptor of it) when the layout
 // does not know them yet; a file system without FIEMAP makes the file hashed.
 // An O_DIRECT open (`direct`) makes the file one linear region instead (Layout::set_linear).

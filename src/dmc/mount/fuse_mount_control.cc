@@ -11,14 +11,14 @@
 #include <fstream>
 #include <vector>
 
-#include "dmc/mount/control_protocol.h"
 #include "dmc/mount/conditionable.h"
 #include "dmc/mount/conditioned_command.h"
+#include "dmc/mount/control_protocol.h"
 #include "dmc/mount/control_socket.h"
 #include "dmc/mount/daemon.h"
+#include "dmc/mount/mount_control.h"
 #include "dmc/mount/mount_table.h"
 #include "dmc/mount/run_paths.h"
-#include "dmc/mount/mount_control.h"
 
 namespace diskcond {
 namespace {
@@ -72,7 +72,8 @@ Status refuse_nesting(const std::string& path) {
 
 class FuseMountControl final : public MountControl {
  public:
-  Status check_conditionable(const std::string& dir, const std::vector<std::string>& own_dirs) override {
+  Status check_conditionable(const std::string& dir,
+                             const std::vector<std::string>& own_dirs) override {
     auto path = canonical_directory_path(dir);
     if (!path.ok()) return Error{path.error()};
     // Held by a conditioned mount (perhaps a stale one, which statfs cannot read): start says

@@ -7,7 +7,9 @@
 
 namespace diskcond::mount {
 
-size_t LatenessHistogram::bucket_index(uint64_t ns) { return log_linear_bucket(ns, kSubBucketBits); }
+size_t LatenessHistogram::bucket_index(uint64_t ns) {
+  return log_linear_bucket(ns, kSubBucketBits);
+}
 
 uint64_t LatenessHistogram::bucket_upper(size_t index) {
   return log_linear_bucket_lower(index, kSubBucketBits) +

@@ -20,7 +20,7 @@ struct LatenessSummary {
   uint64_t replies = 0;  // replies recorded
   uint64_t early = 0;    // ... of which left before their due time
   int64_t p50_ns = 0, p90_ns = 0, p99_ns = 0, p999_ns = 0;
-  int64_t max_ns = 0;    // exact
+  int64_t max_ns = 0;  // exact
 };
 
 class LatenessHistogram {

@@ -17,8 +17,8 @@ void put(const std::filesystem::path& p, const std::string& text) {
 }
 
 TEST(MachineWriteback, ReadsTheVmSettingsAndDirtyableMemory) {
-  const auto root = std::filesystem::temp_directory_path() /
-                    ("machine_writeback_" + std::to_string(getpid()));
+  const auto root =
+      std::filesystem::temp_directory_path() / ("machine_writeback_" + std::to_string(getpid()));
   put(root / "sys/vm/dirty_background_ratio", "5\n");
   put(root / "sys/vm/dirty_background_bytes", "0\n");
   put(root / "sys/vm/dirty_ratio", "15\n");

@@ -25,8 +25,10 @@ class MountCapacity : public MountTest {
     int err = 0;
     for (size_t done = 0; done < bytes && err == 0;) {
       const ssize_t n = write(fd, chunk.data(), std::min(chunk.size(), bytes - done));
-      if (n < 0) err = errno;  // a short write is followed by the failing one
-      else done += static_cast<size_t>(n);
+      if (n < 0)
+        err = errno;  // a short write is followed by the failing one
+      else
+        done += static_cast<size_t>(n);
     }
     if (err == 0 && fsync(fd) != 0) err = errno;
     close(fd);
@@ -52,11 +54,13 @@ TEST_F(MountCapacity, WritesPastThePretendDiskFailWithEnospcUntilSpaceIsFreed) {
   EXPECT_GT(free_at_start, 15 * kMiB) << "an empty directory uses almost nothing";
 
   ASSERT_EQ(write_file("a", 10 * kMiB), 0);
-  EXPECT_NEAR(static_cast<double>(free_bytes()), static_cast<double>(free_at_start - 10 * kMiB), 64 * 1024);
+  EXPECT_NEAR(static_cast<double>(free_bytes()), static_cast<double>(free_at_start - 10 * kMiB),
+              64 * 1024);
   EXPECT_EQ(write_file("b", 8 * kMiB), ENOSPC);
   struct stat st;
   ASSERT_EQ(stat(path("b").c_str(), &st), 0);
-  EXPECT_LE(static_cast<uint64_t>(st.st_size), 6 * kMiB) << "it stopped at the first write that did not fit";
+  EXPECT_LE(static_cast<uint64_t>(st.st_size), 6 * kMiB)
+      << "it stopped at the first write that did not fit";
 
   // An overwrite in place needs no new space, even on a full disk.
   const int fd = open(path("a").c_str(), O_WRONLY);

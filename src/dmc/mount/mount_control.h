@@ -24,17 +24,17 @@ enum class CacheMode {
 };
 
 struct MountSettings {
-  Profile profile;                         // what the mount behaves like
+  Profile profile;  // what the mount behaves like
   CacheMode cache = CacheMode::kWriteBack;
 };
 
 // Live figures a running daemon keeps (all since start).
 struct MountCounters {
-  uint64_t commands[3] = {};      // read, write, flush (indexed by Op); metadata ops count as writes
+  uint64_t commands[3] = {};  // read, write, flush (indexed by Op); metadata ops count as writes
   uint64_t bytes[3] = {};
-  double mean_added_delay_ns = 0; // mean of (reply time - time the backing I/O finished)
-  uint32_t queue_occupancy = 0;   // model pieces outstanding now
-  double floor_read_ns = 0;       // fastest 4 KiB read service the mount has delivered (0 if none)
+  double mean_added_delay_ns = 0;  // mean of (reply time - time the backing I/O finished)
+  uint32_t queue_occupancy = 0;    // model pieces outstanding now
+  double floor_read_ns = 0;        // fastest 4 KiB read service the mount has delivered (0 if none)
   double floor_write_ns = 0;
   // Where files live on the pretend device (core/layout.h), since start:
   uint64_t files_mapped = 0;    // placed from the backing file's extents (FIEMAP)
@@ -56,17 +56,17 @@ struct MountDiagnostics {
   uint64_t lateness_replies = 0;            // replies in the lateness histogram
   uint64_t lateness_early_replies = 0;      // ... that left before their time (wake-ahead)
   int64_t lateness_p50_ns = 0, lateness_p90_ns = 0, lateness_p99_ns = 0, lateness_p999_ns = 0;
-  int64_t lateness_max_ns = 0;              // every reply's worst lateness
+  int64_t lateness_max_ns = 0;  // every reply's worst lateness
 };
 
 struct MountStatus {
   // The conditioned directory holding the path asked about (the path itself or an ancestor) when
   // mounted; the path asked about otherwise. Canonical absolute path.
   std::string mount_point;
-  bool mounted = false;      // a conditioned FUSE mount is on mount_point
-  bool daemon_alive = false; // false with mounted = true means the daemon died (stale mount)
+  bool mounted = false;       // a conditioned FUSE mount is on mount_point
+  bool daemon_alive = false;  // false with mounted = true means the daemon died (stale mount)
   pid_t daemon_pid = 0;
-  MountSettings settings;    // valid when mounted && daemon_alive
+  MountSettings settings;  // valid when mounted && daemon_alive
   MountCounters counters;
   MountDiagnostics diagnostics;  // valid when mounted && daemon_alive
 };
@@ -87,7 +87,8 @@ class MountControl {
   // (proc, sysfs, devtmpfs, ...), or one of `own_dirs` (the caller's own directories, such as its
   // settings store) or the machinery's own run directory, or a parent of one. Ok for a directory
   // a conditioned mount holds (start refuses that itself). Changes nothing.
-  virtual Status check_conditionable(const std::string& dir, const std::vector<std::string>& own_dirs) = 0;
+  virtual Status check_conditionable(const std::string& dir,
+                                     const std::vector<std::string>& own_dirs) = 0;
   // Mounts a conditioned filesystem over `dir` in place and returns once it serves.
   // Errors: not a directory, already conditioned, not conditionable (check_conditionable without
   // `own_dirs`), not root, mount failure ... (one line each).

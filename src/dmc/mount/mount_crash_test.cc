@@ -1,7 +1,7 @@
 // Integration: the daemon killed (SIGKILL) while a writer in another process is in the middle of
 // write + fsync through the mount. Contract: the writer gets an error, not a hang; status reports
-// the daemon dead (and `dmc status` says STALE); stop clears the stale mount and leaves a plain directory; every block whose
-// fsync succeeded is on the backing file intact; start works again.
+// the daemon dead (and `dmc status` says STALE); stop clears the stale mount and leaves a plain
+// directory; every block whose fsync succeeded is on the backing file intact; start works again.
 #include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -22,7 +22,9 @@ namespace {
 constexpr size_t kBlock = 64 * 1024;
 constexpr int64_t kFailureMarker = -1;  // then the errno, on the ack pipe
 
-char block_byte(size_t i) { return static_cast<char>('A' + i % 26); }
+char block_byte(size_t i) {
+  return static_cast<char>('A' + i % 26);
+}
 
 // The child: writes block after block with pwrite + fsync and reports each acknowledged block
 // (its index) on `ack_fd`; on the first failure reports kFailureMarker and the errno, and exits.
@@ -59,8 +61,8 @@ std::string read_file(const std::string& file) {
 std::string dmc_status(const std::string& dir) {
   char store[] = "/tmp/diskcond-store-XXXXXX";
   if (mkdtemp(store) == nullptr) return "mkdtemp failed";
-  const std::string command = std::string("DISKCOND_STATE_DIR=") + store + " " DMC_BINARY
-                              " status '" + dir + "' -json 2>&1; echo exit=$?";
+  const std::string command = std::string("DISKCOND_STATE_DIR=") + store +
+                              " " DMC_BINARY " status '" + dir + "' -json 2>&1; echo exit=$?";
   std::string out;
   if (FILE* p = popen(command.c_str(), "r")) {
     char buf[4096];

@@ -29,7 +29,9 @@ std::string read_all(const std::string& file) {
 }
 
 // Block i of a test file is filled with the byte 'a' + i % 26.
-char block_byte(size_t i) { return static_cast<char>('a' + i % 26); }
+char block_byte(size_t i) {
+  return static_cast<char>('a' + i % 26);
+}
 
 // Counts how many leading blocks of `content` carry their pattern.
 size_t intact_blocks(const std::string& content) {
@@ -47,8 +49,8 @@ int write_blocks(int fd, std::atomic<bool>& stop_writing, std::atomic<size_t>& a
   for (size_t i = 0; !stop_writing; ++i) {
     block.assign(kBlock, block_byte(i));
     for (size_t done = 0; done < kBlock;) {  // a short write is retried; the retry tells why
-      const ssize_t n = pwrite(fd, block.data() + done, kBlock - done,
-                               static_cast<off_t>(i * kBlock + done));
+      const ssize_t n =
+          pwrite(fd, block.data() + done, kBlock - done, static_cast<off_t>(i * kBlock + done));
       if (n < 0) return errno;
       if (n == 0) return EIO;
       done += static_cast<size_t>(n);
@@ -59,8 +61,7 @@ int write_blocks(int fd, std::atomic<bool>& stop_writing, std::atomic<size_t>& a
   return 0;
 }
 
-void stop_during_writes(const std::string& dir, MountControl& control,
-                        CacheMode cache) {
+void stop_during_writes(const std::string& dir, MountControl& control, CacheMode cache) {
   ASSERT_TRUE(control.start(dir, MountSettings{ssd_profile(4, 500), cache}).ok());
   const std::string file = dir + "/stream";
   int fd = open(file.c_str(), O_WRONLY | O_CREAT, 0644);
@@ -259,8 +260,7 @@ TEST_F(MountFault, StartAboveAConditionedMountIsRefused) {
   std::ofstream(path("sub/kept")) << "kept";
   auto outer = control_->start(dir_, MountSettings{ssd_profile(0)});
   ASSERT_FALSE(outer.ok());
-  EXPECT_NE(outer.error().find("contains the conditioned mount " + path("sub")),
-            std::string::npos)
+  EXPECT_NE(outer.error().find("contains the conditioned mount " + path("sub")), std::string::npos)
       << outer.error();
   EXPECT_FALSE(is_conditioned_mount(dir_));
   EXPECT_TRUE(is_conditioned_mount(path("sub")));

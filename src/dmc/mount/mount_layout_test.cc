@@ -17,7 +17,6 @@ namespace {
 
 constexpr int64_t kMs = 1'000'000;
 
-
 MountCounters counters_of(MountControl& control, const std::string& dir) {
   auto st = control.status(dir);
   EXPECT_TRUE(st.ok()) << st.error();

@@ -54,8 +54,8 @@ inline std::string errno_text(int err) {
 
 // The state of `rel` under `root` as root sees it: type+mode, owner, and for non-directories
 // size and link count (directory sizes are the filesystem's business).
-inline std::string path_state(const std::string& root, const std::string& rel,
-                              const char* xattr, bool with_mtime) {
+inline std::string path_state(const std::string& root, const std::string& rel, const char* xattr,
+                              bool with_mtime) {
   struct stat st;
   const std::string full = root + "/" + rel;
   if (lstat(full.c_str(), &st) != 0) return rel + ": " + errno_text(errno);
@@ -87,9 +87,8 @@ inline std::vector<Record> run_script(const std::string& root, const std::vector
     Record r{std::string(step.actor->name) + " " + step.name, errno_text(code), ""};
     if (code == 254 || code == 255) r.outcome = "child failed (" + std::to_string(code) + ")";
     for (size_t i = 0; i < step.watch.size(); ++i) {
-      r.state += (i ? "; " : "") +
-                 path_state(root, step.watch[i], i == 0 ? step.xattr : nullptr,
-                            i == 0 && step.mtime && code == 0);
+      r.state += (i ? "; " : "") + path_state(root, step.watch[i], i == 0 ? step.xattr : nullptr,
+                                              i == 0 && step.mtime && code == 0);
     }
     records.push_back(r);
   }

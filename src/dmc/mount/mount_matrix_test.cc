@@ -24,15 +24,13 @@ const Actor kOwnerActor{"owner", kOwner, kOwner, {kShared}};
 const Actor kMemberActor{"member", kMember, kMember, {kShared}};
 const Actor kOtherActor{"other", kOther, kOther, {}};
 
-void make_file(const std::string& root, const std::string& rel, mode_t mode, uid_t uid,
-               gid_t gid) {
+void make_file(const std::string& root, const std::string& rel, mode_t mode, uid_t uid, gid_t gid) {
   std::ofstream(root + "/" + rel) << "data";
   ASSERT_EQ(chown((root + "/" + rel).c_str(), uid, gid), 0) << rel;
   ASSERT_EQ(chmod((root + "/" + rel).c_str(), mode), 0) << rel;
 }
 
-void make_dir(const std::string& root, const std::string& rel, mode_t mode, uid_t uid,
-              gid_t gid) {
+void make_dir(const std::string& root, const std::string& rel, mode_t mode, uid_t uid, gid_t gid) {
   ASSERT_EQ(mkdir((root + "/" + rel).c_str(), 0700), 0) << rel;
   ASSERT_EQ(chown((root + "/" + rel).c_str(), uid, gid), 0) << rel;
   ASSERT_EQ(chmod((root + "/" + rel).c_str(), mode), 0) << rel;
@@ -40,8 +38,8 @@ void make_dir(const std::string& root, const std::string& rel, mode_t mode, uid_
 
 // Directory modes for the directory steps: each class's bits alone, read without search and
 // search without read among them.
-constexpr mode_t kDirModes[] = {0700, 0600, 0500, 0400, 0300, 0100, 0000, 0070, 0060,
-                                0040, 0010, 0007, 0006, 0004, 0001};
+constexpr mode_t kDirModes[] = {0700, 0600, 0500, 0400, 0300, 0100, 0000, 0070,
+                                0060, 0040, 0010, 0007, 0006, 0004, 0001};
 
 std::string dir_name(mode_t mode) {
   char name[16];
@@ -116,8 +114,11 @@ std::vector<Step> script() {
                            "home/f640", "home/f660"}) {
     for (const Actor* who : {other, member, owner}) {
       for (auto [flag_name, flags] : opens) {
-        s.push_back({who, 022, std::string("open ") + flag_name + " " + file,
-                     [file, flags] { return open_close(file, flags); }, {file}});
+        s.push_back({who,
+                     022,
+                     std::string("open ") + flag_name + " " + file,
+                     [file, flags] { return open_close(file, flags); },
+                     {file}});
       }
     }
   }
@@ -127,12 +128,21 @@ std::vector<Step> script() {
     const std::string dir = dir_name(mode);
     const std::string entry = dir + "/x";
     for (const Actor* who : {other, member, owner}) {
-      s.push_back({who, 022, "open O_RDONLY " + dir,
-                   [dir] { return open_close(dir.c_str(), O_RDONLY); }, {dir}});
-      s.push_back({who, 022, "open O_DIRECTORY " + dir,
-                   [dir] { return open_close(dir.c_str(), O_RDONLY | O_DIRECTORY); }, {dir}});
+      s.push_back({who,
+                   022,
+                   "open O_RDONLY " + dir,
+                   [dir] { return open_close(dir.c_str(), O_RDONLY); },
+                   {dir}});
+      s.push_back({who,
+                   022,
+                   "open O_DIRECTORY " + dir,
+                   [dir] { return open_close(dir.c_str(), O_RDONLY | O_DIRECTORY); },
+                   {dir}});
       s.push_back({who, 022, "list " + dir, [dir] { return list_dir(dir.c_str()); }, {dir}});
-      s.push_back({who, 022, "stat " + entry, [entry] {
+      s.push_back({who,
+                   022,
+                   "stat " + entry,
+                   [entry] {
                      struct stat st;
                      return lstat(entry.c_str(), &st);
                    },
@@ -146,146 +156,252 @@ std::vector<Step> script() {
   s.push_back({owner, 022, "create home/new", create("home/new", 0666), {"home/new"}});
   s.push_back({owner, 022, "create home/new again", create("home/new", 0666), {"home/new"}});
   s.push_back({owner, 077, "create umask 077", create("home/private", 0666), {"home/private"}});
-  s.push_back({owner, 077, "mkdir umask 077",
-               [] { return mkdir("home/privdir", 0777); }, {"home/privdir"}});
+  s.push_back({owner,
+               077,
+               "mkdir umask 077",
+               [] { return mkdir("home/privdir", 0777); },
+               {"home/privdir"}});
   s.push_back({other, 022, "create in owner's dir", create("home/x", 0666), {"home/x"}});
   s.push_back({other, 022, "create in sgid dir", create("sgid/other", 0666), {"sgid/other"}});
   s.push_back({member, 022, "create in sgid dir", create("sgid/m", 0666), {"sgid/m"}});
-  s.push_back({member, 022, "create 02777 in sgid dir", create("sgid/msg", 02777),
-               {"sgid/msg"}});
-  s.push_back({other, 022, "create 02777 in shared dir", create("shared/osg", 02777),
-               {"shared/osg"}});
-  s.push_back({member, 022, "mkdir in sgid dir", [] { return mkdir("sgid/d", 0777); },
-               {"sgid/d"}});
+  s.push_back({member, 022, "create 02777 in sgid dir", create("sgid/msg", 02777), {"sgid/msg"}});
+  s.push_back(
+      {other, 022, "create 02777 in shared dir", create("shared/osg", 02777), {"shared/osg"}});
+  s.push_back({member, 022, "mkdir in sgid dir", [] { return mkdir("sgid/d", 0777); }, {"sgid/d"}});
   s.push_back({member, 077, "create in sgid subdir", create("sgid/d/f", 0666), {"sgid/d/f"}});
   // chmod: owner only; setgid dropped when the owner is not in the file's group.
-  s.push_back({owner, 022, "chmod own", [] { return chmod("home/f600", 0640); },
-               {"home/f600"}});
-  s.push_back({member, 022, "chmod not own", [] { return chmod("home/f660", 0666); },
-               {"home/f660"}});
-  s.push_back({other, 022, "chmod not own", [] { return chmod("home/f644", 0666); },
-               {"home/f644"}});
-  s.push_back({owner, 022, "chmod g+s in group", [] { return chmod("home/f644", 02644); },
-               {"home/f644"}});
-  s.push_back({owner, 022, "chmod g+s not in group",
-               [] { return chmod("home/foreign", 02644); }, {"home/foreign"}});
+  s.push_back({owner, 022, "chmod own", [] { return chmod("home/f600", 0640); }, {"home/f600"}});
+  s.push_back(
+      {member, 022, "chmod not own", [] { return chmod("home/f660", 0666); }, {"home/f660"}});
+  s.push_back(
+      {other, 022, "chmod not own", [] { return chmod("home/f644", 0666); }, {"home/f644"}});
+  s.push_back(
+      {owner, 022, "chmod g+s in group", [] { return chmod("home/f644", 02644); }, {"home/f644"}});
+  s.push_back({owner,
+               022,
+               "chmod g+s not in group",
+               [] { return chmod("home/foreign", 02644); },
+               {"home/foreign"}});
   // chown / chgrp.
-  s.push_back({owner, 022, "chown to self", [] { return chown("home/f640", kOwner, -1); },
+  s.push_back(
+      {owner, 022, "chown to self", [] { return chown("home/f640", kOwner, -1); }, {"home/f640"}});
+  s.push_back({owner,
+               022,
+               "chown to other uid",
+               [] { return chown("home/f640", kOther, -1); },
                {"home/f640"}});
-  s.push_back({owner, 022, "chown to other uid", [] { return chown("home/f640", kOther, -1); },
+  s.push_back({owner,
+               022,
+               "chgrp to own primary",
+               [] { return chown("home/f640", -1, kOwner); },
                {"home/f640"}});
-  s.push_back({owner, 022, "chgrp to own primary",
-               [] { return chown("home/f640", -1, kOwner); }, {"home/f640"}});
-  s.push_back({owner, 022, "chgrp to supplementary",
-               [] { return chown("home/f640", -1, kShared); }, {"home/f640"}});
-  s.push_back({owner, 022, "chgrp to group not in",
-               [] { return chown("home/f640", -1, kForeign); }, {"home/f640"}});
-  s.push_back({other, 022, "chgrp not own", [] { return chown("home/f644", -1, kOther); },
+  s.push_back({owner,
+               022,
+               "chgrp to supplementary",
+               [] { return chown("home/f640", -1, kShared); },
+               {"home/f640"}});
+  s.push_back({owner,
+               022,
+               "chgrp to group not in",
+               [] { return chown("home/f640", -1, kForeign); },
+               {"home/f640"}});
+  s.push_back(
+      {other, 022, "chgrp not own", [] { return chown("home/f644", -1, kOther); }, {"home/f644"}});
+  s.push_back({other,
+               022,
+               "chown -1 -1 not own",
+               [] { return chown("home/f644", -1, -1); },
                {"home/f644"}});
-  s.push_back({other, 022, "chown -1 -1 not own", [] { return chown("home/f644", -1, -1); },
-               {"home/f644"}});
-  s.push_back({other, 022, "chown -1 -1 not own plain file",
-               [] { return chown("home/f755", -1, -1); }, {"home/f755"}});
-  s.push_back({owner, 022, "chown -1 -1 own setuid file",
-               [] { return chown("home/suid2", -1, -1); }, {"home/suid2"}});
-  s.push_back({owner, 022, "chgrp clears suid/sgid",
-               [] { return chown("home/suid", -1, kOwner); }, {"home/suid"}});
+  s.push_back({other,
+               022,
+               "chown -1 -1 not own plain file",
+               [] { return chown("home/f755", -1, -1); },
+               {"home/f755"}});
+  s.push_back({owner,
+               022,
+               "chown -1 -1 own setuid file",
+               [] { return chown("home/suid2", -1, -1); },
+               {"home/suid2"}});
+  s.push_back({owner,
+               022,
+               "chgrp clears suid/sgid",
+               [] { return chown("home/suid", -1, kOwner); },
+               {"home/suid"}});
   // truncate.
-  s.push_back({owner, 022, "truncate own", [] { return truncate("home/f644", 2); },
-               {"home/f644"}});
-  s.push_back({member, 022, "truncate group-writable", [] { return truncate("home/f660", 1); },
+  s.push_back({owner, 022, "truncate own", [] { return truncate("home/f644", 2); }, {"home/f644"}});
+  s.push_back({member,
+               022,
+               "truncate group-writable",
+               [] { return truncate("home/f660", 1); },
                {"home/f660"}});
-  s.push_back({member, 022, "truncate group-readonly", [] { return truncate("home/f640", 1); },
+  s.push_back({member,
+               022,
+               "truncate group-readonly",
+               [] { return truncate("home/f640", 1); },
                {"home/f640"}});
-  s.push_back({other, 022, "truncate not writable", [] { return truncate("home/f644", 0); },
+  s.push_back({other,
+               022,
+               "truncate not writable",
+               [] { return truncate("home/f644", 0); },
                {"home/f644"}});
   // unlink.
-  s.push_back({other, 022, "unlink in owner's dir", [] { return unlink("home/f644"); },
-               {"home/f644"}});
-  s.push_back({owner, 022, "unlink other's in sticky", [] { return unlink("sticky/o1"); },
-               {"sticky/o1"}});
-  s.push_back({other, 022, "unlink own in sticky", [] { return unlink("sticky/o1"); },
-               {"sticky/o1"}});
-  s.push_back({owner, 022, "unlink other's in shared", [] { return unlink("shared/o1"); },
-               {"shared/o1"}});
+  s.push_back(
+      {other, 022, "unlink in owner's dir", [] { return unlink("home/f644"); }, {"home/f644"}});
+  s.push_back(
+      {owner, 022, "unlink other's in sticky", [] { return unlink("sticky/o1"); }, {"sticky/o1"}});
+  s.push_back(
+      {other, 022, "unlink own in sticky", [] { return unlink("sticky/o1"); }, {"sticky/o1"}});
+  s.push_back(
+      {owner, 022, "unlink other's in shared", [] { return unlink("shared/o1"); }, {"shared/o1"}});
   // rename.
-  s.push_back({owner, 022, "rename into sticky", [] { return rename("home/new", "sticky/n"); },
+  s.push_back({owner,
+               022,
+               "rename into sticky",
+               [] { return rename("home/new", "sticky/n"); },
                {"home/new", "sticky/n"}});
-  s.push_back({owner, 022, "rename within sticky",
-               [] { return rename("sticky/n", "sticky/n2"); }, {"sticky/n", "sticky/n2"}});
-  s.push_back({owner, 022, "rename other's in sticky",
-               [] { return rename("sticky/o2", "sticky/mine"); }, {"sticky/o2", "sticky/mine"}});
-  s.push_back({owner, 022, "rename over other's in sticky",
-               [] { return rename("sticky/n2", "sticky/o3"); }, {"sticky/n2", "sticky/o3"}});
+  s.push_back({owner,
+               022,
+               "rename within sticky",
+               [] { return rename("sticky/n", "sticky/n2"); },
+               {"sticky/n", "sticky/n2"}});
+  s.push_back({owner,
+               022,
+               "rename other's in sticky",
+               [] { return rename("sticky/o2", "sticky/mine"); },
+               {"sticky/o2", "sticky/mine"}});
+  s.push_back({owner,
+               022,
+               "rename over other's in sticky",
+               [] { return rename("sticky/n2", "sticky/o3"); },
+               {"sticky/n2", "sticky/o3"}});
   s.push_back({owner, 022, "create in shared", create("shared/mine", 0644), {"shared/mine"}});
-  s.push_back({owner, 022, "rename over other's in shared",
-               [] { return rename("shared/mine", "shared/o2"); }, {"shared/mine", "shared/o2"}});
-  s.push_back({other, 022, "rename out of owner's dir",
+  s.push_back({owner,
+               022,
+               "rename over other's in shared",
+               [] { return rename("shared/mine", "shared/o2"); },
+               {"shared/mine", "shared/o2"}});
+  s.push_back({other,
+               022,
+               "rename out of owner's dir",
                [] { return rename("home/f755", "shared/stolen"); },
                {"home/f755", "shared/stolen"}});
   // mkdir / rmdir.
   s.push_back({owner, 022, "mkdir", [] { return mkdir("home/d", 0777); }, {"home/d"}});
   s.push_back({owner, 022, "create in new dir", create("home/d/f", 0666), {"home/d/f"}});
   s.push_back({owner, 022, "rmdir not empty", [] { return rmdir("home/d"); }, {"home/d"}});
-  s.push_back({other, 022, "rmdir in owner's dir", [] { return rmdir("home/privdir"); },
-               {"home/privdir"}});
+  s.push_back(
+      {other, 022, "rmdir in owner's dir", [] { return rmdir("home/privdir"); }, {"home/privdir"}});
   s.push_back({owner, 022, "rmdir", [] { return rmdir("home/privdir"); }, {"home/privdir"}});
-  s.push_back({other, 022, "mkdir in sticky", [] { return mkdir("sticky/od", 0755); },
-               {"sticky/od"}});
-  s.push_back({owner, 022, "rmdir other's in sticky", [] { return rmdir("sticky/od"); },
-               {"sticky/od"}});
+  s.push_back(
+      {other, 022, "mkdir in sticky", [] { return mkdir("sticky/od", 0755); }, {"sticky/od"}});
+  s.push_back(
+      {owner, 022, "rmdir other's in sticky", [] { return rmdir("sticky/od"); }, {"sticky/od"}});
   // link (fs.protected_hardlinks applies) and symlink.
-  s.push_back({owner, 022, "link own", [] { return link("home/f600", "home/l600"); },
+  s.push_back({owner,
+               022,
+               "link own",
+               [] { return link("home/f600", "home/l600"); },
                {"home/f600", "home/l600"}});
-  s.push_back({other, 022, "link unreadable", [] { return link("home/f600", "shared/l1"); },
+  s.push_back({other,
+               022,
+               "link unreadable",
+               [] { return link("home/f600", "shared/l1"); },
                {"home/f600", "shared/l1"}});
-  s.push_back({other, 022, "link readable not writable",
-               [] { return link("home/f755", "shared/l2"); }, {"home/f755", "shared/l2"}});
-  s.push_back({member, 022, "link group rw", [] { return link("home/f660", "shared/l3"); },
+  s.push_back({other,
+               022,
+               "link readable not writable",
+               [] { return link("home/f755", "shared/l2"); },
+               {"home/f755", "shared/l2"}});
+  s.push_back({member,
+               022,
+               "link group rw",
+               [] { return link("home/f660", "shared/l3"); },
                {"home/f660", "shared/l3"}});
-  s.push_back({other, 022, "link own in sticky", [] { return link("sticky/o4", "shared/l4"); },
+  s.push_back({other,
+               022,
+               "link own in sticky",
+               [] { return link("sticky/o4", "shared/l4"); },
                {"sticky/o4", "shared/l4"}});
   s.push_back({owner, 022, "symlink", [] { return symlink("f755", "home/s"); }, {"home/s"}});
-  s.push_back({other, 022, "symlink in owner's dir",
-               [] { return symlink("f755", "home/s2"); }, {"home/s2"}});
-  s.push_back({other, 022, "symlink in sticky", [] { return symlink("x", "sticky/s"); },
-               {"sticky/s"}});
+  s.push_back({other,
+               022,
+               "symlink in owner's dir",
+               [] { return symlink("f755", "home/s2"); },
+               {"home/s2"}});
+  s.push_back(
+      {other, 022, "symlink in sticky", [] { return symlink("x", "sticky/s"); }, {"sticky/s"}});
   // utimensat: NULL times need write access or ownership; explicit times need ownership.
   static const timespec kTimes[2] = {{1000000000, 5}, {1234567890, 123456789}};
-  s.push_back({owner, 022, "utimens NULL own",
-               [] { return utimensat(AT_FDCWD, "home/f755", nullptr, 0); }, {"home/f755"}});
-  s.push_back({member, 022, "utimens NULL group-writable",
-               [] { return utimensat(AT_FDCWD, "home/f660", nullptr, 0); }, {"home/f660"}});
-  s.push_back({other, 022, "utimens NULL not writable",
-               [] { return utimensat(AT_FDCWD, "home/f755", nullptr, 0); }, {"home/f755"}});
-  s.push_back({owner, 022, "utimens explicit own",
-               [] { return utimensat(AT_FDCWD, "home/f755", kTimes, 0); }, {"home/f755"},
-               nullptr, true});
-  s.push_back({member, 022, "utimens explicit group-writable",
-               [] { return utimensat(AT_FDCWD, "home/f660", kTimes, 0); }, {"home/f660"},
-               nullptr, true});
-  s.push_back({owner, 022, "utimens explicit symlink nofollow",
+  s.push_back({owner,
+               022,
+               "utimens NULL own",
+               [] { return utimensat(AT_FDCWD, "home/f755", nullptr, 0); },
+               {"home/f755"}});
+  s.push_back({member,
+               022,
+               "utimens NULL group-writable",
+               [] { return utimensat(AT_FDCWD, "home/f660", nullptr, 0); },
+               {"home/f660"}});
+  s.push_back({other,
+               022,
+               "utimens NULL not writable",
+               [] { return utimensat(AT_FDCWD, "home/f755", nullptr, 0); },
+               {"home/f755"}});
+  s.push_back({owner,
+               022,
+               "utimens explicit own",
+               [] { return utimensat(AT_FDCWD, "home/f755", kTimes, 0); },
+               {"home/f755"},
+               nullptr,
+               true});
+  s.push_back({member,
+               022,
+               "utimens explicit group-writable",
+               [] { return utimensat(AT_FDCWD, "home/f660", kTimes, 0); },
+               {"home/f660"},
+               nullptr,
+               true});
+  s.push_back({owner,
+               022,
+               "utimens explicit symlink nofollow",
                [] { return utimensat(AT_FDCWD, "home/s", kTimes, AT_SYMLINK_NOFOLLOW); },
-               {"home/s"}, nullptr, true});
+               {"home/s"},
+               nullptr,
+               true});
   // setxattr user.*.
   auto set_user_x = [](const char* p, bool nofollow) {
     return [p, nofollow] {
       return nofollow ? lsetxattr(p, "user.k", "v", 1, 0) : setxattr(p, "user.k", "v", 1, 0);
     };
   };
-  s.push_back({owner, 022, "setxattr own", set_user_x("home/f755", false), {"home/f755"},
+  s.push_back(
+      {owner, 022, "setxattr own", set_user_x("home/f755", false), {"home/f755"}, "user.k"});
+  s.push_back({member,
+               022,
+               "setxattr group-writable",
+               set_user_x("home/f660", false),
+               {"home/f660"},
                "user.k"});
-  s.push_back({member, 022, "setxattr group-writable", set_user_x("home/f660", false),
-               {"home/f660"}, "user.k"});
-  s.push_back({other, 022, "setxattr not writable", set_user_x("home/f640", false),
-               {"home/f640"}, "user.k"});
-  s.push_back({owner, 022, "setxattr on symlink", set_user_x("home/s", true), {"home/s"},
+  s.push_back({other,
+               022,
+               "setxattr not writable",
+               set_user_x("home/f640", false),
+               {"home/f640"},
                "user.k"});
-  s.push_back({other, 022, "setxattr on root's sticky dir", set_user_x("sticky", false),
-               {"sticky"}, "user.k"});
-  s.push_back({member, 022, "setxattr create-only exists",
+  s.push_back(
+      {owner, 022, "setxattr on symlink", set_user_x("home/s", true), {"home/s"}, "user.k"});
+  s.push_back({other,
+               022,
+               "setxattr on root's sticky dir",
+               set_user_x("sticky", false),
+               {"sticky"},
+               "user.k"});
+  s.push_back({member,
+               022,
+               "setxattr create-only exists",
                [] { return setxattr("home/f660", "user.k", "w", 1, XATTR_CREATE); },
-               {"home/f660"}, "user.k"});
+               {"home/f660"},
+               "user.k"});
   return s;
 }
 
@@ -340,8 +456,7 @@ int grant_read_by_acl(const std::string& file, uid_t uid) {
     uint32_t version = 2;
     Entry entries[5];
   } acl{2, {{0x01, 6, ~0u}, {0x02, 4, uid}, {0x04, 0, ~0u}, {0x10, 4, ~0u}, {0x20, 0, ~0u}}};
-  return setxattr(file.c_str(), "system.posix_acl_access", &acl, sizeof(acl), 0) == 0 ? 0
-                                                                                      : errno;
+  return setxattr(file.c_str(), "system.posix_acl_access", &acl, sizeof(acl), 0) == 0 ? 0 : errno;
 }
 
 // KNOWN DIFFERENCE, documented rather than hidden: the mount uses default_permissions without

@@ -169,7 +169,8 @@ TEST_F(MountPermission, OwnerOpensAndListsADirectoryItMayReadButNotSearch) {
                      DIR* dir = opendir(d.c_str());
                      if (dir == nullptr) return 4;
                      bool saw_x = false;
-                     while (const dirent* e = readdir(dir)) saw_x = saw_x || std::string(e->d_name) == "x";
+                     while (const dirent* e = readdir(dir))
+                       saw_x = saw_x || std::string(e->d_name) == "x";
                      closedir(dir);
                      if (!saw_x) return 5;
                      struct stat st;
@@ -177,7 +178,9 @@ TEST_F(MountPermission, OwnerOpensAndListsADirectoryItMayReadButNotSearch) {
                    }),
             0);
   // Another user may do none of it.
-  EXPECT_EQ(run_as(4242, 4242, [&] { return expect_errno(open(path("pub/d").c_str(), O_RDONLY), EACCES); }), 0);
+  EXPECT_EQ(run_as(4242, 4242,
+                   [&] { return expect_errno(open(path("pub/d").c_str(), O_RDONLY), EACCES); }),
+            0);
 }
 
 TEST_F(MountPermission, SupplementaryGroupsCount) {

@@ -66,7 +66,8 @@ std::vector<MountEntry> read_mountinfo() {
 // `dir` is `path` or one of its ancestors.
 bool holds(const std::string& dir, const std::string& path) {
   if (dir == "/") return !path.empty() && path[0] == '/';
-  return path.compare(0, dir.size(), dir) == 0 && (path.size() == dir.size() || path[dir.size()] == '/');
+  return path.compare(0, dir.size(), dir) == 0 &&
+         (path.size() == dir.size() || path[dir.size()] == '/');
 }
 
 }  // namespace
@@ -98,7 +99,8 @@ class MountTree {
     if (e.mount_point == p.mount_point) return true;  // on top of its parent
     if (!topmost(p)) return false;                    // in a mount that another one covers
     for (const MountEntry& s : entries_) {            // under a sibling mounted on an ancestor
-      if (s.parent == p.id && &s != &e && s.mount_point != e.mount_point && holds(s.mount_point, e.mount_point)) {
+      if (s.parent == p.id && &s != &e && s.mount_point != e.mount_point &&
+          holds(s.mount_point, e.mount_point)) {
         return false;
       }
     }
@@ -112,7 +114,8 @@ class MountTree {
 
 }  // namespace
 
-const MountEntry* holding_mount(const std::vector<MountEntry>& entries, const std::string& canonical_path) {
+const MountEntry* holding_mount(const std::vector<MountEntry>& entries,
+                                const std::string& canonical_path) {
   const MountTree tree(entries);
   const MountEntry* holder = nullptr;
   for (const MountEntry& e : entries) {
@@ -167,11 +170,13 @@ Result<std::string> canonical_directory_path(const std::string& path) {
     while (head.size() > 1 && head.back() == '/') head.pop_back();
     const size_t slash = head.rfind('/');
     const std::string name = slash == std::string::npos ? head : head.substr(slash + 1);
-    if (name == "." || name == ".." || name.empty()) return make_error(path + ": " + std::strerror(err));
+    if (name == "." || name == ".." || name.empty())
+      return make_error(path + ": " + std::strerror(err));
     tail.push_back(name);
     head = slash == std::string::npos ? "." : slash == 0 ? "/" : head.substr(0, slash);
     if (realpath(head.c_str(), buf) != nullptr) break;
-    if (errno != ENOTCONN && errno != ECONNABORTED) return make_error(path + ": " + std::strerror(errno));
+    if (errno != ENOTCONN && errno != ECONNABORTED)
+      return make_error(path + ": " + std::strerror(errno));
     if (head == "/" || head == ".") return make_error(path + ": " + std::strerror(err));
   }
   std::string out(buf);

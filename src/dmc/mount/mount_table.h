@@ -31,7 +31,8 @@ std::vector<MountEntry> parse_mountinfo(const std::string& text);
 // mount on an ancestor of its mount point or on top of its parent) and not covered by a mount on
 // top of it. The lines' order says nothing (a container's root may come after its children).
 // nullptr when none is.
-const MountEntry* holding_mount(const std::vector<MountEntry>& entries, const std::string& canonical_path);
+const MountEntry* holding_mount(const std::vector<MountEntry>& entries,
+                                const std::string& canonical_path);
 
 // The mount point of the diskcond mount that holds `canonical_path` (the path itself or the
 // conditioned directory it is inside), or "" when the file system holding it is not one.

@@ -15,8 +15,8 @@ std::string line(int id, int parent, const std::string& mount_point, const std::
 }
 
 TEST(MountTable, ParsesIdsMountPointsAndTypesUnescaped) {
-  auto entries = parse_mountinfo(line(1, 0, "/", "ext4") + line(7, 1, "/srv/my\\040data", "fuse.diskcond") +
-                                 "garbage\n");
+  auto entries = parse_mountinfo(line(1, 0, "/", "ext4") +
+                                 line(7, 1, "/srv/my\\040data", "fuse.diskcond") + "garbage\n");
   ASSERT_EQ(entries.size(), 2u);
   EXPECT_EQ(entries[1].id, 7);
   EXPECT_EQ(entries[1].parent, 1);
@@ -31,20 +31,23 @@ std::string holder_of(const std::vector<MountEntry>& entries, const std::string&
 
 // Issue 13, item 4: a path inside a conditioned directory is held by its mount.
 TEST(MountTable, TheHoldingMountIsTheDeepestOneOnThePathOrAnAncestor) {
-  auto entries = parse_mountinfo(line(1, 0, "/", "ext4") + line(2, 1, "/srv/d", "fuse.diskcond") +
-                                 line(3, 2, "/srv/d/inner", "tmpfs") + line(4, 1, "/srv/dd", "xfs"));
+  auto entries =
+      parse_mountinfo(line(1, 0, "/", "ext4") + line(2, 1, "/srv/d", "fuse.diskcond") +
+                      line(3, 2, "/srv/d/inner", "tmpfs") + line(4, 1, "/srv/dd", "xfs"));
   EXPECT_EQ(holder_of(entries, "/srv/d"), "2 /srv/d");
   EXPECT_EQ(holder_of(entries, "/srv/d/sub/deeper"), "2 /srv/d");
-  EXPECT_EQ(holder_of(entries, "/srv/d/inner/x"), "3 /srv/d/inner");  // a mount inside the conditioned one
-  EXPECT_EQ(holder_of(entries, "/srv/dd/x"), "4 /srv/dd");            // a sibling whose name starts alike
+  EXPECT_EQ(holder_of(entries, "/srv/d/inner/x"),
+            "3 /srv/d/inner");                              // a mount inside the conditioned one
+  EXPECT_EQ(holder_of(entries, "/srv/dd/x"), "4 /srv/dd");  // a sibling whose name starts alike
   EXPECT_EQ(holder_of(entries, "/srv"), "1 /");
   EXPECT_EQ(holding_mount({}, "/x"), nullptr);
 }
 
 // As in a container: the root comes after the mounts on it, and mounts are stacked.
 TEST(MountTable, TheOrderOfTheLinesSaysNothing) {
-  auto entries = parse_mountinfo(line(24, 27, "/dev", "devtmpfs") + line(25, 24, "/dev/shm", "tmpfs") +
-                                 line(27, 1, "/", "ext4") + line(30, 25, "/dev/shm", "tmpfs2"));
+  auto entries =
+      parse_mountinfo(line(24, 27, "/dev", "devtmpfs") + line(25, 24, "/dev/shm", "tmpfs") +
+                      line(27, 1, "/", "ext4") + line(30, 25, "/dev/shm", "tmpfs2"));
   EXPECT_EQ(holder_of(entries, "/dev"), "24 /dev");
   EXPECT_EQ(holder_of(entries, "/dev/null"), "24 /dev");
   EXPECT_EQ(holder_of(entries, "/dev/shm/x"), "30 /dev/shm");  // on top of 25
@@ -57,8 +60,8 @@ TEST(MountTable, HiddenMountsHoldNothing) {
                                  line(3, 1, "/srv", "tmpfs"));
   EXPECT_EQ(holder_of(entries, "/srv/d/x"), "3 /srv");
   // A mount on top of the parent hides what was mounted inside the parent before.
-  entries = parse_mountinfo(line(1, 0, "/", "ext4") + line(2, 1, "/mnt", "xfs") + line(3, 2, "/mnt/d", "fuse.diskcond") +
-                            line(4, 2, "/mnt", "tmpfs"));
+  entries = parse_mountinfo(line(1, 0, "/", "ext4") + line(2, 1, "/mnt", "xfs") +
+                            line(3, 2, "/mnt/d", "fuse.diskcond") + line(4, 2, "/mnt", "tmpfs"));
   EXPECT_EQ(holder_of(entries, "/mnt/d"), "4 /mnt");
   EXPECT_EQ(holder_of(entries, "/mnt/other"), "4 /mnt");
 }

@@ -20,8 +20,8 @@
 
 #include "core/clock.h"
 #include "core/profile.h"
-#include "dmc/mount/mount_table.h"
 #include "dmc/mount/mount_control.h"
+#include "dmc/mount/mount_table.h"
 
 namespace diskcond::mount::testing {
 

@@ -102,25 +102,26 @@ Measured fio(const std::string& file, const std::string& rw, const std::string& 
 // the suite, while a wrongly conditioned mount fails both. The upper bound (never faster than the
 // profile) always holds; the lower one is checked only when CPU pressure during the final
 // measurement stayed below CpuPressure::kBusy (on a machine that busy, callers wait for a CPU).
-#define EXPECT_WITHIN(measure, expected, low, high)                                          \
-  do {                                                                                       \
-    const double _want = (expected);                                                         \
-    CpuPressure _pressure;                                                                   \
-    double _got = (measure);                                                                 \
-    if (_got < _want * (low) || _got > _want * (high)) {                                     \
-      _pressure = CpuPressure();                                                             \
-      _got = (measure);                                                                      \
-    }                                                                                        \
-    const double _busy = _pressure.share();                                                  \
-    if (_busy < CpuPressure::kBusy) {                                                        \
-      EXPECT_GE(_got, _want*(low)) << "expected about " << _want << " (CPU pressure "       \
-                                   << _busy * 100 << "%)";                                   \
-    } else if (_got < _want * (low)) {                                                       \
-      std::printf("  %s: %.1f against about %.1f; CPU pressure %.0f%%: lower bound not "    \
-                  "checked\n",                                                               \
-                  #measure, _got, _want, _busy * 100);                                       \
-    }                                                                                        \
-    EXPECT_LE(_got, _want*(high)) << "expected about " << _want;                             \
+#define EXPECT_WITHIN(measure, expected, low, high)                                  \
+  do {                                                                               \
+    const double _want = (expected);                                                 \
+    CpuPressure _pressure;                                                           \
+    double _got = (measure);                                                         \
+    if (_got < _want * (low) || _got > _want * (high)) {                             \
+      _pressure = CpuPressure();                                                     \
+      _got = (measure);                                                              \
+    }                                                                                \
+    const double _busy = _pressure.share();                                          \
+    if (_busy < CpuPressure::kBusy) {                                                \
+      EXPECT_GE(_got, _want*(low))                                                   \
+          << "expected about " << _want << " (CPU pressure " << _busy * 100 << "%)"; \
+    } else if (_got < _want * (low)) {                                               \
+      std::printf(                                                                   \
+          "  %s: %.1f against about %.1f; CPU pressure %.0f%%: lower bound not "     \
+          "checked\n",                                                               \
+          #measure, _got, _want, _busy * 100);                                       \
+    }                                                                                \
+    EXPECT_LE(_got, _want*(high)) << "expected about " << _want;                     \
   } while (0)
 
 using MountTiming = MountTest;

@@ -19,7 +19,9 @@ constexpr double kRateMib = 4;
 constexpr int64_t kAccessNs = 5 * kMs;
 constexpr size_t kBlock = 4096;
 
-Profile slow_disk() { return ssd_profile(kRateMib, kAccessNs / 1000, 1); }
+Profile slow_disk() {
+  return ssd_profile(kRateMib, kAccessNs / 1000, 1);
+}
 
 int64_t transfer(size_t bytes) {
   return static_cast<int64_t>(static_cast<double>(bytes) * 1e9 / (kRateMib * kMiB));

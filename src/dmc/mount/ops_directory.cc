@@ -66,8 +66,8 @@ bool is_dot_or_dotdot(const char* name) {
   return name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'));
 }
 
-void read_directory(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset,
-                    fuse_file_info* fi, bool plus) {
+void read_directory(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_file_info* fi,
+                    bool plus) {
   Filesystem& fs = fs_of(req);
   DirHandle& d = dir_of(fi);
   Ticket reads = fs.conditioner.begin_metadata();
@@ -108,8 +108,8 @@ void read_directory(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset,
       // An entry the caller may not look up (a directory it may read but not search), or one
       // that vanished meanwhile, is listed as getdents(2) lists it: name, inode number and type,
       // without attributes (node id 0: the kernel only lists it).
-      const bool looked_up =
-          !is_dot_or_dotdot(entry->d_name) && lookup_entry(fs, dirfd(d.dir), entry->d_name, &e, &reads) == 0;
+      const bool looked_up = !is_dot_or_dotdot(entry->d_name) &&
+                             lookup_entry(fs, dirfd(d.dir), entry->d_name, &e, &reads) == 0;
       if (!looked_up) {
         std::memset(&e, 0, sizeof(e));
         e.attr.st_ino = entry->d_ino;

@@ -103,7 +103,8 @@ int apply_setattr(const Inode& inode, int inode_fd, const struct stat& attr, int
     r = static_cast<int>(fh >= 0 ? check(ftruncate(fh, attr.st_size))
                                  : check(truncate(path.c_str(), attr.st_size)));
     if (quota.capacity() != 0) {
-      quota.settle(0, static_cast<int64_t>(allocated_bytes(inode_fd)) - static_cast<int64_t>(allocated_before));
+      quota.settle(0, static_cast<int64_t>(allocated_bytes(inode_fd)) -
+                          static_cast<int64_t>(allocated_before));
     }
     if (r < 0) return r;
   }

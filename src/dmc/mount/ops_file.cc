@@ -49,7 +49,8 @@ std::pair<int, uint32_t> read_twin(int fd, int flags) {
 }
 
 // Takes ownership of `fd` (and its twin); stores a FileHandle in fi->fh.
-void attach_handle(const Filesystem& fs, fuse_file_info* fi, int fd, std::pair<int, uint32_t> twin) {
+void attach_handle(const Filesystem& fs, fuse_file_info* fi, int fd,
+                   std::pair<int, uint32_t> twin) {
   auto* h = new FileHandle(fd, twin.first, twin.second, (fi->flags & O_DIRECT) != 0,
                            fs.cache.load() == CacheMode::kWriteBack);
   fi->fh = reinterpret_cast<uintptr_t>(h);
@@ -61,7 +62,7 @@ void op_open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   Inode& inode = fs.inodes.get(ino);
   // Free (its reply at once) unless it truncates.
   Ticket ticket = (fi->flags & O_TRUNC) != 0 ? begin_metadata_change(fs, inode)
-                                              : fs.conditioner.begin_metadata();
+                                             : fs.conditioner.begin_metadata();
   InodeFd file = fs.inodes.pin(inode);
   const std::string path = proc_fd_path(file.get());
   int fd = file.error();
@@ -217,8 +218,9 @@ void op_write_buf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t offset,
   // A buffered write that grows the file or gets new blocks changes more than its timestamps:
   // fdatasync must commit it (Writeback::fsync).
   struct stat before;
-  const bool grows = buffered && (fstat(h.fd, &before) != 0 ||
-                                  static_cast<uint64_t>(before.st_size) < static_cast<uint64_t>(offset) + size);
+  const bool grows =
+      buffered && (fstat(h.fd, &before) != 0 ||
+                   static_cast<uint64_t>(before.st_size) < static_cast<uint64_t>(offset) + size);
   uint64_t allocated = 0;
   for (const Piece& p :
        data_pieces(fs, inode, static_cast<uint64_t>(offset), size, true, &allocated)) {
@@ -259,8 +261,7 @@ void flush_like(fuse_req_t req, fuse_ino_t ino, const FileHandle& h, Flush what)
   if (!h.writeback) {
     fs.conditioner.submit(ticket, Op::kFlush, 0, 0);
   } else if (what != Flush::kClose) {
-    fs.conditioner.fsync(ticket, writeback_file_id(fs.inodes.get(ino)),
-                         what == Flush::kFdatasync);
+    fs.conditioner.fsync(ticket, writeback_file_id(fs.inodes.get(ino)), what == Flush::kFdatasync);
   }
   int r = 0;
   if (what == Flush::kFsync) r = static_cast<int>(check(fsync(h.fd)));
@@ -300,7 +301,8 @@ void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t 
     r = static_cast<int>(check(fallocate(fd, mode, offset, length)));
   }
   if (fs.quota.capacity() != 0) {
-    fs.quota.settle(reserved, static_cast<int64_t>(allocated_bytes(fd)) - static_cast<int64_t>(allocated_before));
+    fs.quota.settle(reserved, static_cast<int64_t>(allocated_bytes(fd)) -
+                                  static_cast<int64_t>(allocated_before));
   }
   finish_err(fs, std::move(ticket), req, -r);
 }

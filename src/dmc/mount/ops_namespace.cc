@@ -102,7 +102,8 @@ void op_unlink(fuse_req_t req, fuse_ino_t parent, const char* name) {
 }
 
 void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char* name) {
-  change_entry(req, parent, [&](int dir) { return remove_entry(fs_of(req), dir, name, AT_REMOVEDIR); });
+  change_entry(req, parent,
+               [&](int dir) { return remove_entry(fs_of(req), dir, name, AT_REMOVEDIR); });
 }
 
 void op_rename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t newparent,
@@ -112,7 +113,8 @@ void op_rename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t n
   change_entry(req, parent, [&](int from) {
     if (!to.ok()) return to.error();
     // A rename over an existing name removes that file (not when exchanging or refusing to).
-    const bool replaces = fs.quota.capacity() != 0 && (flags & (RENAME_EXCHANGE | RENAME_NOREPLACE)) == 0;
+    const bool replaces =
+        fs.quota.capacity() != 0 && (flags & (RENAME_EXCHANGE | RENAME_NOREPLACE)) == 0;
     const uint64_t freed = replaces ? freed_by_removing(to.get(), newname) : 0;
     const int r = static_cast<int>(check(renameat2(from, name, to.get(), newname, flags)));
     if (r == 0 && freed != 0) fs.quota.settle(0, -static_cast<int64_t>(freed));

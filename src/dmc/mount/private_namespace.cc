@@ -46,7 +46,8 @@ std::string apparmor_hint(const NamespaceSupport& s) {
   if (s.apparmor_restricts_userns != 1) return "";
   return "; AppArmor restricts unprivileged user namespaces here "
          "(kernel.apparmor_restrict_unprivileged_userns = 1): allow them (sysctl -w "
-         "kernel.apparmor_restrict_unprivileged_userns=0, or an AppArmor profile for dmc with 'userns,')";
+         "kernel.apparmor_restrict_unprivileged_userns=0, or an AppArmor profile for dmc with "
+         "'userns,')";
 }
 
 std::string octal_mode(mode_t mode) {
@@ -63,10 +64,11 @@ NamespaceSupport probe_namespace_support() {
   s.fuse_device_errno = access(kFuseDevice, R_OK | W_OK) == 0 ? 0 : errno;
   struct stat st {};
   if (stat(kFuseDevice, &st) == 0) s.fuse_device_mode = st.st_mode & 07777;
-  utsname name {};
+  utsname name{};
   if (uname(&name) == 0) s.kernel_release = name.release;
   s.max_user_namespaces = read_sysctl("/proc/sys/user/max_user_namespaces");
-  s.unprivileged_userns_clone = static_cast<int>(read_sysctl("/proc/sys/kernel/unprivileged_userns_clone"));
+  s.unprivileged_userns_clone =
+      static_cast<int>(read_sysctl("/proc/sys/kernel/unprivileged_userns_clone"));
   s.apparmor_restricts_userns =
       static_cast<int>(read_sysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"));
   return s;
@@ -97,11 +99,13 @@ std::string private_mount_problem(const NamespaceSupport& s) {
            "(sysctl -w user.max_user_namespaces=15000), or run dmc run as root";
   }
   if (s.unprivileged_userns_clone == 0) {
-    return "unprivileged user namespaces are disabled (kernel.unprivileged_userns_clone = 0): enable "
+    return "unprivileged user namespaces are disabled (kernel.unprivileged_userns_clone = 0): "
+           "enable "
            "them (sysctl -w kernel.unprivileged_userns_clone=1), or run dmc run as root";
   }
   if (!s.kernel_release.empty() && !kernel_at_least(s.kernel_release, 4, 18)) {
-    return "kernel " + s.kernel_release + " does not allow FUSE mounts in a user namespace (4.18 "
+    return "kernel " + s.kernel_release +
+           " does not allow FUSE mounts in a user namespace (4.18 "
            "was the first that does): upgrade the kernel, or run dmc run as root";
   }
   return "";
@@ -132,11 +136,13 @@ Status enter_private_mount_namespace(const NamespaceSupport& support) {
     // The kernel's rules for an unprivileged map: one line, the writer's own id, and for gid_map
     // setgroups(2) denied first (else dropping a group could grant access).
     if (Status s = write_proc_self("setgroups", "deny"); !s.ok()) return s;
-    if (Status s = write_proc_self("uid_map", std::to_string(uid) + " " + std::to_string(uid) + " 1\n");
+    if (Status s =
+            write_proc_self("uid_map", std::to_string(uid) + " " + std::to_string(uid) + " 1\n");
         !s.ok()) {
       return s;
     }
-    if (Status s = write_proc_self("gid_map", std::to_string(gid) + " " + std::to_string(gid) + " 1\n");
+    if (Status s =
+            write_proc_self("gid_map", std::to_string(gid) + " " + std::to_string(gid) + " 1\n");
         !s.ok()) {
       return s;
     }
@@ -144,7 +150,8 @@ Status enter_private_mount_namespace(const NamespaceSupport& support) {
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_SLAVE, nullptr) < 0) {
     const int err = errno;
     return make_error(std::string("cannot make / a slave mount in the private namespace: ") +
-                      std::strerror(err) + (err == EPERM && !as_root ? apparmor_hint(support) : ""));
+                      std::strerror(err) +
+                      (err == EPERM && !as_root ? apparmor_hint(support) : ""));
   }
   return ok_status();
 }

@@ -28,26 +28,31 @@ TEST(PrivateNamespace, EachMissingPieceIsOneLineSayingWhatToEnable) {
   NamespaceSupport s = usable();
   s.fuse_device_errno = ENOENT;
   EXPECT_EQ(private_mount_problem(s),
-            "no /dev/fuse: load the fuse module (modprobe fuse); in a container, pass the device (--device /dev/fuse)");
+            "no /dev/fuse: load the fuse module (modprobe fuse); in a container, pass the device "
+            "(--device /dev/fuse)");
   s = usable();
   s.fuse_device_errno = EACCES;
   s.fuse_device_mode = 0600;
   EXPECT_EQ(private_mount_problem(s),
-            "/dev/fuse is not accessible to this user (mode 0600): give it mode 0666, as most distributions do "
+            "/dev/fuse is not accessible to this user (mode 0600): give it mode 0666, as most "
+            "distributions do "
             "(chmod 0666 /dev/fuse, or a udev rule: KERNEL==\"fuse\", MODE=\"0666\")");
   s = usable();
   s.max_user_namespaces = 0;
-  EXPECT_NE(private_mount_problem(s).find("user namespaces are disabled (user.max_user_namespaces = 0)"),
-            std::string::npos);
+  EXPECT_NE(
+      private_mount_problem(s).find("user namespaces are disabled (user.max_user_namespaces = 0)"),
+      std::string::npos);
   s = usable();
   s.unprivileged_userns_clone = 0;
-  EXPECT_NE(private_mount_problem(s).find("sysctl -w kernel.unprivileged_userns_clone=1"), std::string::npos);
+  EXPECT_NE(private_mount_problem(s).find("sysctl -w kernel.unprivileged_userns_clone=1"),
+            std::string::npos);
   s = usable();
   s.apparmor_restricts_userns = 1;  // a profile may allow dmc: tried, and explained if refused
   EXPECT_EQ(private_mount_problem(s), "");
   s = usable();
   s.kernel_release = "4.15.0-generic";
-  EXPECT_NE(private_mount_problem(s).find("kernel 4.15.0-generic does not allow FUSE mounts in a user namespace"),
+  EXPECT_NE(private_mount_problem(s).find(
+                "kernel 4.15.0-generic does not allow FUSE mounts in a user namespace"),
             std::string::npos);
   s.max_user_namespaces = 0;  // the first missing piece is the one named
   EXPECT_NE(private_mount_problem(s).find("user.max_user_namespaces = 0"), std::string::npos);

@@ -25,7 +25,8 @@ std::string read_link(const std::string& link) {
 
 // Whether the magic link `link` (/proc/<pid>/cwd, .../fd/3) leads below `dir` and, when
 // `except` is set, to a file on another device than it.
-bool link_holds(const std::string& link, const std::string& dir, const std::optional<dev_t>& except) {
+bool link_holds(const std::string& link, const std::string& dir,
+                const std::optional<dev_t>& except) {
   const std::string target = read_link(link);
   if (target.empty() || !path_is_inside(target, dir)) return false;
   if (!except) return true;
@@ -36,7 +37,8 @@ bool link_holds(const std::string& link, const std::string& dir, const std::opti
 
 // Whether some file mapped by the process (/proc/<pid>/maps: "start-end perms offset MM:mm inode
 // path") lies below `dir` on another device than `except`.
-bool maps_hold(const std::string& maps, const std::string& dir, const std::optional<dev_t>& except) {
+bool maps_hold(const std::string& maps, const std::string& dir,
+               const std::optional<dev_t>& except) {
   std::ifstream in(maps);
   std::string line;
   while (std::getline(in, line)) {
@@ -62,7 +64,8 @@ std::string command_of(const std::string& proc_pid) {
 }
 
 // The open file descriptors holding `dir`, in increasing order.
-std::vector<int> fds_holding(const std::string& proc_pid, const std::string& dir, const std::optional<dev_t>& except) {
+std::vector<int> fds_holding(const std::string& proc_pid, const std::string& dir,
+                             const std::optional<dev_t>& except) {
   std::vector<int> fds;
   const std::string fd_dir = proc_pid + "/fd";
   DIR* d = ::opendir(fd_dir.c_str());
@@ -85,7 +88,8 @@ std::optional<ProcessInside> inspect(pid_t pid, const std::string& dir, const Pr
   p.pid = pid;
   if (link_holds(proc_pid + "/cwd", dir, scan.except_device)) p.uses.push_back("cwd");
   if (link_holds(proc_pid + "/root", dir, scan.except_device)) p.uses.push_back("root");
-  for (int fd : fds_holding(proc_pid, dir, scan.except_device)) p.uses.push_back("fd " + std::to_string(fd));
+  for (int fd : fds_holding(proc_pid, dir, scan.except_device))
+    p.uses.push_back("fd " + std::to_string(fd));
   if (maps_hold(proc_pid + "/maps", dir, scan.except_device)) p.uses.push_back("map");
   if (p.uses.empty()) return std::nullopt;
   p.command = command_of(proc_pid);
@@ -115,11 +119,15 @@ std::vector<ProcessInside> find_processes_inside(const std::string& dir, const P
     char* end = nullptr;
     const long pid = std::strtol(e->d_name, &end, 10);
     if (pid <= 0 || *end != '\0') continue;
-    if (std::find(scan.ignore.begin(), scan.ignore.end(), static_cast<pid_t>(pid)) != scan.ignore.end()) continue;
-    if (auto p = inspect(static_cast<pid_t>(pid), dir, scan, own_namespace)) found.push_back(std::move(*p));
+    if (std::find(scan.ignore.begin(), scan.ignore.end(), static_cast<pid_t>(pid)) !=
+        scan.ignore.end())
+      continue;
+    if (auto p = inspect(static_cast<pid_t>(pid), dir, scan, own_namespace))
+      found.push_back(std::move(*p));
   }
   ::closedir(d);
-  std::sort(found.begin(), found.end(), [](const ProcessInside& a, const ProcessInside& b) { return a.pid < b.pid; });
+  std::sort(found.begin(), found.end(),
+            [](const ProcessInside& a, const ProcessInside& b) { return a.pid < b.pid; });
   return found;
 }
 

@@ -33,7 +33,8 @@ struct ProcessScan {
 // caller's mount namespace are looked at (another namespace's paths mean other directories), and
 // only those the caller may inspect: without root, its own user's. Never fails: a process that
 // exits or cannot be read during the scan is left out.
-std::vector<ProcessInside> find_processes_inside(const std::string& dir, const ProcessScan& scan = {});
+std::vector<ProcessInside> find_processes_inside(const std::string& dir,
+                                                 const ProcessScan& scan = {});
 
 // True when `path` is `dir` or below it. Both canonical; " (deleted)" after a path is ignored.
 bool path_is_inside(const std::string& path, const std::string& dir);

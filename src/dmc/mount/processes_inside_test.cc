@@ -58,7 +58,8 @@ class Child {
 };
 
 const ProcessInside* find_pid(const std::vector<ProcessInside>& found, pid_t pid) {
-  auto it = std::find_if(found.begin(), found.end(), [pid](const ProcessInside& p) { return p.pid == pid; });
+  auto it = std::find_if(found.begin(), found.end(),
+                         [pid](const ProcessInside& p) { return p.pid == pid; });
   return it == found.end() ? nullptr : &*it;
 }
 
@@ -125,12 +126,16 @@ TEST(ProcessesInside, IgnoredPidsAndFilesOnTheExceptedDeviceAreLeftOut) {
   ASSERT_TRUE(inside.ready());
   ASSERT_NE(find_pid(find_processes_inside(dir.path()), inside.pid()), nullptr);
 
-  EXPECT_EQ(find_pid(find_processes_inside(dir.path(), {.ignore = {inside.pid()}}), inside.pid()), nullptr);
+  EXPECT_EQ(find_pid(find_processes_inside(dir.path(), {.ignore = {inside.pid()}}), inside.pid()),
+            nullptr);
   // Once conditioned, a cwd on the mount's own device sees the mount: not listed.
   struct stat st {};
   ASSERT_EQ(::stat(dir.path().c_str(), &st), 0);
-  EXPECT_EQ(find_pid(find_processes_inside(dir.path(), {.except_device = st.st_dev}), inside.pid()), nullptr);
-  EXPECT_NE(find_pid(find_processes_inside(dir.path(), {.except_device = st.st_dev + 1}), inside.pid()), nullptr);
+  EXPECT_EQ(find_pid(find_processes_inside(dir.path(), {.except_device = st.st_dev}), inside.pid()),
+            nullptr);
+  EXPECT_NE(
+      find_pid(find_processes_inside(dir.path(), {.except_device = st.st_dev + 1}), inside.pid()),
+      nullptr);
 }
 
 }  // namespace

@@ -41,7 +41,7 @@ TEST(MountReplyScheduler, RepliesAtTheirTimeInOrder) {
   ASSERT_EQ(sent.size(), 3u);
   for (int k = 0; k < 3; ++k) {
     EXPECT_EQ(sent[k].first, k + 1);
-    EXPECT_GE(sent[k].second, (k + 1) * 20 * kMs);  // never early
+    EXPECT_GE(sent[k].second, (k + 1) * 20 * kMs);             // never early
     EXPECT_LT(sent[k].second, (k + 1) * 20 * kMs + 10 * kMs);  // and not much late
   }
 }
@@ -78,7 +78,7 @@ TEST(MountReplyScheduler, NeverSendsAReplyBeforeItsDueTime) {
 TEST(MountReplyScheduler, RecordsEveryRepliesLateness) {
   FakeClock clock(1000 * kMs);
   ReplyScheduler s(clock);
-  s.at(990 * kMs, [] {});  // due 10 ms ago: sent at once, 10 ms late
+  s.at(990 * kMs, [] {});   // due 10 ms ago: sent at once, 10 ms late
   s.at(1000 * kMs, [] {});  // due now
   const LatenessSummary l = s.lateness();
   EXPECT_EQ(l.replies, 2u);

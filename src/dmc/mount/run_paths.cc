@@ -28,7 +28,9 @@ std::string run_directory() {
   return env && *env ? env : "/run/diskcond";
 }
 
-std::string escape_mount_point(const std::string& path) { return posix::escape_path(path); }
+std::string escape_mount_point(const std::string& path) {
+  return posix::escape_path(path);
+}
 
 RunPaths run_paths_for(const std::string& canonical_path) {
   return run_paths_in(run_directory(), canonical_path);

@@ -33,12 +33,14 @@ Result<uint64_t> field_from_json(const ProfileField& field, const std::string& k
   const bool whole = v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0);
   const int64_t divisor = json_divisor(field);
   if (divisor != 1) {
-    if (!v.is_number() || v.get<double>() < 0) return make_error(fmt::format("'{}' must be a non-negative number", key));
+    if (!v.is_number() || v.get<double>() < 0)
+      return make_error(fmt::format("'{}' must be a non-negative number", key));
     if (v.get<double>() >= static_cast<double>(kMaxWhole / divisor)) return kMaxWhole;
     if (whole) return v.get<uint64_t>() * static_cast<uint64_t>(divisor);
     return static_cast<uint64_t>(std::llround(v.get<double>() * static_cast<double>(divisor)));
   }
-  if (!whole) return make_error(fmt::format("'{}' must be a whole number from 0 to {}", key, kMaxWhole));
+  if (!whole)
+    return make_error(fmt::format("'{}' must be a whole number from 0 to {}", key, kMaxWhole));
   return v.get<uint64_t>();
 }
 
@@ -125,9 +127,12 @@ Result<Profile> profile_from_json(const json& j) {
 
 std::string_view cache_mode_name(CacheMode mode) {
   switch (mode) {
-    case CacheMode::kWriteBack: return "writeback";
-    case CacheMode::kPageCache: return "page_cache";
-    case CacheMode::kNoCache: return "no_cache";
+    case CacheMode::kWriteBack:
+      return "writeback";
+    case CacheMode::kPageCache:
+      return "page_cache";
+    case CacheMode::kNoCache:
+      return "no_cache";
   }
   return "page_cache";
 }
@@ -140,7 +145,9 @@ Result<CacheMode> parse_cache_mode_name(std::string_view name) {
       fmt::format("unknown cache mode '{}' (writeback, page_cache or no_cache)", name));
 }
 
-std::span<const DiagnosticsField> diagnostics_fields() { return kDiagnostics; }
+std::span<const DiagnosticsField> diagnostics_fields() {
+  return kDiagnostics;
+}
 
 json diagnostics_to_json(const MountDiagnostics& d, bool documented_only) {
   json j = json::object();

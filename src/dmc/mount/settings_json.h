@@ -1,6 +1,6 @@
 // JSON forms of a mount's settings and diagnostics, one vocabulary for the control protocol (dmc
-// <-> daemon, control_protocol.h), the settings store and `dmc show/list/status -json` (docs/dmc.md,
-// "JSON output"). Keys carry their units.
+// <-> daemon, control_protocol.h), the settings store and `dmc show/list/status -json`
+// (docs/dmc.md, "JSON output"). Keys carry their units.
 //
 // A profile: "name", "type", then each field of core/profile_fields.h under its json_key():
 //
@@ -36,13 +36,16 @@ Result<CacheMode> parse_cache_mode_name(std::string_view name);
 // The figures of MountDiagnostics, each defined once, in the order of the JSON object.
 struct DiagnosticsField {
   std::string_view key;  // "lateness_p99_ns"
-  std::variant<uint64_t MountDiagnostics::*, int64_t MountDiagnostics::*, double MountDiagnostics::*> member;
-  bool documented;       // in `dmc status -json` too; false: between dmc and the daemon only
+  std::variant<uint64_t MountDiagnostics::*, int64_t MountDiagnostics::*,
+               double MountDiagnostics::*>
+      member;
+  bool documented;  // in `dmc status -json` too; false: between dmc and the daemon only
 };
 std::span<const DiagnosticsField> diagnostics_fields();
 
 // Every field, or (documented_only) those `dmc status -json` shows.
-nlohmann::ordered_json diagnostics_to_json(const MountDiagnostics& diagnostics, bool documented_only);
+nlohmann::ordered_json diagnostics_to_json(const MountDiagnostics& diagnostics,
+                                           bool documented_only);
 // Lenient: a key that is absent or of the wrong type leaves its figure at 0.
 MountDiagnostics diagnostics_from_json(const nlohmann::ordered_json& json);
 

@@ -14,7 +14,9 @@ namespace {
 
 constexpr uint64_t kBlock = 4096;
 
-uint64_t round_up(uint64_t bytes) { return (bytes + kBlock - 1) / kBlock * kBlock; }
+uint64_t round_up(uint64_t bytes) {
+  return (bytes + kBlock - 1) / kBlock * kBlock;
+}
 
 }  // namespace
 

@@ -19,8 +19,11 @@ using dmc::TestTempDir;
 
 // A directory descriptor of `dir`, closed with the object.
 struct DirFd {
-  explicit DirFd(const TestTempDir& dir) : fd(open(dir.path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {}
-  ~DirFd() { if (fd >= 0) close(fd); }
+  explicit DirFd(const TestTempDir& dir)
+      : fd(open(dir.path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {}
+  ~DirFd() {
+    if (fd >= 0) close(fd);
+  }
   int fd;
 };
 
@@ -46,7 +49,7 @@ TEST(SpaceQuota, ReservationsStopAtTheCapacityAndSettlingFreesThem) {
   const uint64_t used = quota.used();
   EXPECT_TRUE(quota.reserve(8 * kMiB - used));
   EXPECT_FALSE(quota.reserve(4096));
-  quota.settle(8 * kMiB - used, 0);  // it failed: nothing allocated
+  quota.settle(8 * kMiB - used, 0);                  // it failed: nothing allocated
   quota.settle(0, -static_cast<int64_t>(6 * kMiB));  // a file removed
   EXPECT_EQ(quota.used(), used - 6 * kMiB);
   quota.settle(0, -static_cast<int64_t>(100 * kMiB));  // never below zero
@@ -58,7 +61,8 @@ TEST(SpaceQuota, StatfsShowsThePretendDiskAndNeverMoreFreeThanTheBackingHas) {
   DirFd root(dir);
   SpaceQuota quota;
   quota.set_capacity(8 * kMiB, root.fd);
-  quota.settle(0, static_cast<int64_t>(2 * kMiB) - static_cast<int64_t>(quota.used()));  // 2 MiB used
+  quota.settle(0,
+               static_cast<int64_t>(2 * kMiB) - static_cast<int64_t>(quota.used()));  // 2 MiB used
   struct statvfs sv {};
   sv.f_frsize = 4096;
   sv.f_blocks = 1'000'000;

@@ -38,8 +38,8 @@ TEST(MountTransitBound, NeverRisesWithLoadAndFallsAtOnce) {
   TransitBound b;
   for (uint64_t i = 0; i < TransitBound::kMinProbes; ++i) b.record(10'000);  // quiet machine
   for (int i = 0; i < 10'000; ++i) b.record(40'000);  // loaded for a long while
-  EXPECT_EQ(b.lower_bound_ns(), 10'000);  // a single request may still get a quiet trip
-  b.record(8'000);                        // faster than ever: lower at once
+  EXPECT_EQ(b.lower_bound_ns(), 10'000);              // a single request may still get a quiet trip
+  b.record(8'000);                                    // faster than ever: lower at once
   EXPECT_EQ(b.lower_bound_ns(), 8'000);
 }
 

@@ -53,8 +53,7 @@ class TransitProbe {
   static constexpr int64_t kIntervalNs = 20'000'000;  // one probe per 20 ms
   static constexpr int kStartBurst = 16;              // probes 1 ms apart at start
 
-  TransitProbe(std::string mount_point, ProbeStamp& stamp, TransitBound& bound,
-               const Clock& clock);
+  TransitProbe(std::string mount_point, ProbeStamp& stamp, TransitBound& bound, const Clock& clock);
   ~TransitProbe();  // stop()
   TransitProbe(const TransitProbe&) = delete;
   TransitProbe& operator=(const TransitProbe&) = delete;

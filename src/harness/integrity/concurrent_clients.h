@@ -12,10 +12,10 @@
 namespace diskcond::integrity {
 
 struct ClientsOptions {
-  EngineOptions engine;      // dir, slots, mmap_writes, direct_io, ...; prefix and seed are set
-  size_t clients = 4;        // per client from `seed` below
+  EngineOptions engine;  // dir, slots, mmap_writes, direct_io, ...; prefix and seed are set
+  size_t clients = 4;    // per client from `seed` below
   uint64_t seed = 1;
-  uint64_t total_ops = 4000; // split evenly over the clients
+  uint64_t total_ops = 4000;  // split evenly over the clients
 };
 
 struct ClientsRun {

@@ -1,7 +1,8 @@
 // Integration: several processes writing one file through a conditioned mount at once.
 // Disjoint interleaved stripes with pwrite (buffered and O_DIRECT): every stripe holds its
 // writer's bytes. O_APPEND records from several writers: every record present exactly once and
-// intact (100-byte records buffered, 4 KiB records with O_DIRECT). Both are checked through the mount and, after stop, on the backing directory.
+// intact (100-byte records buffered, 4 KiB records with O_DIRECT). Both are checked through the
+// mount and, after stop, on the backing directory.
 #include <sys/stat.h>
 
 #include <cstdio>
@@ -30,7 +31,9 @@ std::string read_file(const std::string& file) {
 }
 
 // Stripe s is written by writer s % kWriters and filled with 'a' + s % 26.
-char stripe_byte(size_t s) { return static_cast<char>('a' + s % 26); }
+char stripe_byte(size_t s) {
+  return static_cast<char>('a' + s % 26);
+}
 
 // Forks kWriters children running `body(w)` (exit code: 0 = success) and waits for all.
 // Returns the number of children that failed.
@@ -88,8 +91,10 @@ std::string check_records(const std::string& content, size_t bytes) {
   for (int w = 0; w < kWriters; ++w) {
     for (int r = 0; r < kRecordsPerWriter; ++r) {
       const auto it = seen.find(record(w, r, bytes).substr(0, bytes - 1));
-      if (it == seen.end()) ++missing;
-      else if (it->second > 1) ++duplicated;
+      if (it == seen.end())
+        ++missing;
+      else if (it->second > 1)
+        ++duplicated;
     }
   }
   if (bad == 0 && missing == 0 && duplicated == 0 &&

@@ -70,8 +70,8 @@ class MountIntegrity : public MountTest {
     for (const auto& r : run.reports) {
       for (size_t i = 0; i < std::size(counts); ++i) counts[i] += r.op_counts[i];
     }
-    std::cout << "integrity: seed=" << o.seed << " clients=" << o.clients
-              << " ops=" << run.steps() << " mismatches=" << found.size() << " seconds=" << secs
+    std::cout << "integrity: seed=" << o.seed << " clients=" << o.clients << " ops=" << run.steps()
+              << " mismatches=" << found.size() << " seconds=" << secs
               << (run.direct_refused() ? " (O_DIRECT refused with EINVAL: skipped)" : "") << "\n ";
     for (size_t i = 0; i < std::size(counts); ++i) {
       std::cout << " " << integrity::op_name(static_cast<Op>(i)) << "=" << counts[i];

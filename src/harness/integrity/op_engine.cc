@@ -21,7 +21,9 @@ constexpr uint64_t kPage = 4096;
 
 using Fd = posix::UniqueFd;  // owns a descriptor for the length of one step
 
-std::string errno_text(const char* call) { return std::string(call) + ": " + strerror(errno); }
+std::string errno_text(const char* call) {
+  return std::string(call) + ": " + strerror(errno);
+}
 
 // Reads up to `length` bytes at `offset`, stopping only at end of file or an error (-errno).
 ssize_t read_fully(int fd, uint8_t* buf, size_t length, uint64_t offset) {
@@ -55,18 +57,20 @@ std::span<const uint8_t> expected_range(const Bytes& b, uint64_t offset, uint64_
 
 // Relative weights of each operation, indexed by Op.
 constexpr unsigned kWeights[] = {
-    /*create*/ 3, /*write*/ 20, /*read*/ 15, /*truncate*/ 5, /*allocate*/ 3, /*punch*/ 4,
-    /*mmap read*/ 5, /*mmap write*/ 6, /*direct write*/ 6, /*direct read*/ 5, /*rename*/ 4,
-    /*link*/ 3, /*unlink*/ 2, /*fsync*/ 2, /*fdatasync*/ 2};
+    /*create*/ 3,    /*write*/ 20,     /*read*/ 15,        /*truncate*/ 5,
+    /*allocate*/ 3,  /*punch*/ 4,
+    /*mmap read*/ 5, /*mmap write*/ 6, /*direct write*/ 6, /*direct read*/ 5,
+    /*rename*/ 4,
+    /*link*/ 3,      /*unlink*/ 2,     /*fsync*/ 2,        /*fdatasync*/ 2};
 static_assert(std::size(kWeights) == static_cast<size_t>(Op::kCount));
 
 }  // namespace
 
 const char* op_name(Op op) {
-  static const char* const kNames[] = {
-      "create", "pwrite", "pread", "truncate", "fallocate", "punch-hole", "mmap-read",
-      "mmap-write", "direct-write", "direct-read", "rename", "link", "unlink", "fsync",
-      "fdatasync"};
+  static const char* const kNames[] = {"create",       "pwrite",      "pread",     "truncate",
+                                       "fallocate",    "punch-hole",  "mmap-read", "mmap-write",
+                                       "direct-write", "direct-read", "rename",    "link",
+                                       "unlink",       "fsync",       "fdatasync"};
   return kNames[static_cast<size_t>(op)];
 }
 
@@ -177,8 +181,9 @@ std::optional<Mismatch> OpEngine::check_range(int fd, size_t slot, uint64_t offs
   if (n < 0) return failure(slot, std::string("pread: ") + strerror(static_cast<int>(-n)));
   got.resize(static_cast<size_t>(n));
   if (auto d = first_difference(got, expected_range(model_.contents(slot), offset, length))) {
-    return failure(slot, "read of [" + std::to_string(offset) + ", +" + std::to_string(length) +
-                             ") returned " + std::to_string(n) + " bytes that differ",
+    return failure(slot,
+                   "read of [" + std::to_string(offset) + ", +" + std::to_string(length) +
+                       ") returned " + std::to_string(n) + " bytes that differ",
                    static_cast<int64_t>(offset + *d));
   }
   return std::nullopt;
@@ -188,21 +193,36 @@ std::optional<Mismatch> OpEngine::step(Op op) {
   if (op == Op::kCreate) return do_create(*pick_empty());
   const size_t slot = pick_occupied();
   switch (op) {
-    case Op::kWrite: return do_write(slot);
-    case Op::kRead: return do_read(slot);
-    case Op::kTruncate: return do_truncate(slot);
-    case Op::kAllocate: return do_fallocate(slot, false);
-    case Op::kPunchHole: return do_fallocate(slot, true);
-    case Op::kMmapRead: return do_mmap(slot, false);
-    case Op::kMmapWrite: return do_mmap(slot, true);
-    case Op::kDirectWrite: return do_direct(slot, true);
-    case Op::kDirectRead: return do_direct(slot, false);
-    case Op::kRename: return do_rename(slot);
-    case Op::kLink: return do_link(slot);
-    case Op::kUnlink: return do_unlink(slot);
-    case Op::kFsync: return do_sync(slot, false);
-    case Op::kFdatasync: return do_sync(slot, true);
-    default: return std::nullopt;
+    case Op::kWrite:
+      return do_write(slot);
+    case Op::kRead:
+      return do_read(slot);
+    case Op::kTruncate:
+      return do_truncate(slot);
+    case Op::kAllocate:
+      return do_fallocate(slot, false);
+    case Op::kPunchHole:
+      return do_fallocate(slot, true);
+    case Op::kMmapRead:
+      return do_mmap(slot, false);
+    case Op::kMmapWrite:
+      return do_mmap(slot, true);
+    case Op::kDirectWrite:
+      return do_direct(slot, true);
+    case Op::kDirectRead:
+      return do_direct(slot, false);
+    case Op::kRename:
+      return do_rename(slot);
+    case Op::kLink:
+      return do_link(slot);
+    case Op::kUnlink:
+      return do_unlink(slot);
+    case Op::kFsync:
+      return do_sync(slot, false);
+    case Op::kFdatasync:
+      return do_sync(slot, true);
+    default:
+      return std::nullopt;
   }
 }
 
@@ -242,7 +262,8 @@ std::optional<Mismatch> OpEngine::do_truncate(size_t slot) {
   if (f.get() < 0) return failure(slot, errno_text("open"));
   const uint64_t old_size = model_.size(slot);
   const uint64_t size = rng_() % options_.max_file_bytes;
-  if (ftruncate(f.get(), static_cast<off_t>(size)) != 0) return failure(slot, errno_text("ftruncate"));
+  if (ftruncate(f.get(), static_cast<off_t>(size)) != 0)
+    return failure(slot, errno_text("ftruncate"));
   model_.truncate(slot, size);
   // Around the new end, and the whole grown region (it must read as zeros).
   const uint64_t lo = std::min(old_size, size) > kPage ? std::min(old_size, size) - kPage : 0;
@@ -252,8 +273,8 @@ std::optional<Mismatch> OpEngine::do_truncate(size_t slot) {
 std::optional<Mismatch> OpEngine::do_fallocate(size_t slot, bool punch) {
   Fd f(open(path(slot).c_str(), O_RDWR));
   if (f.get() < 0) return failure(slot, errno_text("open"));
-  const uint64_t offset = punch ? rng_() % (model_.size(slot) + 1)
-                                : rng_() % options_.max_file_bytes;
+  const uint64_t offset =
+      punch ? rng_() % (model_.size(slot) + 1) : rng_() % options_.max_file_bytes;
   const uint64_t length = pick_length(kMaxIo);
   const int mode = punch ? FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE : 0;
   if (fallocate(f.get(), mode, static_cast<off_t>(offset), static_cast<off_t>(length)) != 0) {
@@ -409,8 +430,9 @@ std::optional<Mismatch> OpEngine::check_whole(const std::string& root, size_t sl
   if (n < 0) return failure(slot, std::string("read ") + p + ": " + strerror(static_cast<int>(-n)));
   got.resize(static_cast<size_t>(n));
   if (auto d = first_difference(got, want)) {
-    return failure(slot, p + " differs from the reference (" + std::to_string(n) +
-                             " bytes read, " + std::to_string(want.size()) + " expected)",
+    return failure(slot,
+                   p + " differs from the reference (" + std::to_string(n) + " bytes read, " +
+                       std::to_string(want.size()) + " expected)",
                    static_cast<int64_t>(*d));
   }
   return std::nullopt;
@@ -434,8 +456,8 @@ std::optional<Mismatch> OpEngine::verify_names(const std::string& root) const {
     for (size_t t = 0; t < s; ++t) {
       struct stat other;
       if (model_.same_file(s, t) &&
-          (stat(p.c_str(), &st) != 0 ||
-           stat((root + "/" + name(t)).c_str(), &other) != 0 || st.st_ino != other.st_ino)) {
+          (stat(p.c_str(), &st) != 0 || stat((root + "/" + name(t)).c_str(), &other) != 0 ||
+           st.st_ino != other.st_ino)) {
         return failure(s, "not a hard link of " + name(t) + " any more");
       }
     }

@@ -17,22 +17,36 @@
 namespace diskcond::integrity {
 
 enum class Op {
-  kCreate, kWrite, kRead, kTruncate, kAllocate, kPunchHole, kMmapRead, kMmapWrite,
-  kDirectWrite, kDirectRead, kRename, kLink, kUnlink, kFsync, kFdatasync, kCount
+  kCreate,
+  kWrite,
+  kRead,
+  kTruncate,
+  kAllocate,
+  kPunchHole,
+  kMmapRead,
+  kMmapWrite,
+  kDirectWrite,
+  kDirectRead,
+  kRename,
+  kLink,
+  kUnlink,
+  kFsync,
+  kFdatasync,
+  kCount
 };
 const char* op_name(Op op);
 
 struct EngineOptions {
-  std::string dir;              // where the files live (a conditioned mount or a plain directory)
-  std::string prefix = "f";     // this client's names: prefix + slot number
+  std::string dir;           // where the files live (a conditioned mount or a plain directory)
+  std::string prefix = "f";  // this client's names: prefix + slot number
   size_t slots = 6;
   uint64_t seed = 1;
   uint64_t ops = 1000;
   uint64_t max_file_bytes = 2 << 20;  // offsets and truncate sizes stay below this
-  bool mmap_writes = true;      // MAP_SHARED writable mappings + msync
-  bool mmap_shared_reads = true;  // mmap reads map MAP_SHARED; false: MAP_PRIVATE
-  bool direct_io = true;        // O_DIRECT aligned I/O; turned off for good when the first
-                                // O_DIRECT open or I/O fails with EINVAL (report says so)
+  bool mmap_writes = true;            // MAP_SHARED writable mappings + msync
+  bool mmap_shared_reads = true;      // mmap reads map MAP_SHARED; false: MAP_PRIVATE
+  bool direct_io = true;              // O_DIRECT aligned I/O; turned off for good when the first
+                                      // O_DIRECT open or I/O fails with EINVAL (report says so)
   // Called before each step (0-based); tests use it to corrupt files behind the engine's back.
   std::function<void(uint64_t step)> before_step;
 };
@@ -40,10 +54,10 @@ struct EngineOptions {
 // What went wrong, with everything needed to reproduce it: rerun with the same seed and options.
 struct Mismatch {
   uint64_t seed = 0;
-  uint64_t step = 0;          // 0-based step; for op "final-verify", the steps that were run
+  uint64_t step = 0;  // 0-based step; for op "final-verify", the steps that were run
   std::string op;
-  std::string name;           // file name within dir
-  int64_t offset = -1;        // first differing byte offset in the file, -1 if not a data check
+  std::string name;     // file name within dir
+  int64_t offset = -1;  // first differing byte offset in the file, -1 if not a data check
   std::string detail;
   std::string describe() const;
 };
@@ -51,7 +65,7 @@ struct Mismatch {
 struct EngineReport {
   uint64_t steps_done = 0;
   uint64_t op_counts[static_cast<size_t>(Op::kCount)] = {};
-  bool direct_refused = false;   // the filesystem refused O_DIRECT with EINVAL (then skipped)
+  bool direct_refused = false;       // the filesystem refused O_DIRECT with EINVAL (then skipped)
   std::optional<Mismatch> mismatch;  // the first one; the engine stops there
 };
 

@@ -19,7 +19,9 @@ void ReferenceModel::write(size_t slot, uint64_t offset, std::span<const uint8_t
   std::copy(data.begin(), data.end(), b.begin() + static_cast<ptrdiff_t>(offset));
 }
 
-void ReferenceModel::truncate(size_t slot, uint64_t size) { mutable_contents(slot).resize(size, 0); }
+void ReferenceModel::truncate(size_t slot, uint64_t size) {
+  mutable_contents(slot).resize(size, 0);
+}
 
 void ReferenceModel::allocate(size_t slot, uint64_t offset, uint64_t length) {
   Bytes& b = mutable_contents(slot);
@@ -39,7 +41,9 @@ void ReferenceModel::rename(size_t from, size_t to) {
   slots_[from].reset();
 }
 
-void ReferenceModel::link(size_t from, size_t to) { slots_[to] = slots_[from]; }
+void ReferenceModel::link(size_t from, size_t to) {
+  slots_[to] = slots_[from];
+}
 
 void ReferenceModel::unlink(size_t slot) {
   const size_t object = *slots_[slot];

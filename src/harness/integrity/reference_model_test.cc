@@ -5,7 +5,9 @@
 namespace diskcond::integrity {
 namespace {
 
-Bytes bytes(std::initializer_list<uint8_t> b) { return Bytes(b); }
+Bytes bytes(std::initializer_list<uint8_t> b) {
+  return Bytes(b);
+}
 
 TEST(ReferenceModel, WritesExtendWithZeroFilledGaps) {
   ReferenceModel m(2);

@@ -94,8 +94,10 @@ class Client {
       case LoadOp::kRandomWrite: {
         const uint64_t n = random_() % 2 == 0 ? 1 : 4;  // 4 or 16 KiB
         const uint64_t b = random_() % (blocks_ - n + 1);
-        if (op == LoadOp::kRandomRead) read_blocks(b, n, op);
-        else write_blocks(b, n, op);
+        if (op == LoadOp::kRandomRead)
+          read_blocks(b, n, op);
+        else
+          write_blocks(b, n, op);
         return;
       }
       case LoadOp::kSequentialRead:
@@ -104,8 +106,10 @@ class Client {
         uint64_t& cursor = op == LoadOp::kSequentialRead ? read_cursor_ : write_cursor_;
         if (cursor + n > blocks_) cursor = 0;
         n = std::min(n, blocks_ - cursor);
-        if (op == LoadOp::kSequentialRead) read_blocks(cursor, n, op);
-        else write_blocks(cursor, n, op);
+        if (op == LoadOp::kSequentialRead)
+          read_blocks(cursor, n, op);
+        else
+          write_blocks(cursor, n, op);
         cursor += n;
         return;
       }
@@ -157,8 +161,7 @@ class Client {
 
   // create + 4 KiB write + close + stat + unlink of a scratch file.
   void metadata() {
-    const std::string path =
-        data_path(options_.dir, index_) + "-t" + std::to_string(scratch_++);
+    const std::string path = data_path(options_.dir, index_) + "-t" + std::to_string(scratch_++);
     const int64_t t0 = monotonic_now_ns();
     const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) return fail(LoadOp::kMetadata, "create " + path);
@@ -211,20 +214,28 @@ class Client {
 
 const char* load_op_name(LoadOp op) {
   switch (op) {
-    case LoadOp::kRandomRead: return "random_read";
-    case LoadOp::kRandomWrite: return "random_write";
-    case LoadOp::kSequentialRead: return "sequential_read";
-    case LoadOp::kSequentialWrite: return "sequential_write";
-    case LoadOp::kFsync: return "fsync";
-    case LoadOp::kMetadata: return "metadata";
-    case LoadOp::kFinalCheck: return "final_check";
+    case LoadOp::kRandomRead:
+      return "random_read";
+    case LoadOp::kRandomWrite:
+      return "random_write";
+    case LoadOp::kSequentialRead:
+      return "sequential_read";
+    case LoadOp::kSequentialWrite:
+      return "sequential_write";
+    case LoadOp::kFsync:
+      return "fsync";
+    case LoadOp::kMetadata:
+      return "metadata";
+    case LoadOp::kFinalCheck:
+      return "final_check";
   }
   return "?";
 }
 
 LoadReport run_load(const LoadOptions& options) {
   std::vector<std::unique_ptr<Client>> clients;
-  for (size_t c = 0; c < options.clients; ++c) clients.push_back(std::make_unique<Client>(options, c));
+  for (size_t c = 0; c < options.clients; ++c)
+    clients.push_back(std::make_unique<Client>(options, c));
   std::vector<char> opened(options.clients, 0);
   const int64_t start = monotonic_now_ns();
   const int64_t end = start + static_cast<int64_t>(options.seconds * 1e9);
@@ -251,7 +262,8 @@ LoadReport run_load(const LoadOptions& options) {
       report.ops[i].latency.merge(client.stats()[i].latency);
       report.ops[i].errors += client.stats()[i].errors;
       report.ops[i].bytes += client.stats()[i].bytes;
-      if (static_cast<LoadOp>(i) != LoadOp::kFinalCheck) report.all.merge(client.stats()[i].latency);
+      if (static_cast<LoadOp>(i) != LoadOp::kFinalCheck)
+        report.all.merge(client.stats()[i].latency);
       report.errors += client.stats()[i].errors;
     }
     report.data_errors += client.data_errors();

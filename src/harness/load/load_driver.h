@@ -24,19 +24,25 @@ namespace diskcond::load {
 
 // kFinalCheck: the whole-file read-back after the timed run (not part of the mix).
 enum class LoadOp {
-  kRandomRead, kRandomWrite, kSequentialRead, kSequentialWrite, kFsync, kMetadata, kFinalCheck
+  kRandomRead,
+  kRandomWrite,
+  kSequentialRead,
+  kSequentialWrite,
+  kFsync,
+  kMetadata,
+  kFinalCheck
 };
 constexpr size_t kLoadOpCount = 7;
 const char* load_op_name(LoadOp op);
 
 struct LoadOptions {
-  std::string dir;                 // REQUIRES: an existing directory
+  std::string dir;  // REQUIRES: an existing directory
   size_t clients = 16;
   double seconds = 3;
-  uint64_t seed = 1;               // client c uses seed + c
-  uint64_t file_bytes = 8 << 20;   // per client; a multiple of 1 MiB
-  bool direct_io = true;           // odd clients use O_DIRECT
-  bool keep_files = false;         // leave the data files behind (to check them after stop)
+  uint64_t seed = 1;              // client c uses seed + c
+  uint64_t file_bytes = 8 << 20;  // per client; a multiple of 1 MiB
+  bool direct_io = true;          // odd clients use O_DIRECT
+  bool keep_files = false;        // leave the data files behind (to check them after stop)
 };
 
 struct OpStats {
@@ -47,11 +53,11 @@ struct OpStats {
 
 struct LoadReport {
   std::array<OpStats, kLoadOpCount> ops;
-  rawio::LatencyHistogram all;      // every successful operation of the timed run
-  uint64_t errors = 0;              // operations that failed (errno, short transfer)
-  uint64_t data_errors = 0;         // reads that returned other bytes than were written
-  uint64_t direct_clients = 0;      // clients that really used O_DIRECT
-  std::vector<std::string> first_errors;  // at most 10 messages
+  rawio::LatencyHistogram all;                  // every successful operation of the timed run
+  uint64_t errors = 0;                          // operations that failed (errno, short transfer)
+  uint64_t data_errors = 0;                     // reads that returned other bytes than were written
+  uint64_t direct_clients = 0;                  // clients that really used O_DIRECT
+  std::vector<std::string> first_errors;        // at most 10 messages
   std::vector<std::vector<uint32_t>> versions;  // per client, per 4 KiB block: last version
   double elapsed_s = 0;
   uint64_t operations() const { return all.count(); }

@@ -81,7 +81,8 @@ Result<int> settle_schema(Database& db, Database::Mode mode) {
   if (mode == Database::Mode::kCreate) {
     if (Status s = db.exec(std::string("BEGIN IMMEDIATE;") + kSchema +
                            fmt::format("INSERT INTO schema_version SELECT {} WHERE NOT EXISTS "
-                                       "(SELECT 1 FROM schema_version); COMMIT;", kSchemaVersion));
+                                       "(SELECT 1 FROM schema_version); COMMIT;",
+                                       kSchemaVersion));
         !s) {
       (void)db.exec("ROLLBACK");
       return make_error(s.error());
@@ -94,8 +95,10 @@ Result<int> settle_schema(Database& db, Database::Mode mode) {
   if (!*row) return make_error(db.error("history database has no schema version"));
   int version = static_cast<int>(q->int64(0));
   if (version != kSchemaVersion) {
-    return make_error(db.error(fmt::format("history database has schema version {}, this rawio "
-                                           "reads version {}", version, kSchemaVersion)));
+    return make_error(
+        db.error(fmt::format("history database has schema version {}, this rawio "
+                             "reads version {}",
+                             version, kSchemaVersion)));
   }
   return version;
 }
@@ -119,7 +122,9 @@ Result<HistoryStore> HistoryStore::open(const std::string& path, Database::Mode 
     std::filesystem::path parent = std::filesystem::path(path).parent_path();
     std::error_code ec;
     if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-    if (ec) return make_error(fmt::format("cannot create {} for the history database: {}", parent.string(), ec.message()));
+    if (ec)
+      return make_error(fmt::format("cannot create {} for the history database: {}",
+                                    parent.string(), ec.message()));
   }
   auto db = Database::open(path, mode);
   if (!db) return make_error(db.error());
@@ -128,7 +133,8 @@ Result<HistoryStore> HistoryStore::open(const std::string& path, Database::Mode 
   return HistoryStore(std::move(*db), *version);
 }
 
-Result<std::vector<int64_t>> HistoryStore::save(const RunContext& c, const std::vector<TargetReport>& reports) {
+Result<std::vector<int64_t>> HistoryStore::save(const RunContext& c,
+                                                const std::vector<TargetReport>& reports) {
   if (Status s = db_.exec("BEGIN IMMEDIATE"); !s) return make_error(s.error());
   std::vector<int64_t> ids;
   auto fail = [&](const std::string& message) {
@@ -140,7 +146,11 @@ Result<std::vector<int64_t>> HistoryStore::save(const RunContext& c, const std::
       " sector_bytes, options_json) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)");
   if (!insert) return fail(insert.error());
   for (const TargetReport& r : reports) {
-    insert->bind(1, c.when_utc).bind(2, c.host).bind(3, c.kernel).bind(4, r.target).bind(5, r.io_path);
+    insert->bind(1, c.when_utc)
+        .bind(2, c.host)
+        .bind(3, c.kernel)
+        .bind(4, r.target)
+        .bind(5, r.io_path);
     insert->bind(6, r.id).bind(7, r.kind).bind(8, c.engine).bind_u64(9, r.area_bytes);
     insert->bind(10, static_cast<int64_t>(r.sector_bytes)).bind(11, c.options_json);
     if (Status s = insert->run(); !s) return fail(s.error());
@@ -161,12 +171,21 @@ Status HistoryStore::save_report(int64_t run_id, const TargetReport& report) {
     const LatencyHistogram& h = t.latency;
     const auto position = static_cast<int64_t>(i);
     test->bind(1, run_id).bind(2, position).bind(3, test_code(t.spec.kind)).bind(4, t.engine);
-    test->bind(5, int64_t{t.direct}).bind(6, int64_t{t.spec.transfer_bytes}).bind(7, int64_t{t.spec.workers});
-    test->bind(8, int64_t{t.iodepth}).bind(9, int64_t{t.spec.submit_batch}).bind_u64(10, t.spec.area_bytes);
-    test->bind_u64(11, t.spec.transfer_count).bind(12, t.spec.time_limit_ns).bind_u64(13, t.spec.seed);
+    test->bind(5, int64_t{t.direct})
+        .bind(6, int64_t{t.spec.transfer_bytes})
+        .bind(7, int64_t{t.spec.workers});
+    test->bind(8, int64_t{t.iodepth})
+        .bind(9, int64_t{t.spec.submit_batch})
+        .bind_u64(10, t.spec.area_bytes);
+    test->bind_u64(11, t.spec.transfer_count)
+        .bind(12, t.spec.time_limit_ns)
+        .bind_u64(13, t.spec.seed);
     test->bind(14, stop_reason_key(t.stopped_by)).bind_u64(15, t.transfers).bind_u64(16, t.bytes);
     test->bind(17, t.elapsed_ns).bind(18, t.kib_per_sec()).bind(19, t.transfers_per_sec());
-    test->bind(20, t.cpu.user_ns).bind(21, t.cpu.sys_ns).bind_u64(22, h.sum_ns()).bind_u64(23, h.min_ns());
+    test->bind(20, t.cpu.user_ns)
+        .bind(21, t.cpu.sys_ns)
+        .bind_u64(22, h.sum_ns())
+        .bind_u64(23, h.min_ns());
     test->bind_u64(24, h.max_ns()).bind(25, h.mean_ns()).bind_u64(26, h.percentile_ns(50));
     test->bind_u64(27, h.percentile_ns(90)).bind_u64(28, h.percentile_ns(99));
     test->bind_u64(29, h.percentile_ns(99.9)).bind(30, buckets_to_text(h.non_empty_buckets()));
@@ -198,7 +217,8 @@ Result<std::vector<RunSummary>> HistoryStore::list() {
     auto row = t->step();
     if (!row) return make_error(row.error());
     if (!*row) break;
-    if (auto it = index.find(t->int64(0)); it != index.end()) runs[it->second].tests.push_back(t->text(1));
+    if (auto it = index.find(t->int64(0)); it != index.end())
+      runs[it->second].tests.push_back(t->text(1));
   }
   return runs;
 }
@@ -215,8 +235,9 @@ Result<SavedRun> HistoryStore::load(int64_t run_id) {
   SavedRun run;
   run.run_id = run_id;
   run.context = {q->text(0), q->text(1), q->text(2), q->text(7), q->text(10)};
-  run.report = {q->text(5), q->text(3), q->text(6), q->text(4), q->u64(8),
-                static_cast<uint32_t>(q->int64(9)), {}};
+  run.report = {q->text(5), q->text(3), q->text(6),
+                q->text(4), q->u64(8),  static_cast<uint32_t>(q->int64(9)),
+                {}};
   if (Status s = load_tests(run); !s) return make_error(s.error());
   return run;
 }
@@ -230,7 +251,9 @@ Status HistoryStore::load_tests(SavedRun& run) {
     if (!row) return make_error(row.error());
     if (!*row) return ok_status();
     auto kind = kind_from_code(q->text(0));
-    if (!kind) return make_error(fmt::format("history database: unknown test '{}' in run {}", q->text(0), run.run_id));
+    if (!kind)
+      return make_error(
+          fmt::format("history database: unknown test '{}' in run {}", q->text(0), run.run_id));
     auto buckets = buckets_from_text(q->text(20));
     if (!buckets) return make_error(buckets.error());
     RunResult t;
@@ -259,7 +282,8 @@ Status HistoryStore::load_tests(SavedRun& run) {
 
 Status HistoryStore::load_intervals(int64_t run_id, int position, RunResult& test) {
   auto q = db_.prepare(
-      "SELECT second, bytes, transfers FROM intervals WHERE run_id = ?1 AND position = ?2 ORDER BY second");
+      "SELECT second, bytes, transfers FROM intervals WHERE run_id = ?1 AND position = ?2 ORDER BY "
+      "second");
   if (!q) return make_error(q.error());
   q->bind(1, run_id).bind(2, int64_t{position});
   for (;;) {

@@ -33,7 +33,8 @@ class HistoryStore {
 
   // Stores every report with the same context in one transaction. Returns the new run ids, in
   // the order of `reports`.
-  Result<std::vector<int64_t>> save(const RunContext& context, const std::vector<TargetReport>& reports);
+  Result<std::vector<int64_t>> save(const RunContext& context,
+                                    const std::vector<TargetReport>& reports);
 
   // All runs, oldest first.
   Result<std::vector<RunSummary>> list();

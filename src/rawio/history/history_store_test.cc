@@ -98,7 +98,8 @@ TEST(HistoryStore, RoundTripKeepsEveryField) {
     EXPECT_EQ(b.latency.max_ns(), 23'456'789u);
     EXPECT_DOUBLE_EQ(b.latency.mean_ns(), a.latency.mean_ns());
     EXPECT_EQ(b.latency.non_empty_buckets(), a.latency.non_empty_buckets());
-    for (double p : {50.0, 90.0, 99.0, 99.9}) EXPECT_EQ(b.latency.percentile_ns(p), a.latency.percentile_ns(p));
+    for (double p : {50.0, 90.0, 99.0, 99.9})
+      EXPECT_EQ(b.latency.percentile_ns(p), a.latency.percentile_ns(p));
     ASSERT_EQ(b.intervals.size(), 3u);
     for (size_t s = 0; s < 3; ++s) {
       EXPECT_EQ(b.intervals[s].bytes, a.intervals[s].bytes);
@@ -135,7 +136,8 @@ TEST(HistoryStore, SchemaVersionIsRecordedAndOthersRefused) {
 
 TEST(HistoryStore, SavesSeveralTargetsInOrderAndListsThem) {
   testing::ScratchDir dir;
-  auto store = HistoryStore::open(dir.file("sub/dir/rawio.db"), Database::Mode::kCreate);  // makes dirs
+  auto store =
+      HistoryStore::open(dir.file("sub/dir/rawio.db"), Database::Mode::kCreate);  // makes dirs
   ASSERT_TRUE(store) << store.error();
   auto ids = store->save(known_context(), {known_report("plain"), known_report("vinum")});
   ASSERT_TRUE(ids) << ids.error();
@@ -228,7 +230,8 @@ TEST(HistoryStore, DefaultPathFollowsXdg) {
   setenv("XDG_DATA_HOME", "/data/x", 1);
   EXPECT_EQ(default_database_path(), "/data/x/diskcond/rawio.db");
   unsetenv("XDG_DATA_HOME");
-  EXPECT_EQ(default_database_path(), std::string(getenv("HOME")) + "/.local/share/diskcond/rawio.db");
+  EXPECT_EQ(default_database_path(),
+            std::string(getenv("HOME")) + "/.local/share/diskcond/rawio.db");
   if (old_xdg) setenv("XDG_DATA_HOME", saved.c_str(), 1);
 }
 

@@ -15,10 +15,12 @@ Result<Database> Database::open(const std::string& path, Mode mode) {
   if (mode == Mode::kReadOnly) {
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) {
-      return make_error(fmt::format("no history database at {} (save runs with rawio --save)", path));
+      return make_error(
+          fmt::format("no history database at {} (save runs with rawio --save)", path));
     }
   }
-  int flags = mode == Mode::kCreate ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
+  int flags =
+      mode == Mode::kCreate ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
   sqlite3* raw = nullptr;
   int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
   Database db(raw, path);  // owns the handle even when opening failed
@@ -38,7 +40,9 @@ Database& Database::operator=(Database&& other) noexcept {
   return *this;
 }
 
-Database::~Database() { sqlite3_close_v2(db_); }
+Database::~Database() {
+  sqlite3_close_v2(db_);
+}
 
 std::string Database::error(std::string_view what) const {
   const char* message = db_ ? sqlite3_errmsg(db_) : "out of memory";
@@ -55,7 +59,8 @@ Status Database::exec(std::string_view sql) {
 
 Result<Statement> Database::prepare(std::string_view sql) {
   sqlite3_stmt* stmt = nullptr;
-  if (sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr) != SQLITE_OK) {
+  if (sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr) !=
+      SQLITE_OK) {
     return make_error(error("history database"));
   }
   return Statement(stmt, this);

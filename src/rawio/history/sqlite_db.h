@@ -24,7 +24,9 @@ class Database {
   // Opens `path` with a busy timeout (other rawio processes may be writing) and foreign keys on.
   static Result<Database> open(const std::string& path, Mode mode);
 
-  Database(Database&& other) noexcept : db_(other.db_), path_(std::move(other.path_)) { other.db_ = nullptr; }
+  Database(Database&& other) noexcept : db_(other.db_), path_(std::move(other.path_)) {
+    other.db_ = nullptr;
+  }
   Database& operator=(Database&& other) noexcept;
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
@@ -48,7 +50,9 @@ class Database {
 // REQUIRES: the Database it came from outlives it and is not moved while it lives.
 class Statement {
  public:
-  Statement(Statement&& other) noexcept : stmt_(other.stmt_), db_(other.db_) { other.stmt_ = nullptr; }
+  Statement(Statement&& other) noexcept : stmt_(other.stmt_), db_(other.db_) {
+    other.stmt_ = nullptr;
+  }
   Statement(const Statement&) = delete;
   Statement& operator=(const Statement&) = delete;
   ~Statement() { sqlite3_finalize(stmt_); }
@@ -57,7 +61,9 @@ class Statement {
   Statement& bind(int index, double value);
   Statement& bind(int index, std::string_view text);
   // Unsigned 64-bit values are stored as their two's-complement int64 bit pattern.
-  Statement& bind_u64(int index, uint64_t value) { return bind(index, static_cast<int64_t>(value)); }
+  Statement& bind_u64(int index, uint64_t value) {
+    return bind(index, static_cast<int64_t>(value));
+  }
 
   // Returns true when a row is ready, false when done.
   Result<bool> step();

@@ -48,9 +48,10 @@ TEST(RawioHistoryBinary, SaveTwiceThenReportTheLastTwo) {
 
   Outcome list = rawio("report --list --db " + dir.file("history/rawio.db"));
   ASSERT_EQ(list.exit_code, 0) << list.err;
-  std::regex rows("Run +When +Host +Target +ID +Tests\n"
-                  "  1  20[0-9-]+T[0-9:]+Z .* plain  RR SR\n"
-                  "  2  20[0-9-]+T[0-9:]+Z .* vinum  RR SR\n");
+  std::regex rows(
+      "Run +When +Host +Target +ID +Tests\n"
+      "  1  20[0-9-]+T[0-9:]+Z .* plain  RR SR\n"
+      "  2  20[0-9-]+T[0-9:]+Z .* vinum  RR SR\n");
   EXPECT_TRUE(std::regex_match(list.out, rows)) << list.out;
 }
 
@@ -59,7 +60,8 @@ TEST(RawioHistoryBinary, SaveUsesTheXdgDataDirectoryByDefault) {
   testing::write_pattern_file(dir.file("data"), 4 << 20);
   std::string env = "XDG_DATA_HOME=" + dir.file("xdg") + " ";
   testing::ScratchDir io;
-  std::string cmd = env + RAWIO_BINARY + " -R --save" + kQuick + dir.file("data") + " >/dev/null 2>&1";
+  std::string cmd =
+      env + RAWIO_BINARY + " -R --save" + kQuick + dir.file("data") + " >/dev/null 2>&1";
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   EXPECT_TRUE(std::filesystem::exists(dir.file("xdg/diskcond/rawio.db")));
   cmd = env + RAWIO_BINARY + " report >" + io.file("out") + " 2>&1";
@@ -73,23 +75,28 @@ TEST(RawioHistoryBinary, AnUnwritableDatabaseIsAnErrorBeforeTheRun) {
   testing::ScratchDir dir;
   testing::write_pattern_file(dir.file("data"), 4 << 20);
   testing::write_zero_file(dir.file("file"), 16);
-  Outcome r = rawio("-R" + std::string(kQuick) + "--save --db " + dir.file("file/rawio.db") + " " + dir.file("data"));
+  Outcome r = rawio("-R" + std::string(kQuick) + "--save --db " + dir.file("file/rawio.db") + " " +
+                    dir.file("data"));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err.find("rawio: --save: cannot create " + dir.file("file") + " for the history database"), 0u)
+  EXPECT_EQ(
+      r.err.find("rawio: --save: cannot create " + dir.file("file") + " for the history database"),
+      0u)
       << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   // The default database under a HOME that cannot hold it, on a directory: no test file either.
   std::filesystem::create_directory(dir.file("target"));
   testing::ScratchDir io;
   const std::string cmd = "env -u XDG_DATA_HOME HOME=" + dir.file("file") + " " + RAWIO_BINARY +
-                          " -R --no-progress -n 16m --save " + dir.file("target") + " >" + io.file("out") + " 2>" +
-                          io.file("err");
+                          " -R --no-progress -n 16m --save " + dir.file("target") + " >" +
+                          io.file("out") + " 2>" + io.file("err");
   const int status = std::system(cmd.c_str());
   EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 1);
   EXPECT_EQ(slurp(io.file("out")), "");
-  EXPECT_EQ(slurp(io.file("err")).find("rawio: --save: cannot create " + dir.file("file") + "/.local/share/diskcond"),
-            0u)
+  EXPECT_EQ(
+      slurp(io.file("err"))
+          .find("rawio: --save: cannot create " + dir.file("file") + "/.local/share/diskcond"),
+      0u)
       << slurp(io.file("err"));
   EXPECT_TRUE(std::filesystem::is_empty(dir.file("target")));
 }

@@ -13,7 +13,9 @@
 namespace diskcond::rawio::report {
 namespace {
 
-void say(std::FILE* err, const std::string& line) { fmt::print(err, "rawio: report: {}\n", one_line(line)); }
+void say(std::FILE* err, const std::string& line) {
+  fmt::print(err, "rawio: report: {}\n", one_line(line));
+}
 
 void print(std::FILE* out, const std::string& text) {
   std::fwrite(text.data(), 1, text.size(), out);
@@ -24,7 +26,8 @@ void print(std::FILE* out, const std::string& text) {
 
 int run_report(const ReportInvocation& inv, std::FILE* out, std::FILE* err) {
   std::string path = inv.db_path.empty() ? history::default_database_path() : inv.db_path;
-  if (path.empty()) return say(err, "neither XDG_DATA_HOME nor HOME is set; use --db PATH"), kExitUsage;
+  if (path.empty())
+    return say(err, "neither XDG_DATA_HOME nor HOME is set; use --db PATH"), kExitUsage;
   auto store = history::HistoryStore::open(path, history::Database::Mode::kReadOnly);
   if (!store) return say(err, store.error()), kExitIoError;
   auto saved = store->list();
@@ -49,9 +52,11 @@ int run_report(const ReportInvocation& inv, std::FILE* out, std::FILE* err) {
   }
   // Plot first, so a failure leaves no partial output on stdout.
   if (!inv.plot_path.empty()) {
-    if (Status s = write_plot(inv.plot_path, plot_svg(rows)); !s) return say(err, s.error()), kExitIoError;
+    if (Status s = write_plot(inv.plot_path, plot_svg(rows)); !s)
+      return say(err, s.error()), kExitIoError;
   }
-  print(out, inv.json ? format_report_json(runs, labels) : make_text_formatter(inv.verbosity, inv.units)->render(rows));
+  print(out, inv.json ? format_report_json(runs, labels)
+                      : make_text_formatter(inv.verbosity, inv.units)->render(rows));
   return kExitOk;
 }
 

@@ -1,7 +1,7 @@
 #include "rawio/report/report_command_line.h"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <charconv>
 #include <cstdint>
@@ -19,7 +19,8 @@ const char* kDescription =
     "newest run labelled ID\n(the N newest with --last N); --last N alone: the N newest runs.\n";
 
 bool ends_with(const std::string& text, std::string_view suffix) {
-  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // A run number: a whole number from 1 (CLI::PositiveNumber's message prints the range of a double,
@@ -29,7 +30,8 @@ CLI::Validator run_number() {
       [](std::string& word) -> std::string {
         int64_t run = 0;
         const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), run);
-        const bool digits = !word.empty() && word.find_first_not_of("0123456789") == std::string::npos;
+        const bool digits =
+            !word.empty() && word.find_first_not_of("0123456789") == std::string::npos;
         if (digits && ec == std::errc() && end == word.data() + word.size() && run >= 1) return "";
         return fmt::format("'{}' is not a run number (a whole number from 1)", word);
       },
@@ -42,14 +44,19 @@ std::unique_ptr<CLI::App> build_app(ReportInvocation& inv, size_t& last, std::st
                   "History database (default ${XDG_DATA_HOME:-~/.local/share}/diskcond/rawio.db)")
       ->type_name("PATH");
   app->add_option("runs", inv.selection.run_ids, "Run numbers (see --list)")
-      ->check(run_number())->type_name("RUN");
+      ->check(run_number())
+      ->type_name("RUN");
   app->add_option("--last", last, "The N newest runs (of each --id label, with --id)")
-      ->check(CLI::Range(size_t{1}, size_t{1} << 30))->type_name("N");
+      ->check(CLI::Range(size_t{1}, size_t{1} << 30))
+      ->type_name("N");
   app->add_option("-i,--id", inv.selection.labels, "The newest run with this row ID; repeatable")
-      ->allow_extra_args(false)->delimiter(',')->type_name("ID");
+      ->allow_extra_args(false)
+      ->delimiter(',')
+      ->type_name("ID");
   app->add_option("-v,--verbose", inv.verbosity,
                   "As rawio: 0 summary table, 1 one row per test with CPU, 2 adds latency")
-      ->check(CLI::Range(0, 2))->default_val(0);
+      ->check(CLI::Range(0, 2))
+      ->default_val(0);
   app->add_flag("--json", inv.json, "One JSON document with the runs (or the list) on stdout");
   app->add_option("--units", units_text, kUnitsHelp)->type_name("UNITS");
   app->add_flag("--list", inv.list, "List the saved runs: run, when, host, target, ID, tests");
@@ -61,7 +68,8 @@ std::unique_ptr<CLI::App> build_app(ReportInvocation& inv, size_t& last, std::st
 }
 
 // What CLI11 cannot check: "" or the one-line error.
-std::string check_combination(const CLI::App& app, ReportInvocation& inv, const std::string& units_text) {
+std::string check_combination(const CLI::App& app, ReportInvocation& inv,
+                              const std::string& units_text) {
   if (std::string error = repeated_flag_error(app); !error.empty()) return error;
   if (app.count("--db") > 0 && inv.db_path.empty()) return "--db: the database path is empty";
   const std::string& plot = inv.plot_path;

@@ -21,11 +21,11 @@ struct RunSelection {
 struct ReportInvocation {
   std::string db_path;  // --db; empty: history::default_database_path()
   RunSelection selection;
-  int verbosity = 0;    // as rawio -v: 0 summary table, 1 rows per test, 2 adds latency
+  int verbosity = 0;  // as rawio -v: 0 summary table, 1 rows per test, 2 adds latency
   bool json = false;
   Units units = Units::kKib;  // --units, as rawio
-  bool list = false;    // --list: the saved runs instead of a report
-  std::string plot_path;  // --plot; ends in .svg or .png
+  bool list = false;          // --list: the saved runs instead of a report
+  std::string plot_path;      // --plot; ends in .svg or .png
 };
 
 struct ParsedReportCommandLine {

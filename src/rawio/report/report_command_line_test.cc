@@ -21,8 +21,8 @@ TEST(ReportCommandLine, OnlyTheFirstWordReportIsTheReport) {
 }
 
 TEST(ReportCommandLine, EveryOption) {
-  auto p = parse({"--db", "/tmp/h.db", "3", "5", "--last", "2", "--id", "plain", "-i", "vinum", "-v", "2",
-                  "--json", "--plot", "out.png"});
+  auto p = parse({"--db", "/tmp/h.db", "3", "5", "--last", "2", "--id", "plain", "-i", "vinum",
+                  "-v", "2", "--json", "--plot", "out.png"});
   ASSERT_EQ(p.action, ParsedReportCommandLine::Action::kRun) << p.text;
   const ReportInvocation& inv = p.invocation;
   EXPECT_EQ(inv.db_path, "/tmp/h.db");
@@ -77,8 +77,9 @@ TEST(ReportCommandLine, ABadRunNumberIsOneShortLine) {
   for (const char* word : {"0", "-1", "abc", "1.5", "", "+1", "99999999999999999999"}) {
     auto p = parse({word});
     EXPECT_EQ(p.action, ParsedReportCommandLine::Action::kUsageError) << word;
-    EXPECT_EQ(p.text, std::string("report: runs: '") + word +
-                          "' is not a run number (a whole number from 1) (see rawio report --help)");
+    EXPECT_EQ(p.text,
+              std::string("report: runs: '") + word +
+                  "' is not a run number (a whole number from 1) (see rawio report --help)");
   }
 }
 

@@ -26,7 +26,8 @@ std::string format_run_list(const std::vector<history::RunSummary>& runs) {
   using Row = std::array<std::string, 6>;
   std::vector<Row> rows = {{"Run", "When", "Host", "Target", "ID", "Tests"}};
   for (const auto& r : runs) {
-    rows.push_back({std::to_string(r.run_id), r.when_utc, r.host, r.target, r.label, joined(r.tests)});
+    rows.push_back(
+        {std::to_string(r.run_id), r.when_utc, r.host, r.target, r.label, joined(r.tests)});
   }
   std::array<size_t, 6> width{};
   for (const auto& row : rows) {
@@ -46,8 +47,12 @@ std::string format_run_list(const std::vector<history::RunSummary>& runs) {
 std::string format_run_list_json(const std::vector<history::RunSummary>& runs) {
   json list = json::array();
   for (const auto& r : runs) {
-    list.push_back({{"run", r.run_id}, {"when_utc", r.when_utc}, {"host", r.host},
-                    {"target", r.target}, {"id", r.label}, {"tests", r.tests}});
+    list.push_back({{"run", r.run_id},
+                    {"when_utc", r.when_utc},
+                    {"host", r.host},
+                    {"target", r.target},
+                    {"id", r.label},
+                    {"tests", r.tests}});
   }
   return json{{"runs", list}}.dump(2) + "\n";
 }
@@ -62,9 +67,13 @@ std::string format_report_json(const std::vector<history::SavedRun>& runs,
     // The target object exactly as rawio --json writes it, taken from that formatter's output.
     json target = json::parse(make_json_formatter(json())->render({&report, 1}))["targets"][0];
     json options = json::parse(run.context.options_json, nullptr, /*allow_exceptions=*/false);
-    list.push_back({{"run", run.run_id}, {"when_utc", run.context.when_utc}, {"host", run.context.host},
-                    {"kernel", run.context.kernel}, {"engine", run.context.engine},
-                    {"options", options.is_discarded() ? json() : options}, {"target", target}});
+    list.push_back({{"run", run.run_id},
+                    {"when_utc", run.context.when_utc},
+                    {"host", run.context.host},
+                    {"kernel", run.context.kernel},
+                    {"engine", run.context.engine},
+                    {"options", options.is_discarded() ? json() : options},
+                    {"target", target}});
   }
   return json{{"tool", "rawio"}, {"version", DISKCOND_VERSION}, {"runs", list}}.dump(2) + "\n";
 }

@@ -57,7 +57,8 @@ bool spans_decades(const std::vector<BarGroup>& groups) {
   return lo > 0 && hi / lo > std::pow(10.0, kDecadesForLogScale);
 }
 
-BarChart throughput_bars(const std::vector<TargetReport>& rows, const std::vector<std::string>& labels) {
+BarChart throughput_bars(const std::vector<TargetReport>& rows,
+                         const std::vector<std::string>& labels) {
   BarChart chart{"Throughput by test", "K/sec", labels, {}, false};
   for (TestKind kind : tests_present(rows)) {
     BarGroup group{std::string(test_code(kind)), {}};
@@ -74,7 +75,8 @@ BarChart throughput_bars(const std::vector<TargetReport>& rows, const std::vecto
 BarChart latency_bars(const std::vector<TargetReport>& rows, const std::vector<std::string>& labels,
                       TestKind kind) {
   BarChart chart{fmt::format("{} latency", test_title(kind)), "microseconds", labels, {}, false};
-  const std::pair<const char*, double> points[] = {{"p50", 50}, {"p90", 90}, {"p99", 99}, {"p99.9", 99.9}, {"max", 100}};
+  const std::pair<const char*, double> points[] = {
+      {"p50", 50}, {"p90", 90}, {"p99", 99}, {"p99.9", 99.9}, {"max", 100}};
   for (auto [name, p] : points) {
     BarGroup group{name, {}};
     for (const auto& r : rows) {
@@ -115,11 +117,13 @@ std::vector<Step> throughput_steps(const RunResult& t) {
 }
 
 LineChart throughput_over_time(const TargetReport& row) {
-  LineChart chart{fmt::format("Throughput over time: {} ({})", row.id, row.target), "seconds", "MiB/s", {}};
+  LineChart chart{
+      fmt::format("Throughput over time: {} ({})", row.id, row.target), "seconds", "MiB/s", {}};
   for (const RunResult& t : row.tests) {
     LineSeries series{std::string(test_code(t.spec.kind)), {}};
     for (const Step& step : throughput_steps(t)) {
-      const double mib_per_sec = static_cast<double>(step.bytes) / (1 << 20) / (step.end - step.start);
+      const double mib_per_sec =
+          static_cast<double>(step.bytes) / (1 << 20) / (step.end - step.start);
       series.points.emplace_back(step.start, mib_per_sec);
       series.points.emplace_back(step.end, mib_per_sec);
     }
@@ -137,7 +141,8 @@ std::string plot_svg(const std::vector<TargetReport>& rows) {
   for (TestKind kind : tests_present(rows)) {
     parts.push_back(chart::render_bar_chart(latency_bars(rows, labels, kind), {760, 320}));
   }
-  for (const auto& r : rows) parts.push_back(chart::render_line_chart(throughput_over_time(r), {760, 320}));
+  for (const auto& r : rows)
+    parts.push_back(chart::render_line_chart(throughput_over_time(r), {760, 320}));
   return chart::stack_svg(parts);
 }
 
@@ -148,18 +153,23 @@ Status write_plot(const std::string& path, const std::string& svg, const std::st
     std::ofstream file(svg_path, std::ios::binary | std::ios::trunc);
     file << svg;
     file.close();
-    if (!file) return make_error(fmt::format("cannot write {}: {}", svg_path, std::strerror(errno)));
+    if (!file)
+      return make_error(fmt::format("cannot write {}: {}", svg_path, std::strerror(errno)));
   }
   if (!png) return ok_status();
-  const char* argv[] = {converter.c_str(), "-f", "png", "-o", path.c_str(), svg_path.c_str(), nullptr};
+  const char* argv[] = {converter.c_str(), "-f",   "png", "-o", path.c_str(),
+                        svg_path.c_str(),  nullptr};
   pid_t pid = 0;
-  int rc = posix_spawnp(&pid, converter.c_str(), nullptr, nullptr, const_cast<char**>(argv), environ);
+  int rc =
+      posix_spawnp(&pid, converter.c_str(), nullptr, nullptr, const_cast<char**>(argv), environ);
   int status = 0;
   if (rc == 0) waitpid(pid, &status, 0);
   ::unlink(svg_path.c_str());
   if (rc == ENOENT) {
-    return make_error(fmt::format("cannot write {}: {} not found (install librsvg2-bin, or plot to an "
-                                  ".svg file)", path, converter));
+    return make_error(
+        fmt::format("cannot write {}: {} not found (install librsvg2-bin, or plot to an "
+                    ".svg file)",
+                    path, converter));
   }
   if (rc != 0) return make_error(fmt::format("cannot run {}: {}", converter, std::strerror(rc)));
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {

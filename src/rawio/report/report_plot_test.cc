@@ -7,9 +7,9 @@
 #include <regex>
 #include <sstream>
 
+#include "chart/svg_test_util.h"
 #include "rawio/report/report_command.h"
 #include "rawio/report/report_test_util.h"
-#include "chart/svg_test_util.h"
 
 namespace diskcond::rawio::report {
 namespace {
@@ -68,7 +68,8 @@ TEST(ReportPlot, ReportWritesSvgAndPng) {
   EXPECT_EQ(count(svg, "class=\"bar\""), 48u);
   EXPECT_EQ(count(svg, "class=\"series\""), 8u);
 
-  if (std::system("command -v rsvg-convert >/dev/null 2>&1") != 0) GTEST_SKIP() << "rsvg-convert not installed";
+  if (std::system("command -v rsvg-convert >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "rsvg-convert not installed";
   inv.plot_path = db.file("runs.png");
   r = testing::capture_report(inv);
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -95,16 +96,16 @@ TEST(ReportPlot, ThroughputStepsFoldTheLastSliverIntoTheSecondBefore) {
   TargetReport row = testing::seed_plain();
   row.tests.resize(1);
   RunResult& t = row.tests[0];
-  t.elapsed_ns = 2'010'000'000;                         // 2 s, then 10 ms of transfers in flight
+  t.elapsed_ns = 2'010'000'000;  // 2 s, then 10 ms of transfers in flight
   t.intervals = {{100 << 20, 1}, {100 << 20, 1}, {2 << 20, 1}};
   auto points = first_line(plot_svg({row}));
-  ASSERT_EQ(points.size(), 4u);                         // two steps, not three
+  ASSERT_EQ(points.size(), 4u);                          // two steps, not three
   EXPECT_DOUBLE_EQ(points[0].second, points[1].second);  // 100 MiB/s
   EXPECT_DOUBLE_EQ(points[2].second, points[3].second);  // 102 MiB / 1.01 s: just above 100
   EXPECT_LT(points[2].second, points[0].second);         // higher on the chart = smaller y
   EXPECT_GT(points[2].second, points[0].second - 2.0);
 
-  t.elapsed_ns = 300'000'000;                           // a 0.3 s test: one partial second
+  t.elapsed_ns = 300'000'000;  // a 0.3 s test: one partial second
   t.intervals = {{30 << 20, 1}};
   points = first_line(plot_svg({row}));
   ASSERT_EQ(points.size(), 2u);
@@ -116,9 +117,11 @@ TEST(ReportPlot, ThroughputStepsFoldTheLastSliverIntoTheSecondBefore) {
 
 TEST(ReportPlot, MissingConverterIsOneClearLine) {
   rawio::testing::ScratchDir dir;
-  Status s = write_plot(dir.file("x.png"), plot_svg({testing::seed_plain()}), "rsvg-convert-not-installed");
+  Status s = write_plot(dir.file("x.png"), plot_svg({testing::seed_plain()}),
+                        "rsvg-convert-not-installed");
   ASSERT_FALSE(s);
-  EXPECT_NE(s.error().find("rsvg-convert-not-installed not found (install librsvg2-bin"), std::string::npos)
+  EXPECT_NE(s.error().find("rsvg-convert-not-installed not found (install librsvg2-bin"),
+            std::string::npos)
       << s.error();
   EXPECT_EQ(s.error().find('\n'), std::string::npos);
   EXPECT_FALSE(std::filesystem::exists(dir.file("x.png.svg.tmp")));

@@ -35,16 +35,27 @@ inline RunResult seed_test(TestKind kind, SeedFigures f, uint64_t latency_us) {
   return r;
 }
 
-// The seed's plain disk (rawio -a /dev/rda1s1e) and its vinum volume (rawio -a -v 1 /dev/vinum/test).
+// The seed's plain disk (rawio -a /dev/rda1s1e) and its vinum volume (rawio -a -v 1
+// /dev/vinum/test).
 inline TargetReport seed_plain() {
-  return {"plain", "/dev/rda1s1e", "block_device", "/dev/rda1s1e", 1 << 30, 512,
+  return {"plain",
+          "/dev/rda1s1e",
+          "block_device",
+          "/dev/rda1s1e",
+          1 << 30,
+          512,
           {seed_test(TestKind::kRandomRead, {874.8, 54, 0.1, 8.8}, 18000),
            seed_test(TestKind::kSequentialRead, {2683.1, 164, 0.9, 85.8}, 6000),
            seed_test(TestKind::kRandomWrite, {868.0, 54, 0.2, 10.7}, 18000),
            seed_test(TestKind::kSequentialWrite, {1380.3, 84, 0.1, 16.4}, 12000)}};
 }
 inline TargetReport seed_vinum() {
-  return {"vinum", "/dev/vinum/test", "block_device", "/dev/vinum/test", 1 << 30, 512,
+  return {"vinum",
+          "/dev/vinum/test",
+          "block_device",
+          "/dev/vinum/test",
+          1 << 30,
+          512,
           {seed_test(TestKind::kRandomRead, {480.8, 30, 0.2, 18.6}, 33000),
            seed_test(TestKind::kSequentialRead, {5001.7, 305, 0.9, 88.8}, 3000),
            seed_test(TestKind::kRandomWrite, {478.2, 29, 0.2, 15.4}, 34000),
@@ -59,7 +70,8 @@ class SeedDatabase {
     ok_ = store.ok();
     for (const auto& r : reports) {
       if (!ok_) return;
-      history::RunContext context{"2026-11-30T06:42:21Z", "bsdbox", "FreeBSD 4.0", "psync", R"({"seed":1})"};
+      history::RunContext context{"2026-11-30T06:42:21Z", "bsdbox", "FreeBSD 4.0", "psync",
+                                  R"({"seed":1})"};
       auto ids = store->save(context, {r});
       ok_ = ids.ok();
     }

@@ -22,10 +22,12 @@ std::vector<int64_t> newest(std::vector<int64_t> ids, size_t n) {
 
 Result<std::vector<int64_t>> select_runs(const std::vector<history::RunSummary>& saved,
                                          const RunSelection& selection) {
-  if (saved.empty()) return make_error("the history database holds no runs yet (save some with rawio --save)");
+  if (saved.empty())
+    return make_error("the history database holds no runs yet (save some with rawio --save)");
   std::vector<int64_t> chosen;
   for (int64_t id : selection.run_ids) {
-    bool known = std::any_of(saved.begin(), saved.end(), [&](const auto& s) { return s.run_id == id; });
+    bool known =
+        std::any_of(saved.begin(), saved.end(), [&](const auto& s) { return s.run_id == id; });
     if (!known) return make_error(fmt::format("no saved run {} (see rawio report --list)", id));
     add_once(chosen, id);
   }
@@ -34,7 +36,9 @@ Result<std::vector<int64_t>> select_runs(const std::vector<history::RunSummary>&
     for (const auto& s : saved) {
       if (s.label == label) labelled.push_back(s.run_id);
     }
-    if (labelled.empty()) return make_error(fmt::format("no saved run has the ID '{}' (see rawio report --list)", label));
+    if (labelled.empty())
+      return make_error(
+          fmt::format("no saved run has the ID '{}' (see rawio report --list)", label));
     for (int64_t id : newest(labelled, selection.last.value_or(1))) add_once(chosen, id);
   }
   if (selection.labels.empty() && (selection.last || selection.run_ids.empty())) {

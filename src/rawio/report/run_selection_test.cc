@@ -22,7 +22,9 @@ Ids choose(RunSelection s) {
   return ids ? *ids : Ids{};
 }
 
-TEST(ReportSelection, NothingChosenMeansTheNewestRun) { EXPECT_EQ(choose({}), Ids{6}); }
+TEST(ReportSelection, NothingChosenMeansTheNewestRun) {
+  EXPECT_EQ(choose({}), Ids{6});
+}
 
 TEST(ReportSelection, ByRunIdInTheOrderGivenWithoutDuplicates) {
   EXPECT_EQ(choose({{4, 2, 4}, {}, {}}), (Ids{4, 2}));
