@@ -27,14 +27,15 @@ class MonotonicClock final : public Clock {
   int64_t now_ns() const override { return monotonic_now_ns(); }
 };
 
-// A clock that stands still at `start_ns`, for tests.
+// A clock that stands still at `start_ns` until a test advances it.
 class FakeClock final : public Clock {
  public:
   explicit FakeClock(int64_t start_ns = 0) : now_(start_ns) {}
   int64_t now_ns() const override { return now_; }
+  void advance(int64_t ns) { now_ += ns; }
 
  private:
-  const int64_t now_;
+  int64_t now_;
 };
 
 }  // namespace diskcond
