@@ -169,3 +169,57 @@ TEST(MountControlProtocol, AcksCarryErrors) {
 
 }  // namespace
 }  // namespace diskcond::mount
+
+namespace diskcond::mount {
+namespace {
+
+FaultRule sample_rule() {
+  auto rule = parse_fault_rule(std::vector<std::string>{"path=*.db", "ops=read,write", "error=EIO",
+                                                        "p=0.25", "seed=7", "window=1s-2s"});
+  EXPECT_TRUE(rule.ok());
+  return *rule;
+}
+
+TEST(MountControlProtocol, FaultRequestsAndRepliesRoundTrip) {
+  ControlRequest add;
+  add.op = ControlOp::kFaultAdd;
+  add.rule = sample_rule();
+  auto back = decode_request(encode_request(add));
+  ASSERT_TRUE(back.ok()) << back.error();
+  EXPECT_EQ(back->op, ControlOp::kFaultAdd);
+  EXPECT_EQ(back->rule, add.rule);
+  ControlRequest remove;
+  remove.op = ControlOp::kFaultRemove;
+  remove.id = 12;
+  EXPECT_EQ(decode_request(encode_request(remove))->id, 12u);
+  for (ControlOp op : {ControlOp::kFaultList, ControlOp::kFaultClear}) {
+    ControlRequest r;
+    r.op = op;
+    EXPECT_EQ(decode_request(encode_request(r))->op, op);
+  }
+  EXPECT_EQ(*decode_fault_added(encode_fault_added(3)), 3u);
+
+  FaultReport report;
+  report.injected = 9;
+  report.rules.push_back(FaultRuleState{4, sample_rule(), 1'000, 20, 9});
+  auto decoded = decode_fault_report(encode_fault_report(report));
+  ASSERT_TRUE(decoded.ok()) << decoded.error();
+  EXPECT_EQ(decoded->injected, 9u);
+  ASSERT_EQ(decoded->rules.size(), 1u);
+  EXPECT_EQ(decoded->rules[0].id, 4u);
+  EXPECT_EQ(decoded->rules[0].rule, report.rules[0].rule);
+  EXPECT_EQ(decoded->rules[0].added_ns, 1'000);
+  EXPECT_EQ(decoded->rules[0].matched, 20u);
+  EXPECT_EQ(decoded->rules[0].fired, 9u);
+}
+
+TEST(MountControlProtocol, ABadRuleIsRefusedByTheDaemonToo) {
+  auto r = decode_request(R"({"op":"fault_add","rule":["ops=read"]})");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error(), "fault_add: a rule needs one action: error=NAME or short");
+  EXPECT_FALSE(decode_request(R"({"op":"fault_add","rule":"ops=read error=EIO"})").ok());
+  EXPECT_FALSE(decode_request(R"({"op":"fault_remove"})").ok());
+}
+
+}  // namespace
+}  // namespace diskcond::mount
