@@ -125,6 +125,12 @@ std::string_view fault_op_name(FaultOp op) {
   return kOpNames[static_cast<int>(op)];
 }
 
+Result<FaultOp> fault_op_from_name(std::string_view name) {
+  auto it = std::find(std::begin(kOpNames), std::end(kOpNames), name);
+  if (it == std::end(kOpNames)) return make_error(fmt::format("unknown operation '{}'", name));
+  return static_cast<FaultOp>(it - std::begin(kOpNames));
+}
+
 std::span<const FaultErrorName> fault_error_names() {
   return kErrors;
 }
@@ -338,8 +344,18 @@ void FaultRules::update_ops() {
   ops_.store(ops, std::memory_order_relaxed);
 }
 
+std::vector<FaultEvent> FaultRules::log(uint64_t after) const {
+  std::lock_guard lock(mu_);
+  std::vector<FaultEvent> out;
+  for (size_t i = 0; i < log_.size(); ++i) {
+    const FaultEvent& e = log_[(log_next_ + i) % log_.size()];
+    if (e.seq > after) out.push_back(e);
+  }
+  return out;
+}
+
 FaultDecision FaultRules::decide(FaultOp op, std::string_view path, uint64_t offset,
-                                 uint64_t length, int64_t now_ns) {
+                                 uint64_t length, int64_t now_ns, int32_t pid) {
   if (!wants(op)) return {};
   const std::string path_z(path);  // fnmatch wants it NUL-terminated
   std::lock_guard lock(mu_);
@@ -378,6 +394,14 @@ FaultDecision FaultRules::decide(FaultOp op, std::string_view path, uint64_t off
     d.rule_id = e.state.id;
     if (r.action == FaultAction::kShort)
       d.length = std::max<uint64_t>(length / 2, std::min<uint64_t>(length, 1));
+    FaultEvent event{++log_seq_, now_ns,   d.rule_id, op,       path_z, offset,
+                     length,     d.action, d.error,   d.length, pid};
+    if (log_.size() < kFaultLogCapacity) {
+      log_.push_back(std::move(event));
+    } else {
+      log_[log_next_] = std::move(event);
+      log_next_ = (log_next_ + 1) % kFaultLogCapacity;
+    }
     return d;
   }
   return {};

@@ -25,6 +25,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <span>
@@ -54,6 +55,8 @@ constexpr uint32_t fault_op_bit(FaultOp op) {
   return uint32_t{1} << static_cast<int>(op);
 }
 std::string_view fault_op_name(FaultOp op);
+// The op named `name` ("read"); an Error for any other word.
+Result<FaultOp> fault_op_from_name(std::string_view name);
 
 enum class FaultAction : uint8_t { kNone, kError, kShort };
 enum class FaultTrigger : uint8_t { kAlways, kEvery, kAfter, kProbability };
@@ -105,6 +108,24 @@ struct FaultDecision {
   explicit operator bool() const { return action != FaultAction::kNone; }
 };
 
+// One injected fault, for `dmc fault log`.
+struct FaultEvent {
+  uint64_t seq = 0;   // 1, 2, ... in the order they were injected
+  int64_t at_ns = 0;  // decide()'s now_ns
+  uint64_t rule_id = 0;
+  FaultOp op = FaultOp::kRead;
+  std::string path;
+  uint64_t offset = 0, length = 0;  // read, write: the request's bytes
+  FaultAction action = FaultAction::kError;
+  int error = 0;             // kError
+  uint64_t done_length = 0;  // kShort: the bytes done
+  int32_t pid = 0;           // the requesting process (0: unknown)
+
+  bool operator==(const FaultEvent&) const = default;
+};
+// The log keeps the latest this many faults.
+constexpr size_t kFaultLogCapacity = 1000;
+
 // A rule in a set, with what it has done.
 struct FaultRuleState {
   uint64_t id = 0;
@@ -138,8 +159,11 @@ class FaultRules {
   // [offset, offset + length) for read and write, at `now_ns`. Rules are asked in the order they
   // were added; each that matches counts the request and draws its trigger; the first that fires
   // decides, and later rules do not see the request.
+  // Every fault injected is logged with `pid`.
   FaultDecision decide(FaultOp op, std::string_view path, uint64_t offset, uint64_t length,
-                       int64_t now_ns);
+                       int64_t now_ns, int32_t pid = 0);
+  // The latest injected faults (at most kFaultLogCapacity), oldest first, with seq > `after`.
+  std::vector<FaultEvent> log(uint64_t after = 0) const;
 
  private:
   struct Entry {
@@ -151,6 +175,9 @@ class FaultRules {
   mutable std::mutex mu_;
   std::vector<Entry> rules_;
   uint64_t next_id_ = 1;
+  std::vector<FaultEvent> log_;  // a ring of kFaultLogCapacity once full; log_next_ is the oldest
+  size_t log_next_ = 0;
+  uint64_t log_seq_ = 0;
   std::atomic<uint32_t> ops_{0};
   std::atomic<uint64_t> injected_{0};
 };

@@ -217,6 +217,28 @@ TEST(FaultRules, ShortDoesHalfAtLeastOneByte) {
   EXPECT_EQ(rules.decide(FaultOp::kWrite, "f", 0, 1, 0).action, FaultAction::kShort);
 }
 
+TEST(FaultRules, TheLogKeepsTheLatestFaultsInOrder) {
+  FaultRules rules;
+  rules.add(rule("path=*.db ops=read,write error=EIO every=2"), 0);
+  rules.add(rule("ops=write short"), 0);
+  EXPECT_FALSE(rules.decide(FaultOp::kRead, "a.db", 0, 10, 100, 7));
+  EXPECT_TRUE(rules.decide(FaultOp::kRead, "a.db", 4096, 10, 200, 7));
+  EXPECT_TRUE(rules.decide(FaultOp::kWrite, "b", 0, 4096, 300, 8));
+  const std::vector<FaultEvent> log = rules.log();
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_EQ(log[0], (FaultEvent{1, 200, 1, FaultOp::kRead, "a.db", 4096, 10, FaultAction::kError,
+                                EIO, 0, 7}));
+  EXPECT_EQ(log[1], (FaultEvent{2, 300, 2, FaultOp::kWrite, "b", 0, 4096, FaultAction::kShort, 0,
+                                2048, 8}));
+  EXPECT_EQ(rules.log(1).size(), 1u);
+
+  for (size_t i = 0; i < kFaultLogCapacity + 5; ++i) rules.decide(FaultOp::kWrite, "b", 0, 2, 0);
+  const std::vector<FaultEvent> full = rules.log();
+  ASSERT_EQ(full.size(), kFaultLogCapacity);
+  EXPECT_EQ(full.front().seq, 8u) << "the oldest 7 are gone";
+  EXPECT_EQ(full.back().seq, kFaultLogCapacity + 7);
+}
+
 TEST(FaultRules, FirstFiringRuleDecidesAndRemoveClearStopIt) {
   FaultRules rules;
   const uint64_t a = rules.add(rule("path=*.db ops=read error=EIO every=2"), 0);

@@ -1,7 +1,9 @@
-// dmc fault add|list|remove|clear <mount> ...: a conditioned directory's error rules, live
+// dmc fault add|list|remove|clear|log <mount> ...: a conditioned directory's error rules, live
 // (core/fault_rules.h for the rule words; the daemon keeps and applies them). Adding, removing and
 // clearing need root; listing does not. Every word is checked before the mount is asked.
 #include <fmt/format.h>
+
+#include <time.h>
 
 #include <charconv>
 #include <random>
@@ -23,10 +25,8 @@ struct FaultSubcommand {
 };
 
 constexpr FaultSubcommand kSubcommands[] = {
-    {"add", 1, SIZE_MAX, true},
-    {"list", 0, 0, false},
-    {"remove", 1, 1, true},
-    {"clear", 0, 0, true},
+    {"add", 1, SIZE_MAX, true}, {"list", 0, 0, false}, {"remove", 1, 1, true},
+    {"clear", 0, 0, true},      {"log", 0, 0, false},
 };
 
 // The conditioned directory holding `named`, running; else the Outcome to return.
@@ -71,6 +71,68 @@ std::string fault_list_text(const std::string& mount, const FaultReport& report)
   return out;
 }
 
+// CLOCK_REALTIME minus CLOCK_MONOTONIC now: turns the daemon's fault times (CLOCK_MONOTONIC, the
+// same clock machine-wide) into wall-clock ones.
+int64_t realtime_offset_ns() {
+  timespec mono{}, real{};
+  clock_gettime(CLOCK_MONOTONIC, &mono);
+  clock_gettime(CLOCK_REALTIME, &real);
+  auto ns = [](const timespec& t) { return int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec; };
+  return ns(real) - ns(mono);
+}
+
+// "14:03:07.125" (local time).
+std::string clock_time(int64_t unix_ns) {
+  const time_t seconds = static_cast<time_t>(unix_ns / 1'000'000'000);
+  tm local{};
+  localtime_r(&seconds, &local);
+  char text[16];
+  strftime(text, sizeof(text), "%H:%M:%S", &local);
+  return fmt::format("{}.{:03}", text, (unix_ns / 1'000'000) % 1000);
+}
+
+std::string what_was_done(const FaultEvent& e) {
+  if (e.action == FaultAction::kShort)
+    return fmt::format("short, {} of {} bytes done", e.done_length, e.length);
+  return fault_error_name(e.error);
+}
+
+std::string fault_log_text(const std::string& mount, const std::vector<FaultEvent>& events,
+                           int64_t offset_ns) {
+  if (events.empty()) return fmt::format("No faults injected on {}\n", mount);
+  std::string out;
+  for (const FaultEvent& e : events) {
+    const bool data = e.op == FaultOp::kRead || e.op == FaultOp::kWrite;
+    out += fmt::format("{} pid {} {} {}{}: {} (rule {})\n", clock_time(e.at_ns + offset_ns), e.pid,
+                       fault_op_name(e.op), e.path,
+                       data ? fmt::format(" bytes {}+{}", e.offset, e.length) : "",
+                       what_was_done(e), e.rule_id);
+  }
+  return out;
+}
+
+nlohmann::ordered_json fault_log_json(const std::string& mount,
+                                      const std::vector<FaultEvent>& events, int64_t offset_ns) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const FaultEvent& e : events) {
+    list.push_back({{"seq", e.seq},
+                    {"at_monotonic_ns", e.at_ns},
+                    {"at_unix_ns", e.at_ns + offset_ns},
+                    {"pid", e.pid},
+                    {"op", std::string(fault_op_name(e.op))},
+                    {"path", e.path},
+                    {"offset_bytes", e.offset},
+                    {"length_bytes", e.length},
+                    {"action", e.action == FaultAction::kShort ? "short" : "error"},
+                    {"error", e.action == FaultAction::kShort
+                                  ? nlohmann::ordered_json(nullptr)
+                                  : nlohmann::ordered_json(fault_error_name(e.error))},
+                    {"done_bytes", e.done_length},
+                    {"rule_id", e.rule_id}});
+  }
+  return {{"schema_version", kJsonSchemaVersion}, {"mount", mount}, {"faults", list}};
+}
+
 }  // namespace
 
 Outcome run_fault(Context& ctx, const CommandArgs& args) {
@@ -81,7 +143,8 @@ Outcome run_fault(Context& ctx, const CommandArgs& args) {
   }
   if (sub == nullptr) {
     return usage_error(fmt::format(
-        "unknown fault command '{}' (add, list, remove or clear; see 'dmc fault --help')", word));
+        "unknown fault command '{}' (add, list, remove, clear or log; see 'dmc fault --help')",
+        word));
   }
   if (args.positional.size() < 2)
     return usage_error(fmt::format("'dmc fault {}' needs <mount>", sub->name));
@@ -93,7 +156,7 @@ Outcome run_fault(Context& ctx, const CommandArgs& args) {
                                    : sub->name == "remove" ? "one rule id"
                                                            : "nothing"));
   }
-  if (args.has("json") && sub->name != "list")
+  if (args.has("json") && sub->name != "list" && sub->name != "log")
     return usage_error(fmt::format("option '-json' does not apply to 'dmc fault {}'", sub->name));
 
   // Every word before anything is asked.
@@ -140,6 +203,12 @@ Outcome run_fault(Context& ctx, const CommandArgs& args) {
     if (!report.ok()) return failure(ExitCode::kFailed, report.error());
     ctx.out << (args.has("json") ? render_json(fault_list_json(*mount, *report))
                                  : fault_list_text(*mount, *report));
+  } else if (sub->name == "log") {
+    auto events = ctx.mounts().fault_log(*mount);
+    if (!events.ok()) return failure(ExitCode::kFailed, events.error());
+    const int64_t offset = realtime_offset_ns();
+    ctx.out << (args.has("json") ? render_json(fault_log_json(*mount, *events, offset))
+                                 : fault_log_text(*mount, *events, offset));
   } else if (sub->name == "remove") {
     if (Status s = ctx.mounts().fault_remove(*mount, id); !s.ok()) {
       return failure(ExitCode::kFailed,

@@ -169,6 +169,8 @@ constexpr std::string_view kFaultHelp =
     "list <mount> [-json]      the rules, with requests matched and faults injected\n"
     "remove <mount> <id>       removes one rule (root)\n"
     "clear <mount>             removes every rule (root)\n"
+    "log <mount> [-json]       the latest 1000 faults: time, pid, operation, path, bytes, what\n"
+    "                          was done, which rule\n"
     "\n"
     "'dmc start <mount> <profile> -faults FILE' starts with the rules of FILE, one per line, '#'\n"
     "comments. Rules are not stored: a restarted mount has none.\n"
@@ -276,11 +278,12 @@ std::vector<CommandSpec> make_table() {
        run_conditioned,
        kRunHelp},
       {"fault",
-       // Four lines: `dmc help` indents each like a command of its own.
+       // Five lines: `dmc help` indents each like a command of its own.
        "fault add <mount> <rule words...>\n"
        "  fault list <mount> [-json]\n"
        "  fault remove <mount> <id>\n"
-       "  fault clear <mount>",
+       "  fault clear <mount>\n"
+       "  fault log <mount> [-json]",
        {"fault", 2, 64, {"json"}, {"add|list|remove|clear", "<mount>"}},
        false,
        run_fault,

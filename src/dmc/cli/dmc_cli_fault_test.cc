@@ -2,6 +2,8 @@
 // sends, what it prints, and that bad input is one line, a non-zero exit and no change.
 #include <gtest/gtest.h>
 
+#include <cerrno>
+
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -63,6 +65,46 @@ TEST_F(DmcCliFault, ListShowsIdsAndCountsAsTextAndJson) {
   EXPECT_EQ(j["rules"][0]["injected_faults"], 5);
 }
 
+TEST_F(DmcCliFault, LogShowsEachFaultAsTextAndJson) {
+  is_root_ = false;
+  EXPECT_EQ(run({"fault", "log", mount_}), 0) << err();
+  EXPECT_EQ(out(), "No faults injected on " + mount_ + "\n");
+  FaultEvent read{
+      7, 1'000'000'000, 1, FaultOp::kRead, "a/x.db", 4096, 8192, FaultAction::kError, EIO, 0, 321};
+  FaultEvent write{8, 2'000'000'000, 2,  FaultOp::kWrite, "log", 0, 4096, FaultAction::kShort,
+                   0, 2048,          322};
+  FaultEvent unlink{
+      9, 3'000'000'000, 3, FaultOp::kUnlink, "keep/a", 0, 0, FaultAction::kError, EROFS, 0, 323};
+  fake_.fault_events[mount_] = {read, write, unlink};
+  EXPECT_EQ(run({"fault", "log", mount_}), 0) << err();
+  const std::string text = out();
+  ASSERT_EQ(line_count(text), 3u) << text;
+  EXPECT_NE(text.find(" pid 321 read a/x.db bytes 4096+8192: EIO (rule 1)\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find(" pid 322 write log bytes 0+4096: short, 2048 of 4096 bytes done (rule 2)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find(" pid 323 unlink keep/a: EROFS (rule 3)\n"), std::string::npos) << text;
+  EXPECT_EQ(run({"fault", "log", mount_, "-json"}), 0) << err();
+  auto j = nlohmann::json::parse(out());
+  EXPECT_EQ(j["mount"], mount_);
+  ASSERT_EQ(j["faults"].size(), 3u);
+  EXPECT_EQ(j["faults"][0]["seq"], 7);
+  EXPECT_EQ(j["faults"][0]["at_monotonic_ns"], 1'000'000'000);
+  EXPECT_EQ(j["faults"][0]["op"], "read");
+  EXPECT_EQ(j["faults"][0]["path"], "a/x.db");
+  EXPECT_EQ(j["faults"][0]["offset_bytes"], 4096);
+  EXPECT_EQ(j["faults"][0]["length_bytes"], 8192);
+  EXPECT_EQ(j["faults"][0]["action"], "error");
+  EXPECT_EQ(j["faults"][0]["error"], "EIO");
+  EXPECT_EQ(j["faults"][0]["pid"], 321);
+  EXPECT_EQ(j["faults"][0]["rule_id"], 1);
+  EXPECT_EQ(j["faults"][1]["action"], "short");
+  EXPECT_TRUE(j["faults"][1]["error"].is_null());
+  EXPECT_EQ(j["faults"][1]["done_bytes"], 2048);
+  EXPECT_TRUE(fake_.changing_calls().empty());
+}
+
 TEST_F(DmcCliFault, RemoveAndClear) {
   ASSERT_EQ(run({"fault", "add", mount_, "ops=read", "error=EIO"}), 0);
   ASSERT_EQ(run({"fault", "add", mount_, "ops=write", "error=EIO"}), 0);
@@ -96,7 +138,8 @@ TEST_F(DmcCliFault, BadInputIsOneLineAndChangesNothing) {
       {{"fault", "add", mount_, "ops=read", "error=EIO", "-json"},
        "dmc: option '-json' does not apply to 'dmc fault add'\n"},
       {{"fault", "break", mount_},
-       "dmc: unknown fault command 'break' (add, list, remove or clear; see 'dmc fault --help')\n"},
+       "dmc: unknown fault command 'break' (add, list, remove, clear or log; see 'dmc fault "
+       "--help')\n"},
   };
   for (const auto& [args, message] : cases) {
     EXPECT_EQ(run(args), 2) << args[1];

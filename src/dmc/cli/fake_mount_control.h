@@ -16,7 +16,7 @@ class FakeMountControl final : public MountControl {
   // Every call, in order: "check <dir>", "start <dir>", "stop <dir>", "stop -force <dir>", "status
   // <dir>", "update <dir>", "sync <dir>", "run <dir> <profile name> <cache> -- <command words>",
   // "fault add <dir> <rule words>", "fault list <dir>", "fault remove <dir> <id>", "fault clear
-  // <dir>".
+  // <dir>", "fault log <dir>".
   std::vector<std::string> calls;
   // The mounts the fake "runs", by directory.
   std::map<std::string, MountStatus> mounts;
@@ -24,6 +24,7 @@ class FakeMountControl final : public MountControl {
   std::string fail_start, fail_stop, fail_status, fail_update, fail_run;
   // Each mount's error rules (the settings' faults once started, then fault_add ...).
   std::map<std::string, FaultReport> faults;
+  std::map<std::string, std::vector<FaultEvent>> fault_events;  // what fault_log answers
   uint64_t next_fault_id = 1;
   // What run() reports about the command it "ran".
   CommandEnd run_end;
@@ -36,7 +37,8 @@ class FakeMountControl final : public MountControl {
   std::vector<std::string> changing_calls() const {
     std::vector<std::string> out;
     for (const std::string& c : calls) {
-      if (c.rfind("status ", 0) != 0 && c.rfind("check ", 0) != 0 && c.rfind("fault list ", 0) != 0)
+      if (c.rfind("status ", 0) != 0 && c.rfind("check ", 0) != 0 &&
+          c.rfind("fault list ", 0) != 0 && c.rfind("fault log ", 0) != 0)
         out.push_back(c);
     }
     return out;
@@ -151,6 +153,11 @@ class FakeMountControl final : public MountControl {
     if (!alive(dir)) return make_error("not conditioned");
     faults[dir].rules.clear();
     return ok_status();
+  }
+  Result<std::vector<FaultEvent>> fault_log(const std::string& dir) override {
+    calls.push_back("fault log " + dir);
+    if (!alive(dir)) return make_error("not conditioned");
+    return fault_events[dir];
   }
   bool alive(const std::string& dir) const {
     auto it = mounts.find(dir);

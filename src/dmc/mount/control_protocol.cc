@@ -199,6 +199,9 @@ std::string encode_request(const ControlRequest& r) {
     case ControlOp::kFaultClear:
       j = {{"op", "fault_clear"}};
       break;
+    case ControlOp::kFaultLog:
+      j = {{"op", "fault_log"}};
+      break;
   }
   return j.dump() + "\n";
 }
@@ -233,6 +236,8 @@ Result<ControlRequest> decode_request(const std::string& line) {
     TRY(read_int(j, "id", r.id));
   } else if (op == "fault_clear") {
     r.op = ControlOp::kFaultClear;
+  } else if (op == "fault_log") {
+    r.op = ControlOp::kFaultLog;
   } else if (op == "stop") {
     r.op = ControlOp::kStop;
     auto it = j.find("force");
@@ -322,6 +327,56 @@ Result<FaultReport> decode_fault_report(const std::string& line) {
     report.rules.push_back(std::move(s));
   }
   return report;
+}
+
+std::string encode_fault_log(const std::vector<FaultEvent>& events) {
+  json list = json::array();
+  for (const FaultEvent& e : events) {
+    list.push_back(json{{"seq", e.seq},
+                        {"at_ns", e.at_ns},
+                        {"rule_id", e.rule_id},
+                        {"op", std::string(fault_op_name(e.op))},
+                        {"path", e.path},
+                        {"offset", e.offset},
+                        {"length", e.length},
+                        {"action", e.action == FaultAction::kShort ? "short" : "error"},
+                        {"errno", e.error},
+                        {"done_length", e.done_length},
+                        {"pid", e.pid}});
+  }
+  return json{{"ok", true}, {"events", list}}.dump() + "\n";
+}
+
+Result<std::vector<FaultEvent>> decode_fault_log(const std::string& line) {
+  auto ack = decode_ack(line);
+  if (!ack.ok()) return Error{ack.error()};
+  const json j = *parse_object(line);
+  auto events = j.find("events");
+  if (events == j.end() || !events->is_array()) return make_error("bad fault log from daemon");
+  std::vector<FaultEvent> out;
+  for (const json& e : *events) {
+    if (!e.is_object()) return make_error("bad fault log from daemon");
+    FaultEvent event;
+    std::string op, action;
+    TRY(read_int(e, "seq", event.seq));
+    TRY(read_int(e, "at_ns", event.at_ns));
+    TRY(read_int(e, "rule_id", event.rule_id));
+    TRY(read_string(e, "op", op));
+    TRY(read_string(e, "path", event.path));
+    TRY(read_int(e, "offset", event.offset));
+    TRY(read_int(e, "length", event.length));
+    TRY(read_string(e, "action", action));
+    TRY(read_int(e, "errno", event.error));
+    TRY(read_int(e, "done_length", event.done_length));
+    TRY(read_int(e, "pid", event.pid));
+    auto parsed_op = fault_op_from_name(op);
+    if (!parsed_op.ok()) return Error{"bad fault log from daemon: " + parsed_op.error()};
+    event.op = *parsed_op;
+    if (action != "error" && action != "short") return make_error("bad fault log from daemon");
+    event.action = action == "short" ? FaultAction::kShort : FaultAction::kError;
+    out.push_back(std::move(event));
+  }
+  return out;
 }
 
 Status decode_ack(const std::string& line) {

@@ -10,6 +10,10 @@
 //                                                "fired":N}, ...]}
 //   {"op":"fault_remove","id":N}                 root only
 //   {"op":"fault_clear"}                         root only
+//   {"op":"fault_log"}                           anyone; {"ok":true,"events":[{"seq":N,"at_ns":T,
+//                                                "rule_id":N,"op":"read","path":"a.db","offset":N,
+//                                                "length":N,"action":"error"|"short","errno":N,
+//                                                "done_length":N,"pid":N}, ...]}
 //                                                (rules in core/fault_rules.h's words)
 //   {"op":"sync"}                                anyone: commits the journal, writes every dirty
 //                                                byte back and flushes; the reply says when that is
@@ -44,7 +48,8 @@ enum class ControlOp {
   kFaultAdd,
   kFaultList,
   kFaultRemove,
-  kFaultClear
+  kFaultClear,
+  kFaultLog
 };
 
 struct ControlRequest {
@@ -80,5 +85,7 @@ std::string encode_fault_added(uint64_t id);
 Result<uint64_t> decode_fault_added(const std::string& line);
 std::string encode_fault_report(const FaultReport& report);
 Result<FaultReport> decode_fault_report(const std::string& line);
+std::string encode_fault_log(const std::vector<FaultEvent>& events);
+Result<std::vector<FaultEvent>> decode_fault_log(const std::string& line);
 
 }  // namespace diskcond::mount

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <fstream>
 #include <sstream>
 
@@ -211,6 +212,19 @@ TEST(MountControlProtocol, FaultRequestsAndRepliesRoundTrip) {
   EXPECT_EQ(decoded->rules[0].added_ns, 1'000);
   EXPECT_EQ(decoded->rules[0].matched, 20u);
   EXPECT_EQ(decoded->rules[0].fired, 9u);
+}
+
+TEST(MountControlProtocol, TheFaultLogRoundTrips) {
+  const std::vector<FaultEvent> events = {
+      {1, 5, 2, FaultOp::kRename, "a b/c", 0, 0, FaultAction::kError, EROFS, 0, 42},
+      {2, 6, 3, FaultOp::kWrite, "log", 4096, 100, FaultAction::kShort, 0, 50, 43}};
+  auto back = decode_fault_log(encode_fault_log(events));
+  ASSERT_TRUE(back.ok()) << back.error();
+  EXPECT_EQ(*back, events);
+  ControlRequest r;
+  r.op = ControlOp::kFaultLog;
+  EXPECT_EQ(decode_request(encode_request(r))->op, ControlOp::kFaultLog);
+  EXPECT_FALSE(decode_fault_log(R"({"ok":true,"events":[{"seq":1}]})").ok());
 }
 
 TEST(MountControlProtocol, ABadRuleIsRefusedByTheDaemonToo) {

@@ -135,6 +135,8 @@ struct Daemon {
         return sync();
       case ControlOp::kFaultList:
         return encode_fault_report(FaultReport{fs.faults.list(), fs.faults.injected()});
+      case ControlOp::kFaultLog:
+        return encode_fault_log(fs.faults.log());
       case ControlOp::kFaultAdd:
       case ControlOp::kFaultRemove:
       case ControlOp::kFaultClear:

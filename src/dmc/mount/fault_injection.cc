@@ -26,23 +26,34 @@ std::string relative_path(const Filesystem& fs, int fd) {
   return std::string(path);
 }
 
-FaultDecision decide_fault_at_fd(Filesystem& fs, FaultOp op, int fd, uint64_t offset,
-                                 uint64_t length) {
-  return fs.faults.decide(op, relative_path(fs, fd), offset, length, fs.conditioner.now());
+namespace {
+
+int32_t pid_of(fuse_req_t req) {
+  const fuse_ctx* ctx = req ? fuse_req_ctx(req) : nullptr;
+  return ctx ? static_cast<int32_t>(ctx->pid) : 0;
 }
 
-FaultDecision decide_fault_at_inode(Filesystem& fs, FaultOp op, Inode& inode) {
+}  // namespace
+
+FaultDecision decide_fault_at_fd(Filesystem& fs, fuse_req_t req, FaultOp op, int fd,
+                                 uint64_t offset, uint64_t length) {
+  return fs.faults.decide(op, relative_path(fs, fd), offset, length, fs.conditioner.now(),
+                          pid_of(req));
+}
+
+FaultDecision decide_fault_at_inode(Filesystem& fs, fuse_req_t req, FaultOp op, Inode& inode) {
   InodeFd fd = fs.inodes.pin(inode);
   if (!fd.ok()) return {};  // the handler meets the same error itself
-  return decide_fault_at_fd(fs, op, fd.get(), 0, 0);
+  return decide_fault_at_fd(fs, req, op, fd.get(), 0, 0);
 }
 
-FaultDecision decide_fault_at_entry(Filesystem& fs, FaultOp op, Inode& parent, const char* name) {
+FaultDecision decide_fault_at_entry(Filesystem& fs, fuse_req_t req, FaultOp op, Inode& parent,
+                                    const char* name) {
   InodeFd dir = fs.inodes.pin(parent);
   if (!dir.ok()) return {};
   std::string path = relative_path(fs, dir.get());
   path = path == "." ? std::string(name) : path + "/" + name;
-  return fs.faults.decide(op, path, 0, 0, fs.conditioner.now());
+  return fs.faults.decide(op, path, 0, 0, fs.conditioner.now(), pid_of(req));
 }
 
 }  // namespace diskcond::mount

@@ -19,27 +19,30 @@ namespace diskcond::mount {
 std::string relative_path(const Filesystem& fs, int fd);
 
 // The out-of-line halves; use the inline ones below.
-FaultDecision decide_fault_at_fd(Filesystem& fs, FaultOp op, int fd, uint64_t offset,
-                                 uint64_t length);
-FaultDecision decide_fault_at_inode(Filesystem& fs, FaultOp op, Inode& inode);
-FaultDecision decide_fault_at_entry(Filesystem& fs, FaultOp op, Inode& parent, const char* name);
+FaultDecision decide_fault_at_fd(Filesystem& fs, fuse_req_t req, FaultOp op, int fd,
+                                 uint64_t offset, uint64_t length);
+FaultDecision decide_fault_at_inode(Filesystem& fs, fuse_req_t req, FaultOp op, Inode& inode);
+FaultDecision decide_fault_at_entry(Filesystem& fs, fuse_req_t req, FaultOp op, Inode& parent,
+                                    const char* name);
 
+// `req` is the request asked about: its process is logged with a fault (FaultRules::log).
 // The fault for `op` on the open file `fd`, bytes [offset, offset + length) for read and write.
-inline FaultDecision fault_at_fd(Filesystem& fs, FaultOp op, int fd, uint64_t offset = 0,
-                                 uint64_t length = 0) {
+inline FaultDecision fault_at_fd(Filesystem& fs, fuse_req_t req, FaultOp op, int fd,
+                                 uint64_t offset = 0, uint64_t length = 0) {
   if (!fs.faults.wants(op)) return {};
-  return decide_fault_at_fd(fs, op, fd, offset, length);
+  return decide_fault_at_fd(fs, req, op, fd, offset, length);
 }
 // ... on `inode` (open, setattr).
-inline FaultDecision fault_at_inode(Filesystem& fs, FaultOp op, Inode& inode) {
+inline FaultDecision fault_at_inode(Filesystem& fs, fuse_req_t req, FaultOp op, Inode& inode) {
   if (!fs.faults.wants(op)) return {};
-  return decide_fault_at_inode(fs, op, inode);
+  return decide_fault_at_inode(fs, req, op, inode);
 }
 // ... on the entry `name` of the directory `parent` (create, mkdir, unlink, rmdir, rename's
 // source).
-inline FaultDecision fault_at_entry(Filesystem& fs, FaultOp op, Inode& parent, const char* name) {
+inline FaultDecision fault_at_entry(Filesystem& fs, fuse_req_t req, FaultOp op, Inode& parent,
+                                    const char* name) {
   if (!fs.faults.wants(op)) return {};
-  return decide_fault_at_entry(fs, op, parent, name);
+  return decide_fault_at_entry(fs, req, op, parent, name);
 }
 
 }  // namespace diskcond::mount

@@ -254,6 +254,14 @@ class FuseMountControl final : public MountControl {
     return decode_ack(*reply);
   }
 
+  Result<std::vector<FaultEvent>> fault_log(const std::string& dir) override {
+    ControlRequest request;
+    request.op = ControlOp::kFaultLog;
+    auto reply = fault_call(dir, request);
+    if (!reply.ok()) return Error{reply.error()};
+    return decode_fault_log(*reply);
+  }
+
   Status update(const std::string& dir, const MountSettings& settings) override {
     if (auto s = need_root("change"); !s.ok()) return s;
     if (auto v = validate(settings.profile); !v.ok()) return v;

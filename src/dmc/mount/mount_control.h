@@ -139,6 +139,8 @@ class MountControl {
   // Errors: no rule `id`.
   virtual Status fault_remove(const std::string& dir, uint64_t id) = 0;
   virtual Status fault_clear(const std::string& dir) = 0;
+  // The latest faults injected (FaultRules::log, at most kFaultLogCapacity), oldest first. Anyone.
+  virtual Result<std::vector<FaultEvent>> fault_log(const std::string& dir) = 0;
 };
 
 std::unique_ptr<MountControl> make_fuse_mount_control();

@@ -76,6 +76,20 @@ TEST_F(MountErrorRules, EverySecondReadOfADatabaseFailsFromTheStart) {
   ASSERT_TRUE(status.ok());
   EXPECT_EQ(status->counters.fault_rules, 1u);
   EXPECT_EQ(status->counters.faults_injected, 4u);
+  auto log = control_->fault_log(dir_);
+  ASSERT_TRUE(log.ok()) << log.error();
+  ASSERT_EQ(log->size(), 4u);
+  for (size_t i = 0; i < 4; ++i) {
+    const FaultEvent& e = (*log)[i];
+    EXPECT_EQ(e.seq, i + 1);
+    EXPECT_EQ(e.op, FaultOp::kRead);
+    EXPECT_EQ(e.path, "x.db");
+    EXPECT_EQ(e.offset, 0u);
+    EXPECT_EQ(e.length, kBlock);
+    EXPECT_EQ(e.error, EIO);
+    EXPECT_EQ(e.rule_id, 1u);
+    EXPECT_EQ(e.pid, getpid());
+  }
 }
 
 TEST_F(MountErrorRules, AFailedWriteNeverReachesTheBackingFileAndAShortOneWritesHalf) {

@@ -61,7 +61,7 @@ void attach_handle(const Filesystem& fs, fuse_file_info* fi, int fd,
 void op_open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   Filesystem& fs = fs_of(req);
   Inode& inode = fs.inodes.get(ino);
-  if (const FaultDecision fault = fault_at_inode(fs, FaultOp::kOpen, inode)) {
+  if (const FaultDecision fault = fault_at_inode(fs, req, FaultOp::kOpen, inode)) {
     fuse_reply_err(req, fault.error);
     return;
   }
@@ -98,7 +98,7 @@ void op_create(fuse_req_t req, fuse_ino_t parent_id, const char* name, mode_t mo
                fuse_file_info* fi) {
   Filesystem& fs = fs_of(req);
   Inode& parent = fs.inodes.get(parent_id);
-  if (const FaultDecision fault = fault_at_entry(fs, FaultOp::kCreate, parent, name)) {
+  if (const FaultDecision fault = fault_at_entry(fs, req, FaultOp::kCreate, parent, name)) {
     fuse_reply_err(req, fault.error);
     return;
   }
@@ -144,7 +144,7 @@ void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_fil
     fuse_reply_err(req, EINVAL);  // refused before it reaches the disk, as O_DIRECT would be
     return;
   }
-  const FaultDecision fault = fault_at_fd(fs, FaultOp::kRead, h.fd, offset, size);
+  const FaultDecision fault = fault_at_fd(fs, req, FaultOp::kRead, h.fd, offset, size);
   if (fault.action == FaultAction::kError) {
     fuse_reply_err(req, fault.error);
     return;
@@ -213,7 +213,7 @@ void op_write_buf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t offset,
   const FileHandle& h = handle_of(fi);
   // An error rule: refused before the quota, the model and the backing file; a short write does
   // the first part only.
-  const FaultDecision fault = fault_at_fd(fs, FaultOp::kWrite, h.fd, offset, size);
+  const FaultDecision fault = fault_at_fd(fs, req, FaultOp::kWrite, h.fd, offset, size);
   if (fault.action == FaultAction::kError) {
     fuse_reply_err(req, fault.error);
     return;
@@ -281,7 +281,7 @@ enum class Flush { kClose, kFsync, kFdatasync };
 void flush_like(fuse_req_t req, fuse_ino_t ino, const FileHandle& h, Flush what) {
   Filesystem& fs = fs_of(req);
   if (what != Flush::kClose) {
-    if (const FaultDecision fault = fault_at_fd(fs, FaultOp::kFsync, h.fd)) {
+    if (const FaultDecision fault = fault_at_fd(fs, req, FaultOp::kFsync, h.fd)) {
       fuse_reply_err(req, fault.error);
       return;
     }

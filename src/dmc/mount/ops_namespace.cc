@@ -45,7 +45,7 @@ void create_entry(fuse_req_t req, fuse_ino_t parent_id, const char* name, Make m
 bool refused_by_rule(fuse_req_t req, FaultOp op, fuse_ino_t dir_id, const char* name) {
   Filesystem& fs = fs_of(req);
   if (!fs.faults.wants(op)) return false;
-  const FaultDecision fault = fault_at_entry(fs, op, fs.inodes.get(dir_id), name);
+  const FaultDecision fault = fault_at_entry(fs, req, op, fs.inodes.get(dir_id), name);
   if (!fault) return false;
   fuse_reply_err(req, fault.error);
   return true;
