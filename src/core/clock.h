@@ -27,11 +27,12 @@ class MonotonicClock final : public Clock {
   int64_t now_ns() const override { return monotonic_now_ns(); }
 };
 
-// A clock that stands still at `start_ns` until a test advances it.
+// A clock for tests: it reads `start_ns` until a test moves it with advance().
 class FakeClock final : public Clock {
  public:
   explicit FakeClock(int64_t start_ns = 0) : now_(start_ns) {}
   int64_t now_ns() const override { return now_; }
+  // Moves time forward by `ns` (the conditioner's tests: a handler's work between its steps).
   void advance(int64_t ns) { now_ += ns; }
 
  private:

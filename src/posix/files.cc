@@ -24,6 +24,20 @@ int write_all(int fd, std::string_view text) {
   return 0;
 }
 
+ssize_t pwrite_all(int fd, const char* data, size_t size, off_t offset) {
+  size_t done = 0;
+  while (done < size) {
+    ssize_t n = ::pwrite(fd, data + done, size - done, offset + static_cast<off_t>(done));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return done > 0 ? static_cast<ssize_t>(done) : -errno;
+    }
+    if (n == 0) break;
+    done += static_cast<size_t>(n);
+  }
+  return static_cast<ssize_t>(done);
+}
+
 int replace_file(const std::string& path, std::string_view text, mode_t mode) {
   const std::string temp = path + ".tmp";
   int r = 0;

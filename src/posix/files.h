@@ -13,6 +13,11 @@ namespace diskcond::posix {
 // Writes all of `text` to `fd`, retrying short writes and EINTR. 0 or -errno.
 int write_all(int fd, std::string_view text);
 
+// pwrite of all `size` bytes at `offset`, retrying short writes and EINTR. Returns the bytes
+// written, fewer only when the file system stopped early (a full disk after part of it was
+// written), or -errno when nothing was.
+ssize_t pwrite_all(int fd, const char* data, size_t size, off_t offset);
+
 // Replaces `path` with `text` atomically: writes <path>.tmp (mode `mode`), fsyncs it and renames
 // it over `path`, so a reader sees the old or the new content, and the new one survives a crash.
 // The temporary file is removed on failure. 0 or -errno.

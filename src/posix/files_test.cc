@@ -70,6 +70,19 @@ TEST_F(PosixFiles, WriteAllAndTheDescriptorGuard) {
   EXPECT_EQ(::close(released), 0);
 }
 
+TEST_F(PosixFiles, PwriteAllWritesEverythingAtItsOffset) {
+  const std::string file = (dir_ / "data").string();
+  UniqueFd fd(::open(file.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644));
+  ASSERT_TRUE(fd.valid());
+  const std::string big(3 << 20, 'b');
+  EXPECT_EQ(pwrite_all(fd.get(), big.data(), big.size(), 4), static_cast<ssize_t>(big.size()));
+  EXPECT_EQ(pwrite_all(fd.get(), "head", 4, 0), 4);
+  EXPECT_EQ(read(file), "head" + big);
+  EXPECT_EQ(pwrite_all(-1, "x", 1, 0), -EBADF);
+  UniqueFd readonly(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
+  EXPECT_EQ(pwrite_all(readonly.get(), "x", 1, 0), -EBADF);
+}
+
 TEST(PosixEscapePath, LikeSystemdEscapePath) {
   EXPECT_EQ(escape_path("/srv/data"), "srv-data");
   EXPECT_EQ(escape_path("/srv/my data/"), "srv-my\\x20data");

@@ -71,6 +71,8 @@ TestSpec spec_for(const Invocation& inv, TestKind kind, uint64_t area_bytes) {
   spec.time_limit_ns = inv.time_limit_ns;
   spec.warmup_ns = inv.warmup_ns;
   spec.seed = inv.seed;
+  spec.rate_per_sec = inv.rate_per_sec;
+  spec.arrival = inv.arrival;
   return spec;
 }
 

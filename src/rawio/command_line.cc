@@ -23,6 +23,7 @@ constexpr int64_t kMaxTimeLimitNs = 86'400'000'000'000;  // a day
 // (CLI11 would saturate "99999999999999999999" and wrap "-1" into a uint64_t).
 struct RawText {
   std::string area, transfer, time_limit, warmup, direct = "auto", count, seed, units = "kib";
+  std::string rate, arrival;
   std::string engine = std::string(default_engine().name);  // checked by CLI11
   bool all = false;
   bool no_progress = false;
@@ -30,7 +31,7 @@ struct RawText {
   // the default.
   bool area_given = false, transfer_given = false, count_given = false, seed_given = false,
        db_given = false;
-  bool time_given = false, warmup_given = false;
+  bool time_given = false, warmup_given = false, rate_given = false, arrival_given = false;
 };
 
 // A whole number typed as digits only (no sign, no spaces, no unit) of at least `min`.
@@ -40,6 +41,19 @@ std::optional<uint64_t> parse_whole_number(const std::string& text, uint64_t min
   bool digits_only = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
   if (!digits_only || ec != std::errc() || end != text.data() + text.size() || value < min)
     return std::nullopt;
+  return value;
+}
+
+// A rate as --rate takes it: a positive decimal number of transfers per second, "/s" optional
+// ("2000/s", "2000", "0.5/s"). nullopt for anything else, 0 and above kMaxRatePerSec included.
+std::optional<double> parse_rate(std::string text) {
+  if (text.ends_with("/s")) text.resize(text.size() - 2);
+  if (text.empty() || text.find_first_not_of("0123456789.") != std::string::npos)
+    return std::nullopt;
+  double value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  if (!(value > 0) || value > kMaxRatePerSec) return std::nullopt;
   return value;
 }
 
@@ -85,7 +99,16 @@ std::unique_ptr<CLI::App> build_app(Invocation& inv, RawText& raw, bool tests[4]
   app->add_option(
       "--warmup", raw.warmup,
       "Time each test runs before it is measured (default 1s; 0 for none; not with -c)");
-  app->add_option("--seed", raw.seed, "Seed of the random offsets (default 1)");
+  app->add_option("--seed", raw.seed,
+                  "Seed of the random offsets and of --arrival poisson (default 1)");
+  app->add_option("--rate", raw.rate,
+                  "Open loop: issue N transfers per second IN TOTAL over all workers (each "
+                  "worker takes every p-th), whatever the device does, and measure latency from "
+                  "when each was due (default: closed loop)")
+      ->type_name("N/s");
+  app->add_option("--arrival", raw.arrival,
+                  "With --rate: fixed (default; evenly spaced) or poisson (exponential gaps "
+                  "drawn from --seed)");
   app->add_option(
          "-e,--engine", raw.engine,
          "I/O engine: " + engine_names() + " (default " + std::string(default_engine().name) + ")")
@@ -144,6 +167,22 @@ std::string finish(Invocation& inv, const RawText& raw) {
     auto seed = parse_whole_number(raw.seed, 0);
     if (!seed) return fmt::format("--seed: '{}' is not a whole number from 0 to 2^64-1", raw.seed);
     inv.seed = *seed;
+  }
+  if (raw.rate_given) {
+    auto rate = parse_rate(raw.rate);
+    if (!rate) {
+      return fmt::format(
+          "--rate: '{}' is not a number of transfers per second above 0 and at most 1e9 "
+          "(such as 2000/s)",
+          raw.rate);
+    }
+    inv.rate_per_sec = *rate;
+  }
+  if (raw.arrival_given) {
+    auto arrival = parse_arrival(raw.arrival);
+    if (!arrival) return fmt::format("--arrival: '{}' is not fixed or poisson", raw.arrival);
+    if (!raw.rate_given) return "--arrival: needs --rate (arrivals are for open-loop runs)";
+    inv.arrival = *arrival;
   }
   inv.progress = !raw.no_progress;
   inv.engine = find_engine(raw.engine);
@@ -263,6 +302,8 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   raw.time_given = app->count("--time") > 0;
   raw.warmup_given = app->count("--warmup") > 0;
   raw.seed_given = app->count("--seed") > 0;
+  raw.rate_given = app->count("--rate") > 0;
+  raw.arrival_given = app->count("--arrival") > 0;
   raw.db_given = app->count("--db") > 0;
   std::string error = repeated_flag_error(*app);
   if (error.empty()) error = finish(inv, raw);
@@ -276,27 +317,31 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
 nlohmann::json options_json(const Invocation& inv) {
   nlohmann::json tests = nlohmann::json::array();
   for (TestKind kind : inv.tests) tests.push_back(std::string(test_code(kind)));
-  return {{"tests", tests},
-          {"targets", inv.targets},
-          {"ids", inv.ids},
-          {"verbosity", inv.verbosity},
-          {"area_bytes", inv.area_bytes ? nlohmann::json(*inv.area_bytes) : nlohmann::json()},
-          {"transfer_bytes", inv.transfer_bytes},
-          {"workers", inv.workers},
-          {"iodepth", inv.iodepth},
-          {"submit_batch", inv.submit_batch},
-          {"time_based", !inv.count_based},
-          {"transfer_count", inv.transfer_count ? nlohmann::json(*inv.transfer_count)
-                             : inv.count_based  ? nlohmann::json("pass")
-                                                : nlohmann::json()},
-          {"time_limit_ns", inv.time_limit_ns},
-          {"warmup_ns", inv.warmup_ns},
-          {"seed", inv.seed},
-          {"engine", std::string(inv.engine->name)},
-          {"direct", std::string(direct_mode_key(inv.direct))},
-          {"force_write", inv.force_write},
-          {"units", std::string(units_key(inv.units))},
-          {"progress", inv.progress}};
+  return {
+      {"tests", tests},
+      {"targets", inv.targets},
+      {"ids", inv.ids},
+      {"verbosity", inv.verbosity},
+      {"area_bytes", inv.area_bytes ? nlohmann::json(*inv.area_bytes) : nlohmann::json()},
+      {"transfer_bytes", inv.transfer_bytes},
+      {"workers", inv.workers},
+      {"iodepth", inv.iodepth},
+      {"submit_batch", inv.submit_batch},
+      {"time_based", !inv.count_based},
+      {"transfer_count", inv.transfer_count ? nlohmann::json(*inv.transfer_count)
+                         : inv.count_based  ? nlohmann::json("pass")
+                                            : nlohmann::json()},
+      {"time_limit_ns", inv.time_limit_ns},
+      {"warmup_ns", inv.warmup_ns},
+      {"seed", inv.seed},
+      {"rate_per_sec", inv.rate_per_sec > 0 ? nlohmann::json(inv.rate_per_sec) : nlohmann::json()},
+      {"arrival", inv.rate_per_sec > 0 ? nlohmann::json(std::string(arrival_key(inv.arrival)))
+                                       : nlohmann::json()},
+      {"engine", std::string(inv.engine->name)},
+      {"direct", std::string(direct_mode_key(inv.direct))},
+      {"force_write", inv.force_write},
+      {"units", std::string(units_key(inv.units))},
+      {"progress", inv.progress}};
 }
 
 }  // namespace diskcond::rawio

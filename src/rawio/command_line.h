@@ -42,6 +42,10 @@ struct Invocation {
   int64_t time_limit_ns = kDefaultTimeLimitNs;  // kDefaultCountTimeLimitNs when count based
   int64_t warmup_ns = kDefaultWarmupNs;         // 0 when count based
   uint64_t seed = kDefaultSeed;
+  // --rate: 0 closed loop (the default); above 0, open loop at this many transfers per second in
+  // total over all workers, with --arrival spacing.
+  double rate_per_sec = 0;
+  Arrival arrival = Arrival::kFixed;
   const EngineInfo* engine = &default_engine();  // never null
   DirectMode direct = DirectMode::kAuto;
   std::vector<std::string> force_write;

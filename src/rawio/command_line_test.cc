@@ -142,6 +142,16 @@ TEST(RawioCommandLine, BadValuesGiveOneLineNamingTheProblem) {
       {{"-a", "-i", "", "f"}, "must not be empty"},
       {{"-a", "--size=", "f"}, "--size: no value after '='"},
       {{"-a", "--save", "--db", "", "f"}, "--db: the database path is empty"},
+      {{"-R", "--rate", "0", "f"}, "--rate: '0' is not a number of transfers per second above 0"},
+      {{"-R", "--rate", "0/s", "f"}, "--rate: '0/s' is not"},
+      {{"-R", "--rate", "abc", "f"}, "--rate: 'abc' is not"},
+      {{"-R", "--rate", "-5/s", "f"}, "--rate: '-5/s' is not"},
+      {{"-R", "--rate", "2000/min", "f"}, "--rate: '2000/min' is not"},
+      {{"-R", "--rate", "2e9", "f"}, "--rate: '2e9' is not"},
+      {{"-R", "--rate", "", "f"}, "--rate"},
+      {{"-R", "--rate", "10/s", "--arrival", "foo", "f"},
+       "--arrival: 'foo' is not fixed or poisson"},
+      {{"-R", "--arrival", "poisson", "f"}, "--arrival: needs --rate"},
   };
   for (const auto& c : cases) {
     auto p = parse(c.args);
@@ -253,6 +263,30 @@ TEST(RawioCommandLine, CountBasedRunsOnRequest) {
   p = parse({"-R", "-c", "5", "--warmup", "1s", "f"});
   EXPECT_EQ(p.action, ParsedCommandLine::Action::kUsageError);
   EXPECT_NE(p.text.find("--warmup"), std::string::npos) << p.text;
+}
+
+TEST(RawioCommandLine, RateAndArrivalAskForAnOpenLoop) {
+  auto p = parse({"-R", "f"});
+  EXPECT_EQ(p.invocation.rate_per_sec, 0);  // closed loop stays the default
+  EXPECT_TRUE(options_json(p.invocation)["rate_per_sec"].is_null());
+  EXPECT_TRUE(options_json(p.invocation)["arrival"].is_null());
+  p = parse({"-R", "--rate", "2000/s", "f"});
+  ASSERT_EQ(p.action, ParsedCommandLine::Action::kRun) << p.text;
+  EXPECT_EQ(p.invocation.rate_per_sec, 2000);
+  EXPECT_EQ(p.invocation.arrival, Arrival::kFixed);
+  EXPECT_EQ(options_json(p.invocation)["arrival"], "fixed");
+  p = parse({"-R", "--rate", "0.5", "--arrival", "poisson", "--seed", "9", "f"});
+  ASSERT_EQ(p.action, ParsedCommandLine::Action::kRun) << p.text;
+  EXPECT_EQ(p.invocation.rate_per_sec, 0.5);
+  EXPECT_EQ(p.invocation.arrival, Arrival::kPoisson);
+  auto j = options_json(p.invocation);
+  EXPECT_EQ(j["rate_per_sec"], 0.5);
+  EXPECT_EQ(j["arrival"], "poisson");
+  EXPECT_EQ(j["seed"], 9);
+  p = parse({"-R", "--rate=1000000000/s", "f"});
+  ASSERT_EQ(p.action, ParsedCommandLine::Action::kRun) << p.text;
+  EXPECT_EQ(p.invocation.rate_per_sec, 1e9);
+  EXPECT_NE(parse({"--help"}).text.find("IN TOTAL over all workers"), std::string::npos);
 }
 
 }  // namespace

@@ -53,6 +53,11 @@ class Engine {
   // Waits until at least `min` transfers have completed and stores up to out.size() of them.
   // Returns the number stored, or -errno.
   virtual int reap(unsigned min, std::span<Completion> out) = 0;
+  // As reap(1, out), but gives up when CLOCK_MONOTONIC reaches `deadline_ns` (what an open-loop
+  // worker does while its next transfer is not yet due). Returns the number stored (0 when the
+  // deadline came first), or -errno. Engines that complete a transfer in queue() (synchronous
+  // ones, null) return at once.
+  virtual int reap_until(int64_t deadline_ns, std::span<Completion> out) = 0;
 };
 
 // An engine as rawio knows it before making one. Each engine_<name>.cc defines its own, once,

@@ -6,6 +6,7 @@
 #include <liburing.h>
 #include <string.h>
 
+#include "core/clock.h"
 #include "rawio/engine.h"
 
 namespace diskcond::rawio {
@@ -60,6 +61,17 @@ class IoUringEngine final : public Engine {
       if (min == 0) break;
     }
     return static_cast<int>(got);
+  }
+
+  int reap_until(int64_t deadline_ns, std::span<Completion> out) override {
+    int64_t wait_ns = deadline_ns - monotonic_now_ns();
+    if (wait_ns > 0) {
+      __kernel_timespec ts{wait_ns / 1'000'000'000, wait_ns % 1'000'000'000};
+      io_uring_cqe* cqe = nullptr;
+      int rc = io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, &ts, nullptr);
+      if (rc < 0 && rc != -ETIME && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY) return rc;
+    }
+    return reap(0, out);  // whatever is ready, without waiting (and submits what is queued)
   }
 
  private:

@@ -5,8 +5,10 @@
 #include <libaio.h>
 #include <string.h>
 
+#include <algorithm>
 #include <vector>
 
+#include "core/clock.h"
 #include "rawio/engine.h"
 
 namespace diskcond::rawio {
@@ -54,11 +56,25 @@ class LibaioEngine final : public Engine {
     return 0;
   }
 
-  int reap(unsigned min, std::span<Completion> out) override {
+  int reap(unsigned min, std::span<Completion> out) override { return get_events(min, out, -1); }
+
+  int reap_until(int64_t deadline_ns, std::span<Completion> out) override {
+    return get_events(1, out, std::max<int64_t>(0, deadline_ns));  // a past deadline: no wait
+  }
+
+ private:
+  // io_getevents for at least `min` events, until CLOCK_MONOTONIC `deadline_ns` (-1: no limit).
+  int get_events(unsigned min, std::span<Completion> out, int64_t deadline_ns) {
     long max = static_cast<long>(std::min(out.size(), events_.size()));
     int rc;
     do {
-      rc = io_getevents(ctx_, static_cast<long>(min), max, events_.data(), nullptr);
+      timespec timeout{};
+      if (deadline_ns >= 0) {
+        int64_t wait_ns = std::max<int64_t>(0, deadline_ns - monotonic_now_ns());
+        timeout = {wait_ns / 1'000'000'000, wait_ns % 1'000'000'000};
+      }
+      rc = io_getevents(ctx_, static_cast<long>(min), max, events_.data(),
+                        deadline_ns >= 0 ? &timeout : nullptr);
     } while (rc == -EINTR);
     if (rc < 0) return rc;
     for (int i = 0; i < rc; ++i) {
@@ -69,7 +85,6 @@ class LibaioEngine final : public Engine {
     return rc;
   }
 
- private:
   io_context_t ctx_ = nullptr;
   int fd_ = -1;
   std::vector<iocb> iocbs_;

@@ -30,6 +30,10 @@ class PsyncEngine final : public Engine {
     return 1;
   }
 
+  int reap_until(int64_t /*deadline_ns*/, std::span<Completion> out) override {
+    return reap(1, out);
+  }
+
  private:
   int fd_ = -1;
   Completion done_{};

@@ -242,5 +242,56 @@ TEST(RawioJsonFormat, OneDocumentWithUnitsInKeysAndOptionsEchoed) {
   EXPECT_EQ(doc["targets"][0]["tests"].size(), 4u);
 }
 
+// An open-loop RR over 10 s at 2000/s requested, with known lag samples.
+TargetReport open_loop_report() {
+  std::vector<TargetReport> r = {
+      seed_report({271.0, 17}, {5290.5, 323}, {514.1, 32}, {1454.7, 89})};
+  RunResult& rr = r[0].tests[0];
+  rr.spec.rate_per_sec = 2000;
+  rr.spec.arrival = Arrival::kPoisson;
+  rr.spec.seed = 7;
+  rr.transfers = 19'950;  // 1995/s achieved
+  for (int i = 0; i < 99; ++i) rr.schedule_lag.record(100'000);
+  rr.schedule_lag.record(212'400'000);
+  rr.service_latency.record(900'000);
+  rr.behind_at_end_ns = 3'200'000;
+  return r[0];
+}
+
+TEST(RawioTextFormat, OpenLoopTestsGetALineWithRatesAndLagAndTheTablesStayTheSeeds) {
+  std::vector<TargetReport> reports = {open_loop_report()};
+  std::string out = make_text_formatter(1)->render(reports);
+  EXPECT_NE(out.find("Open loop anon RR: requested 2000/s poisson (seed 7), achieved 1995/s; issue "
+                     "lag p99 0.1 ms, max 212.4 ms, 3.2 ms behind at the end\n"),
+            std::string::npos)
+      << out;
+  // Only the open-loop test has the line, and the table above is unchanged.
+  EXPECT_EQ(out.find("Open loop anon SR"), std::string::npos) << out;
+  EXPECT_EQ(out.find("Open loop"), out.rfind("Open loop")) << out;
+  EXPECT_EQ(out.substr(0, out.find("Measured")),
+            format_test_rows(std::vector<TargetReport>{open_loop_report()}));
+  std::vector<TargetReport> closed = {
+      seed_report({271.0, 17}, {5290.5, 323}, {514.1, 32}, {1454.7, 89})};
+  EXPECT_EQ(make_text_formatter(1)->render(closed).find("Open loop"), std::string::npos);
+}
+
+TEST(RawioJsonFormat, OpenLoopFiguresOrNullForClosedLoop) {
+  std::vector<TargetReport> reports = {open_loop_report()};
+  auto doc = nlohmann::json::parse(make_json_formatter({})->render(reports));
+  const auto& rr = doc["targets"][0]["tests"][0];
+  const auto& open = rr["open_loop"];
+  EXPECT_EQ(open["arrival"], "poisson");
+  EXPECT_EQ(open["seed"], 7);
+  EXPECT_EQ(open["requested_rate_per_sec"], 2000.0);
+  EXPECT_NEAR(open["achieved_rate_per_sec"].get<double>(), 1995.0, 1e-9);
+  EXPECT_EQ(open["schedule_lag_ns"]["samples"], 100);
+  EXPECT_EQ(open["schedule_lag_ns"]["max"], 212'400'000);
+  EXPECT_NEAR(open["schedule_lag_ns"]["p99"].get<double>(), 100'000, 1000);
+  EXPECT_EQ(open["behind_at_end_ns"], 3'200'000);
+  EXPECT_EQ(open["service_lat_ns"]["max"], 900'000);
+  EXPECT_TRUE(doc["targets"][0]["tests"][1].contains("open_loop"));
+  EXPECT_TRUE(doc["targets"][0]["tests"][1]["open_loop"].is_null());  // SR ran closed loop
+}
+
 }  // namespace
 }  // namespace diskcond::rawio

@@ -21,6 +21,18 @@ json latency_json(const LatencyHistogram& h) {
           {"max", h.max_ns()}};
 }
 
+// Open loop's figures, or null for a closed-loop test.
+json open_loop_json(const RunResult& t) {
+  if (!t.spec.open_loop()) return nullptr;
+  return {{"arrival", std::string(arrival_key(t.spec.arrival))},
+          {"seed", t.spec.seed},
+          {"requested_rate_per_sec", t.requested_rate_per_sec()},
+          {"achieved_rate_per_sec", t.achieved_rate_per_sec()},
+          {"schedule_lag_ns", latency_json(t.schedule_lag)},
+          {"behind_at_end_ns", t.behind_at_end_ns},
+          {"service_lat_ns", latency_json(t.service_latency)}};
+}
+
 json test_json(const RunResult& t) {
   json intervals = json::array();
   for (size_t i = 0; i < t.intervals.size(); ++i) {
@@ -56,6 +68,7 @@ json test_json(const RunResult& t) {
             {"total_percent", t.total_percent()},
             {"cpu_us_per_transfer", t.cpu_us_per_transfer()}}},
           {"lat_ns", latency_json(t.latency)},
+          {"open_loop", open_loop_json(t)},
           {"intervals", {{"interval_ns", IntervalLog::kIntervalNs}, {"samples", intervals}}}};
 }
 

@@ -146,7 +146,9 @@ TEST(RawioBinary, RefusesToWriteAnExistingFileUnlessForced) {
 
 TEST(RawioBinary, BadOptionsExitTwoWithOneLineAndTouchNothing) {
   testing::ScratchDir dir;
-  for (const char* args : {"-a -n 3x", "-a -e nope", "-a -v 9", "-a --bogus", "-a -s 1000 -d on"}) {
+  for (const char* args :
+       {"-a -n 3x", "-a -e nope", "-a -v 9", "-a --bogus", "-a -s 1000 -d on", "-R --rate 0",
+        "-R --rate abc", "-R --rate 10/s --arrival foo", "-R --arrival poisson"}) {
     Outcome r = rawio(std::string(args) + " --no-progress " + dir.path());
     EXPECT_EQ(r.exit_code, 2) << args;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
@@ -155,6 +157,26 @@ TEST(RawioBinary, BadOptionsExitTwoWithOneLineAndTouchNothing) {
   }
   Outcome r = rawio("-a /no/such/dir/x");
   EXPECT_EQ(r.exit_code, 2);
+}
+
+TEST(RawioBinary, OpenLoopPrintsItsLineAndJsonFields) {
+  testing::ScratchDir dir;
+  Outcome r = rawio("-R -e null -v 1 --rate 5000/s --arrival poisson --seed 3" +
+                    std::string(kQuick) + dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("\nOpen loop anon RR: requested 5000/s poisson "
+                                                  "\\(seed 3\\), achieved [0-9]+/s; issue lag p99 "
+                                                  "[0-9.]+ ms, max [0-9.]+ ms")))
+      << r.out;
+  r = rawio("-R -e null --json --rate 5000/s" + std::string(kQuick) + dir.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["options"]["rate_per_sec"], 5000.0);
+  const auto& open = doc["targets"][0]["tests"][0]["open_loop"];
+  EXPECT_EQ(open["arrival"], "fixed");
+  EXPECT_EQ(open["requested_rate_per_sec"], 5000.0);
+  EXPECT_NEAR(open["achieved_rate_per_sec"].get<double>(), 5000, 500);  // 1000 in 200 ms
+  EXPECT_EQ(open["schedule_lag_ns"]["samples"], doc["targets"][0]["tests"][0]["transfers"]);
 }
 
 // Issue 13, item 13: a mistyped device name is an error, not a test file on devtmpfs.

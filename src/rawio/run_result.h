@@ -23,9 +23,17 @@ struct RunResult {
   bool direct = false;   // O_DIRECT was used
   uint64_t transfers = 0;
   uint64_t bytes = 0;
-  int64_t elapsed_ns = 0;                 // common start to the last completion
-  CpuTimes cpu;                           // all of rawio's threads, over the test
-  LatencyHistogram latency;               // per transfer, submission to completion
+  int64_t elapsed_ns = 0;  // common start to the last completion
+  CpuTimes cpu;            // all of rawio's threads, over the test
+  // Per transfer, submission to completion (closed loop) or intended issue time to completion
+  // (open loop: spec.rate_per_sec > 0), so a stall delays, and shows in, what was due during it.
+  LatencyHistogram latency;
+  // Open loop only (empty closed loop): how late each transfer was issued after its intended
+  // time, its submission to completion, and the largest of the workers' behind_at_end_ns()
+  // (how far behind schedule issue was when the deadline stopped it; 0 if on time).
+  LatencyHistogram schedule_lag;
+  LatencyHistogram service_latency;
+  int64_t behind_at_end_ns = 0;
   std::vector<IntervalSample> intervals;  // per second from the start
   StopReason stopped_by = StopReason::kCount;
 
@@ -37,6 +45,10 @@ struct RunResult {
   double transfers_per_sec() const {
     return elapsed_ns > 0 ? static_cast<double>(transfers) / seconds() : 0.0;
   }
+  // Open loop: the rate asked for, and the one achieved (completions per second of elapsed time,
+  // as the /sec column).
+  double requested_rate_per_sec() const { return spec.rate_per_sec; }
+  double achieved_rate_per_sec() const { return transfers_per_sec(); }
   double user_percent() const { return cpu_percent(cpu.user_ns, elapsed_ns); }
   double sys_percent() const { return cpu_percent(cpu.sys_ns, elapsed_ns); }
   double total_percent() const { return cpu_percent(cpu.user_ns + cpu.sys_ns, elapsed_ns); }

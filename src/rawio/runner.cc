@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <thread>
@@ -97,6 +98,10 @@ Status validate_spec(const Target& target, const TestSpec& spec) {
   if (spec.time_limit_ns <= 0) return make_error("time limit must be positive");
   if (spec.warmup_ns < 0) return make_error("warm-up must not be negative");
   if (spec.transfer_count == 0) return make_error("transfer count must be at least 1");
+  if (!(spec.rate_per_sec >= 0) || spec.rate_per_sec > kMaxRatePerSec) {
+    return make_error(fmt::format("rate {}/s is not from 0 (closed loop) to {:.0f}/s",
+                                  spec.rate_per_sec, kMaxRatePerSec));
+  }
   if (target.direct && spec.transfer_bytes % target.sector_bytes != 0) {
     return make_error(fmt::format(
         "transfer size {} is not a multiple of {}'s O_DIRECT alignment of {} bytes (use "
@@ -170,6 +175,9 @@ Result<RunResult> run_test(const Target& target, const TestSpec& spec, const Run
   for (const auto& w : workers) {
     if (!w->error().empty()) return make_error(fmt::format("{}: {}", target.name, w->error()));
     result.latency.merge(w->latency());
+    result.schedule_lag.merge(w->schedule_lag());
+    result.service_latency.merge(w->service_latency());
+    result.behind_at_end_ns = std::max(result.behind_at_end_ns, w->behind_at_end_ns());
     intervals.merge(w->intervals());
     result.transfers += w->transfers();
     result.bytes += w->bytes();

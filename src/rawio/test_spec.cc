@@ -44,6 +44,17 @@ std::string_view test_key(TestKind kind) {
   return "?";
 }
 
+std::string_view arrival_key(Arrival arrival) {
+  return arrival == Arrival::kPoisson ? "poisson" : "fixed";
+}
+
+std::optional<Arrival> parse_arrival(std::string_view key) {
+  for (Arrival a : {Arrival::kFixed, Arrival::kPoisson}) {
+    if (key == arrival_key(a)) return a;
+  }
+  return std::nullopt;
+}
+
 bool is_write(TestKind kind) {
   return kind == TestKind::kRandomWrite || kind == TestKind::kSequentialWrite;
 }

@@ -11,6 +11,12 @@ namespace diskcond::rawio {
 
 enum class TestKind { kRandomRead, kSequentialRead, kRandomWrite, kSequentialWrite };
 
+// When an open-loop test issues its transfers: kFixed, evenly spaced (1/rate apart); kPoisson, at
+// exponentially distributed gaps of mean 1/rate (a Poisson process), drawn from the test's seed.
+enum class Arrival { kFixed, kPoisson };
+std::string_view arrival_key(Arrival arrival);               // "fixed", "poisson"
+std::optional<Arrival> parse_arrival(std::string_view key);  // the inverse; nullopt otherwise
+
 // The four tests in the order the original runs and prints them.
 inline constexpr TestKind kAllTests[] = {TestKind::kRandomRead, TestKind::kSequentialRead,
                                          TestKind::kRandomWrite, TestKind::kSequentialWrite};
@@ -31,6 +37,7 @@ constexpr int64_t kDefaultWarmupNs = 1'000'000'000;           // before it, not 
 constexpr int64_t kDefaultCountTimeLimitNs = 10'000'000'000;  // the cap of a count-based test
 constexpr uint64_t kUnlimitedTransfers = UINT64_MAX;          // a time-based test's count
 constexpr uint64_t kDefaultSeed = 1;
+constexpr double kMaxRatePerSec = 1e9;  // an open-loop schedule's arrivals are >= 1 ns apart
 
 struct TestSpec {
   TestKind kind = TestKind::kRandomRead;
@@ -50,7 +57,15 @@ struct TestSpec {
   // is not counted, and the time limit, the elapsed time, the CPU time and the per-second
   // intervals all start after it. 0: measure from the first transfer.
   int64_t warmup_ns = 0;
-  uint64_t seed = kDefaultSeed;  // random offsets: same seed, same offsets
+  uint64_t seed = kDefaultSeed;  // random offsets and arrivals: same seed, same sequence
+  // 0: closed loop (the default): each worker issues its next transfer when one completes.
+  // Above 0: open loop: transfers are issued on a schedule of this many per second in total over
+  // all workers (each worker takes every workers-th arrival, as the transfer count is shared),
+  // whatever the device does, and latency is measured from the intended issue time.
+  double rate_per_sec = 0;
+  Arrival arrival = Arrival::kFixed;  // open loop only
+
+  bool open_loop() const { return rate_per_sec > 0; }
 };
 
 }  // namespace diskcond::rawio

@@ -100,6 +100,16 @@ std::string us(uint64_t ns) {
   return fmt::format("{:.1f}", static_cast<double>(ns) / 1000.0);
 }
 
+// Milliseconds with one decimal.
+std::string ms(uint64_t ns) {
+  return fmt::format("{:.1f}", static_cast<double>(ns) / 1e6);
+}
+
+// A rate in transfers per second: whole above 100, else three significant digits.
+std::string rate_text(double per_sec) {
+  return per_sec >= 100 ? fmt::format("{:.0f}", per_sec) : fmt::format("{:.3g}", per_sec);
+}
+
 class TextFormatter final : public Formatter {
  public:
   TextFormatter(int verbosity, Units units) : verbosity_(verbosity), units_(units) {}
@@ -269,12 +279,30 @@ std::string format_measured_time(std::span<const TargetReport> reports) {
   }
   for (const auto& report : reports) {
     for (const auto& t : report.tests) {
+      if (t.spec.open_loop()) out += format_open_loop_line(report.id, t);
+    }
+  }
+  for (const auto& report : reports) {
+    for (const auto& t : report.tests) {
       if (t.stopped_by != StopReason::kCancelled) continue;
       out += fmt::format("PARTIAL: interrupted during {} on {}; the figures are those up to then\n",
                          test_code(t.spec.kind), report.id);
     }
   }
   return out;
+}
+
+std::string format_open_loop_line(const std::string& id, const RunResult& t) {
+  std::string behind;
+  if (t.behind_at_end_ns > 0)
+    behind =
+        fmt::format(", {} ms behind at the end", ms(static_cast<uint64_t>(t.behind_at_end_ns)));
+  return fmt::format(
+      "Open loop {} {}: requested {}/s {} (seed {}), achieved {}/s; issue lag p99 {} ms, max {} "
+      "ms{}\n",
+      id, test_code(t.spec.kind), rate_text(t.requested_rate_per_sec()),
+      arrival_key(t.spec.arrival), t.spec.seed, rate_text(t.achieved_rate_per_sec()),
+      ms(t.schedule_lag.percentile_ns(99)), ms(t.schedule_lag.max_ns()), behind);
 }
 
 std::unique_ptr<Formatter> make_text_formatter(int verbosity, Units units) {

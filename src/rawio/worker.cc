@@ -4,6 +4,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 
 #include "core/clock.h"
@@ -20,7 +22,10 @@ Worker::Worker(const TestSpec& spec, unsigned index)
       share_(worker_share(spec.transfer_count, spec.workers, index)),
       offsets_(is_random(spec.kind), spec.area_bytes, spec.transfer_bytes, spec.workers, index,
                spec.seed),
-      intervals_(interval_slots(spec.time_limit_ns)) {}
+      intervals_(interval_slots(spec.time_limit_ns)) {
+  if (spec.open_loop())
+    schedule_.emplace(spec.arrival, spec.rate_per_sec, spec.workers, index, spec.seed);
+}
 
 Status Worker::prepare(int fd, const EngineInfo& engine, unsigned depth, uint32_t alignment) {
   depth_ = engine.caps.synchronous ? 1 : depth;
@@ -38,6 +43,7 @@ Status Worker::prepare(int fd, const EngineInfo& engine, unsigned depth, uint32_
     memcpy(buffers_.get() + i, &v, 8);
   }
   submitted_ns_.assign(depth_, 0);
+  intended_ns_.assign(depth_, 0);
   slot_offset_.assign(depth_, 0);
   completions_.resize(depth_);
   free_slots_.clear();
@@ -67,7 +73,12 @@ void Worker::run(StartBarrier& start, const TestClock& clock, std::atomic<bool>&
     stop.store(true);
   }
   start.arrive_and_wait();
-  if (opened) loop(clock, stop, progress);
+  if (!opened) return;
+  if (schedule_) {
+    open_loop(clock, stop, progress);
+  } else {
+    loop(clock, stop, progress);
+  }
 }
 
 void Worker::loop(const TestClock& clock, std::atomic<bool>& stop, WorkerProgress& progress) {
@@ -137,6 +148,108 @@ void Worker::loop(const TestClock& clock, std::atomic<bool>& stop, WorkerProgres
     progress.transfers.store(transfers_, std::memory_order_relaxed);
   }
   end_ns_ = now;
+}
+
+}  // namespace diskcond::rawio
+
+namespace diskcond::rawio {
+
+void Worker::open_loop(const TestClock& clock, std::atomic<bool>& stop, WorkerProgress& progress) {
+  intervals_.start(clock.measure_start_ns);
+  const int64_t deadline = clock.deadline_ns;
+  const bool write = is_write(spec_.kind);
+  const uint32_t length = spec_.transfer_bytes;
+  const unsigned batch = spec_.submit_batch > 0 ? spec_.submit_batch : 1;
+  uint8_t* const buffers = buffers_.get();
+  uint64_t issued = 0;
+  unsigned in_flight = 0;
+  bool issuing = true;
+  int64_t due = clock.start_ns + schedule_->next_ns();  // the next transfer's intended time
+  int64_t now = monotonic_now_ns();
+
+  for (;;) {
+    if (issuing && (issued == share_ || due >= deadline || stop.load(std::memory_order_relaxed))) {
+      issuing = false;  // the schedule (or the share) is done
+      hit_deadline_ = due >= deadline;
+    } else if (issuing && now >= deadline) {
+      issuing = false;  // behind schedule at the deadline: what is due stays unissued
+      hit_deadline_ = true;
+      behind_at_end_ns_ = deadline - due;
+    }
+    if (issuing) {
+      // Everything already due, in order, while a slot is free; each stamped as it is queued.
+      unsigned queued = 0;
+      int rc = 0;
+      while (in_flight < depth_ && due <= now && issued < share_ && due < deadline && rc >= 0) {
+        uint32_t slot = free_slots_.back();
+        free_slots_.pop_back();
+        uint64_t offset = offsets_.next();
+        intended_ns_[slot] = due;
+        submitted_ns_[slot] = now;
+        slot_offset_[slot] = offset;
+        engine_->queue({buffers + static_cast<size_t>(slot) * length, offset, length, slot, write});
+        ++in_flight;
+        ++issued;
+        due = clock.start_ns + schedule_->next_ns();
+        if (++queued == batch) {
+          rc = engine_->submit();
+          queued = 0;
+          now = monotonic_now_ns();
+        }
+      }
+      if (queued > 0 && rc >= 0) rc = engine_->submit();
+      if (rc < 0) {
+        record_error(rc, 0);
+        stop.store(true, std::memory_order_relaxed);
+        break;
+      }
+    }
+    if (in_flight == 0) {
+      if (!issuing) break;
+      // Ahead of schedule with nothing in flight: sleep until the next transfer is due, waking at
+      // least every 100 ms to see the stop flag.
+      int64_t wake = std::min(due, now + 100'000'000);
+      timespec ts{wake / 1'000'000'000, wake % 1'000'000'000};
+      while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
+      }
+      now = monotonic_now_ns();
+      continue;
+    }
+    // A free slot and a transfer not yet due: wait for a completion or its time, whichever first.
+    int n = issuing && in_flight < depth_
+                ? engine_->reap_until(std::min(due, deadline), completions_)
+                : engine_->reap(1, completions_);
+    now = monotonic_now_ns();
+    if (n < 0) {
+      record_error(n, 0);
+      stop.store(true, std::memory_order_relaxed);
+      break;
+    }
+    complete(n, now, clock.measure_start_ns, stop, in_flight);
+    progress.transfers.store(transfers_, std::memory_order_relaxed);
+  }
+  end_ns_ = now;
+}
+
+void Worker::complete(int n, int64_t now, int64_t measure_start, std::atomic<bool>& stop,
+                      unsigned& in_flight) {
+  const uint32_t length = spec_.transfer_bytes;
+  for (int i = 0; i < n; ++i) {
+    const Completion& c = completions_[i];
+    if (c.result != static_cast<int64_t>(length)) {
+      if (error_.empty()) record_error(c.result, slot_offset_[c.slot]);
+      stop.store(true, std::memory_order_relaxed);
+    } else if (now >= measure_start) {
+      latency_.record(static_cast<uint64_t>(now - intended_ns_[c.slot]));
+      schedule_lag_.record(static_cast<uint64_t>(submitted_ns_[c.slot] - intended_ns_[c.slot]));
+      service_latency_.record(static_cast<uint64_t>(now - submitted_ns_[c.slot]));
+      intervals_.add(now, length);
+      ++transfers_;
+      bytes_ += length;
+    }
+    free_slots_.push_back(c.slot);
+    --in_flight;
+  }
 }
 
 }  // namespace diskcond::rawio

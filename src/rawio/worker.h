@@ -8,10 +8,12 @@
 #include <barrier>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/result.h"
+#include "rawio/arrival_schedule.h"
 #include "rawio/engine.h"
 #include "rawio/interval_log.h"
 #include "rawio/latency_histogram.h"
@@ -51,12 +53,23 @@ class Worker {
   Status prepare(int fd, const EngineInfo& engine, unsigned depth, uint32_t alignment);
 
   // The thread body: opens the engine on this thread, waits at `start`, then runs until its
-  // share is done, the deadline passes or `stop` is set. On a failure (engine set-up or a
-  // transfer) it records error() and sets `stop` for everyone; it always arrives at `start`.
+  // share is done, the deadline passes or `stop` is set. Closed loop, it keeps `depth` transfers
+  // in flight; open loop (spec.rate_per_sec > 0), it issues each transfer when its schedule says
+  // (never before; late if no slot is free) and measures latency from that intended time. On a
+  // failure (engine set-up or a transfer) it records error() and sets `stop` for everyone; it
+  // always arrives at `start`.
   void run(StartBarrier& start, const TestClock& clock, std::atomic<bool>& stop,
            WorkerProgress& progress);
 
+  // Closed loop: submission to completion. Open loop: intended issue time to completion.
   const LatencyHistogram& latency() const { return latency_; }
+  // Open loop only (empty closed loop): how late each transfer was issued after its intended
+  // time, and its submission to completion (what closed loop calls latency).
+  const LatencyHistogram& schedule_lag() const { return schedule_lag_; }
+  const LatencyHistogram& service_latency() const { return service_latency_; }
+  // Open loop: how far behind its schedule the worker was when the deadline stopped it (the
+  // deadline minus the intended time of the first transfer it did not issue); 0 if on time.
+  int64_t behind_at_end_ns() const { return behind_at_end_ns_; }
   const IntervalLog& intervals() const { return intervals_; }
   uint64_t transfers() const { return transfers_; }
   uint64_t bytes() const { return bytes_; }
@@ -70,6 +83,11 @@ class Worker {
   };
   void record_error(int64_t result, uint64_t offset);
   void loop(const TestClock& clock, std::atomic<bool>& stop, WorkerProgress& progress);
+  void open_loop(const TestClock& clock, std::atomic<bool>& stop, WorkerProgress& progress);
+  // Open loop: records the completions in completions_[0, n), which ended at `now`; a failed one
+  // records the error and sets `stop`.
+  void complete(int n, int64_t now, int64_t measure_start, std::atomic<bool>& stop,
+                unsigned& in_flight);
 
   TestSpec spec_;
   unsigned index_;
@@ -81,11 +99,16 @@ class Worker {
   std::string_view engine_name_;
   int fd_ = -1;
   unsigned depth_ = 1;
-  std::vector<int64_t> submitted_ns_;  // per slot
-  std::vector<uint64_t> slot_offset_;  // per slot, for error messages
+  std::optional<ArrivalSchedule> schedule_;  // open loop only
+  std::vector<int64_t> submitted_ns_;        // per slot
+  std::vector<int64_t> intended_ns_;         // per slot: submitted_ns_ closed loop
+  std::vector<uint64_t> slot_offset_;        // per slot, for error messages
   std::vector<uint32_t> free_slots_;
   std::vector<Completion> completions_;
   LatencyHistogram latency_;
+  LatencyHistogram schedule_lag_;
+  LatencyHistogram service_latency_;
+  int64_t behind_at_end_ns_ = 0;
   IntervalLog intervals_;
   uint64_t transfers_ = 0;
   uint64_t bytes_ = 0;

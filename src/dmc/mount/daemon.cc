@@ -405,7 +405,17 @@ Result<pid_t> await_ready(int ready_fd, const std::string& log_path) {
 
 }  // namespace
 
-Result<pid_t> spawn_daemon(const DaemonConfig& config) {
+namespace {
+
+// A forked child with a close-on-exec pipe for the daemon's ready line (await_ready). The child
+// gets 0 and `write_fd`; the parent the child's pid and `read_fd`; each has closed the other end.
+struct ReadyFork {
+  pid_t pid = -1;
+  int read_fd = -1;
+  int write_fd = -1;
+};
+
+Result<ReadyFork> fork_with_ready_pipe() {
   int pipe_fds[2];
   if (pipe2(pipe_fds, O_CLOEXEC) < 0)
     return make_error(std::string("pipe: ") + std::strerror(errno));
@@ -415,48 +425,47 @@ Result<pid_t> spawn_daemon(const DaemonConfig& config) {
     close(pipe_fds[1]);
     return make_error(std::string("fork: ") + std::strerror(errno));
   }
-  if (child == 0) {
+  close(pipe_fds[child == 0 ? 0 : 1]);
+  if (child == 0) return ReadyFork{0, -1, pipe_fds[1]};
+  return ReadyFork{child, pipe_fds[0], -1};
+}
+
+}  // namespace
+
+Result<pid_t> spawn_daemon(const DaemonConfig& config) {
+  auto forked = fork_with_ready_pipe();
+  if (!forked.ok()) return make_error(forked.error());
+  if (forked->pid == 0) {
     // First child: new session, then fork the daemon so it is no session leader and is
     // reparented away from the caller.
-    close(pipe_fds[0]);
     setsid();
     const pid_t daemon_pid = fork();
     if (daemon_pid != 0) _exit(daemon_pid < 0 ? 1 : 0);
-    become_daemon(config, pipe_fds[1]);
+    become_daemon(config, forked->write_fd);
   }
-  close(pipe_fds[1]);
   int status = 0;
-  waitpid(child, &status, 0);
+  waitpid(forked->pid, &status, 0);
   // Wait for the daemon's one line (or EOF, when it died before saying anything).
-  return await_ready(pipe_fds[0], config.paths.log);
+  return await_ready(forked->read_fd, config.paths.log);
 }
 
 Result<pid_t> spawn_child_daemon(const DaemonConfig& config) {
-  int pipe_fds[2];
-  if (pipe2(pipe_fds, O_CLOEXEC) < 0)
-    return make_error(std::string("pipe: ") + std::strerror(errno));
   const pid_t parent = getpid();
-  const pid_t child = fork();
-  if (child < 0) {
-    close(pipe_fds[0]);
-    close(pipe_fds[1]);
-    return make_error(std::string("fork: ") + std::strerror(errno));
-  }
-  if (child == 0) {
-    close(pipe_fds[0]);
+  auto forked = fork_with_ready_pipe();
+  if (!forked.ok()) return make_error(forked.error());
+  if (forked->pid == 0) {
     setsid();
     if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
       _exit(1);  // the caller is gone
-    become_daemon(config, pipe_fds[1]);
+    become_daemon(config, forked->write_fd);
   }
-  close(pipe_fds[1]);
-  auto ready = await_ready(pipe_fds[0], config.paths.log);
+  auto ready = await_ready(forked->read_fd, config.paths.log);
   if (!ready.ok()) {  // it may still be starting up: end it, so the caller is left with nothing
-    kill(child, SIGTERM);
-    waitpid(child, nullptr, 0);
+    kill(forked->pid, SIGTERM);
+    waitpid(forked->pid, nullptr, 0);
     return ready;
   }
-  return child;
+  return forked->pid;
 }
 
 }  // namespace diskcond::mount

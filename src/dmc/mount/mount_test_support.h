@@ -57,13 +57,17 @@ inline int run_as(uid_t uid, gid_t gid, const std::function<int()>& body,
   return WIFEXITED(status) ? WEXITSTATUS(status) : 255;
 }
 
-// CPU pressure (Linux PSI, /proc/pressure/cpu): the share of a stretch of time during which some
-// runnable task waited for a CPU. A timing test measures its workload inside one; when the
-// machine was that busy, a reply's caller waited for a CPU too and "slower than the profile"
-// says nothing about the mount. Timing tests then check only that it was never faster.
-class CpuPressure {
+// Pressure stall information (Linux PSI, /proc/pressure/<resource>): the share of a stretch of
+// time during which some task waited for the resource. A timing test measures its workload inside
+// one; when the machine was that busy, "slower than the profile" says nothing about the mount.
+//  - CpuPressure: a runnable task waited for a CPU (a reply's caller did too). Timing tests then
+//    check only that the mount was never faster.
+//  - IoPressure: a task waited for the machine's own disk (other programs' builds write to it),
+//    which backing I/O such as a real fsync then waits for too.
+template <const char* kFile>
+class Pressure {
  public:
-  CpuPressure() : start_us_(stalled_us()), start_ns_(monotonic_now_ns()) {}
+  Pressure() : start_us_(stalled_us()), start_ns_(monotonic_now_ns()) {}
   // Share of the time since construction (0..1); 0 when the kernel has no PSI.
   double share() const {
     const long long now_us = stalled_us();
@@ -71,13 +75,13 @@ class CpuPressure {
     if (start_us_ < 0 || now_us < 0 || elapsed_ns <= 0) return 0;
     return static_cast<double>(now_us - start_us_) * 1000.0 / static_cast<double>(elapsed_ns);
   }
-  // Above this share the lower bounds of timing tests are not checked.
+  // Above this share the bounds that only a quiet machine can keep are not checked.
   static constexpr double kBusy = 0.25;
 
  private:
-  // "some ... total=<us>" of /proc/pressure/cpu, or -1.
+  // "some ... total=<us>" of the file, or -1.
   static long long stalled_us() {
-    FILE* f = fopen("/proc/pressure/cpu", "r");
+    FILE* f = fopen(kFile, "r");
     if (f == nullptr) return -1;
     long long total = -1;
     if (fscanf(f, "some avg10=%*f avg60=%*f avg300=%*f total=%lld", &total) != 1) total = -1;
@@ -87,6 +91,11 @@ class CpuPressure {
   long long start_us_;
   int64_t start_ns_;
 };
+
+inline constexpr char kCpuPressureFile[] = "/proc/pressure/cpu";
+inline constexpr char kIoPressureFile[] = "/proc/pressure/io";
+using CpuPressure = Pressure<kCpuPressureFile>;
+using IoPressure = Pressure<kIoPressureFile>;
 
 class MountTest : public ::testing::Test {
  protected:

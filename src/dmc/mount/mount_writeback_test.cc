@@ -65,6 +65,12 @@ TEST_F(MountWriteback, FsyncPaysForTheFilesDirtyDataButNotAnothers) {
   const int fd = open(path("mine").c_str(), O_CREAT | O_WRONLY, 0644);
   ASSERT_GE(fd, 0);
   const std::vector<char> data(kBlock, 'm');
+  // Each fsync also syncs the backing file on the machine's own disk: how busy other programs
+  // keep that disk is measured before this test's own I/O, which would count too.
+  const IoPressure io;
+  usleep(200'000);
+  const double others_io = io.share();
+  const CpuPressure cpu;
   const int64_t t0 = monotonic_now_ns();
   for (int b = 0; b < 64; ++b) ASSERT_EQ(write(fd, data.data(), kBlock), ssize_t(kBlock));
   const int64_t t1 = monotonic_now_ns();
@@ -75,10 +81,17 @@ TEST_F(MountWriteback, FsyncPaysForTheFilesDirtyDataButNotAnothers) {
   close(fd);
   close(other);
 
-  EXPECT_LT(t1 - t0, 64 * kAccessNs / 4) << "buffered writes " << (t1 - t0) / 1e6 << " ms";
-  // Its 256 KiB in one command, then the journal commit (at least one access).
+  // Its 256 KiB in one command, then the journal commit (at least one access): never less.
   const int64_t own = kAccessNs + transfer(64 * kBlock) + kAccessNs;
   EXPECT_GE(t2 - t1, own) << "fsync " << (t2 - t1) / 1e6 << " ms";
+  // The upper bounds need a quiet machine: under other programs' load, measured at 6 ms, a
+  // second fsync's backing fsync and round trip alone passed kAccessNs.
+  if (cpu.share() >= CpuPressure::kBusy || others_io >= IoPressure::kBusy) {
+    std::printf("[ busy     ] cpu %.2f, others' io %.2f: upper bounds not checked\n", cpu.share(),
+                others_io);
+    return;
+  }
+  EXPECT_LT(t1 - t0, 64 * kAccessNs / 4) << "buffered writes " << (t1 - t0) / 1e6 << " ms";
   EXPECT_LT(t2 - t1, own + transfer(kMiB) / 2) << "fsync waited for the other file";
   EXPECT_LT(t3 - t2, kAccessNs) << "second fsync " << (t3 - t2) / 1e6 << " ms";
 }
@@ -91,8 +104,10 @@ TEST_F(MountWriteback, FsyncOfANewEmptyFileCommitsItsCreation) {
   ASSERT_EQ(fsync(fd), 0);
   const int64_t took = monotonic_now_ns() - t0;
   close(fd);
-  // The commit: descriptor, the parent's and the file's blocks, commit block, one access.
-  EXPECT_GE(took, kAccessNs + transfer(4 * kBlock)) << took / 1e6 << " ms";
+  // The commit: descriptor, the home blocks of the parent's and the file's inodes, commit block,
+  // one access. The two inodes share one inode-table block when their numbers are close (16 to a
+  // block; it happened on a fresh machine: 7.99 ms, three blocks), so at least three blocks.
+  EXPECT_GE(took, kAccessNs + transfer(3 * kBlock)) << took / 1e6 << " ms";
 }
 
 TEST_F(MountWriteback, SyncWritesPayLikeWriteAndFsync) {

@@ -18,6 +18,7 @@
 #include "dmc/mount/fault_injection.h"
 #include "dmc/mount/filesystem.h"
 #include "dmc/mount/syscall.h"
+#include "posix/files.h"
 
 namespace diskcond::mount {
 namespace {
@@ -167,22 +168,6 @@ void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_fil
   });
 }
 
-// pwrite of all `size` bytes at `offset`, retried on EINTR and short writes. Returns bytes
-// written (short only when the file system stopped early) or -errno.
-ssize_t pwrite_all(int fd, const char* data, size_t size, off_t offset) {
-  size_t done = 0;
-  while (done < size) {
-    ssize_t n = pwrite(fd, data + done, size - done, offset + static_cast<off_t>(done));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return done > 0 ? static_cast<ssize_t>(done) : -errno;
-    }
-    if (n == 0) break;
-    done += static_cast<size_t>(n);
-  }
-  return static_cast<ssize_t>(done);
-}
-
 // Writes the first `size` bytes of `in` at `offset` to the backing file. Returns bytes written
 // or -errno. Data already in memory goes straight to a buffered descriptor; O_DIRECT (and data in
 // a pipe) goes through an aligned copy. REQUIRES: size <= fuse_buf_size(in).
@@ -190,7 +175,7 @@ ssize_t backing_write(BufferPool& buffers, const FileHandle& h, fuse_bufvec* in,
                       size_t size) {
   if (!h.direct && in->count == 1 && in->idx == 0 && in->off == 0 &&
       (in->buf[0].flags & FUSE_BUF_IS_FD) == 0) {
-    return pwrite_all(h.fd, static_cast<const char*>(in->buf[0].mem), size, offset);
+    return posix::pwrite_all(h.fd, static_cast<const char*>(in->buf[0].mem), size, offset);
   }
   BufferPool::Buffer buf = buffers.get(size);
   if (buf.data() == nullptr) return -ENOMEM;
@@ -198,7 +183,7 @@ ssize_t backing_write(BufferPool& buffers, const FileHandle& h, fuse_bufvec* in,
   mem.buf[0].mem = buf.data();
   ssize_t got = fuse_buf_copy(&mem, in, static_cast<fuse_buf_copy_flags>(0));
   if (got < 0) return got;
-  return pwrite_all(h.fd, buf.data(), static_cast<size_t>(got), offset);
+  return posix::pwrite_all(h.fd, buf.data(), static_cast<size_t>(got), offset);
 }
 
 // Write-back mode (a buffered handle): the data becomes dirty in the model and the reply goes at

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <iterator>
 #include <map>
 
 #include "rawio/history/histogram_text.h"
@@ -11,7 +12,8 @@
 namespace diskcond::rawio::history {
 namespace {
 
-// Version 1. Unsigned 64-bit values are stored as their int64 bit pattern.
+// Version 1, which kMigrations then brings up to kSchemaVersion (a new database takes the same
+// steps as an old one). Unsigned 64-bit values are stored as their int64 bit pattern.
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS runs (
@@ -53,14 +55,40 @@ CREATE TABLE IF NOT EXISTS intervals (
 );
 )sql";
 
+// kMigrations[v - 1] takes a database from version v to v + 1. Columns are only ever added at
+// the end of a table, so a migrated database and a new one have the same columns in one order.
+constexpr const char* kMigrations[] = {
+    // 2: open loop (--rate). NULL in closed-loop tests and in tests stored by version 1.
+    R"sql(
+ALTER TABLE tests ADD COLUMN rate_per_sec REAL;         -- requested, transfers per second
+ALTER TABLE tests ADD COLUMN arrival TEXT;              -- fixed | poisson
+ALTER TABLE tests ADD COLUMN behind_at_end_ns INTEGER;
+ALTER TABLE tests ADD COLUMN lag_sum_ns INTEGER;        -- issue lag after the intended time
+ALTER TABLE tests ADD COLUMN lag_min_ns INTEGER;
+ALTER TABLE tests ADD COLUMN lag_max_ns INTEGER;
+ALTER TABLE tests ADD COLUMN lag_p99_ns INTEGER;        -- derived, for SQL users
+ALTER TABLE tests ADD COLUMN lag_buckets TEXT;
+ALTER TABLE tests ADD COLUMN service_sum_ns INTEGER;    -- submission to completion
+ALTER TABLE tests ADD COLUMN service_min_ns INTEGER;
+ALTER TABLE tests ADD COLUMN service_max_ns INTEGER;
+ALTER TABLE tests ADD COLUMN service_buckets TEXT;
+)sql",
+};
+static_assert(std::size(kMigrations) == kSchemaVersion - 1);
+
 constexpr const char* kInsertTest =
     "INSERT INTO tests VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,"
-    "?19,?20,?21,?22,?23,?24,?25,?26,?27,?28,?29,?30)";
+    "?19,?20,?21,?22,?23,?24,?25,?26,?27,?28,?29,?30,?31,?32,?33,?34,?35,?36,?37,?38,?39,?40,"
+    "?41,?42)";
 constexpr const char* kSelectTests =
     "SELECT test, engine, direct_io, transfer_bytes, workers, iodepth, submit_batch, area_bytes,"
     " transfer_count_limit, time_limit_ns, seed, stopped_by, transfers, bytes, elapsed_ns,"
-    " cpu_user_ns, cpu_sys_ns, lat_sum_ns, lat_min_ns, lat_max_ns, lat_buckets, position"
-    " FROM tests WHERE run_id = ?1 ORDER BY position";
+    " cpu_user_ns, cpu_sys_ns, lat_sum_ns, lat_min_ns, lat_max_ns, lat_buckets, position";
+// Version 2's columns, selected after kSelectTests's from a version 2 database; then kFromTests.
+constexpr const char* kSelectOpenLoop =
+    ", rate_per_sec, arrival, behind_at_end_ns, lag_sum_ns, lag_min_ns, lag_max_ns, lag_buckets,"
+    " service_sum_ns, service_min_ns, service_max_ns, service_buckets";
+constexpr const char* kFromTests = " FROM tests WHERE run_id = ?1 ORDER BY position";
 
 std::optional<TestKind> kind_from_code(const std::string& code) {
   for (TestKind kind : kAllTests) {
@@ -76,31 +104,97 @@ StopReason stop_reason_from_key(const std::string& key) {
   return StopReason::kCount;
 }
 
-// Reads the version, creating the schema first in a new (empty) database.
-Result<int> settle_schema(Database& db, Database::Mode mode) {
-  if (mode == Database::Mode::kCreate) {
-    if (Status s = db.exec(std::string("BEGIN IMMEDIATE;") + kSchema +
-                           fmt::format("INSERT INTO schema_version SELECT {} WHERE NOT EXISTS "
-                                       "(SELECT 1 FROM schema_version); COMMIT;",
-                                       kSchemaVersion));
-        !s) {
-      (void)db.exec("ROLLBACK");
-      return make_error(s.error());
-    }
-  }
+// The stored version; an error for none, or for one newer than this rawio knows.
+Result<int> read_version(Database& db) {
   auto q = db.prepare("SELECT version FROM schema_version");
   if (!q) return make_error(q.error() + " (not a rawio history database?)");
   auto row = q->step();
   if (!row) return make_error(row.error());
   if (!*row) return make_error(db.error("history database has no schema version"));
   int version = static_cast<int>(q->int64(0));
-  if (version != kSchemaVersion) {
+  if (version < 1 || version > kSchemaVersion) {
     return make_error(
         db.error(fmt::format("history database has schema version {}, this rawio "
-                             "reads version {}",
+                             "reads versions 1 to {}",
                              version, kSchemaVersion)));
   }
   return version;
+}
+
+// In one transaction: makes version 1 in a new (empty) database, then migrates to kSchemaVersion.
+Status create_or_migrate(Database& db) {
+  auto fail = [&](const std::string& message) {
+    (void)db.exec("ROLLBACK");
+    return make_error(message);
+  };
+  if (Status s = db.exec(std::string("BEGIN IMMEDIATE;") + kSchema +
+                         "INSERT INTO schema_version SELECT 1 WHERE NOT EXISTS "
+                         "(SELECT 1 FROM schema_version);");
+      !s) {
+    return fail(s.error());
+  }
+  auto version = read_version(db);
+  if (!version) return fail(version.error());
+  for (int v = *version; v < kSchemaVersion; ++v) {
+    if (Status s = db.exec(std::string(kMigrations[v - 1]) +
+                           fmt::format("UPDATE schema_version SET version = {};", v + 1));
+        !s) {
+      return fail(fmt::format("cannot bring the history database from version {} to {}: {}", v,
+                              v + 1, s.error()));
+    }
+  }
+  if (Status s = db.exec("COMMIT"); !s) return fail(s.error());
+  return ok_status();
+}
+
+// Reads the version, creating or migrating the schema first when writing.
+Result<int> settle_schema(Database& db, Database::Mode mode) {
+  if (mode == Database::Mode::kCreate) {
+    if (Status s = create_or_migrate(db); !s) return make_error(s.error());
+  }
+  return read_version(db);
+}
+
+// Binds an open-loop test's version 2 columns from `first` on, or NULLs for a closed-loop one.
+void bind_open_loop(Statement& q, int first, const RunResult& t) {
+  if (!t.spec.open_loop()) {
+    for (int i = 0; i < 12; ++i) q.bind_null(first + i);
+    return;
+  }
+  const LatencyHistogram& lag = t.schedule_lag;
+  const LatencyHistogram& service = t.service_latency;
+  q.bind(first, t.spec.rate_per_sec)
+      .bind(first + 1, arrival_key(t.spec.arrival))
+      .bind(first + 2, t.behind_at_end_ns);
+  q.bind_u64(first + 3, lag.sum_ns())
+      .bind_u64(first + 4, lag.min_ns())
+      .bind_u64(first + 5, lag.max_ns())
+      .bind_u64(first + 6, lag.percentile_ns(99))
+      .bind(first + 7, buckets_to_text(lag.non_empty_buckets()));
+  q.bind_u64(first + 8, service.sum_ns())
+      .bind_u64(first + 9, service.min_ns())
+      .bind_u64(first + 10, service.max_ns())
+      .bind(first + 11, buckets_to_text(service.non_empty_buckets()));
+}
+
+// Reads what bind_open_loop() stored, from column `first` on; nothing for NULLs (closed loop).
+Status read_open_loop(const Statement& q, int first, RunResult& t) {
+  if (q.is_null(first)) return ok_status();
+  auto arrival = parse_arrival(q.text(first + 1));
+  auto lag = buckets_from_text(q.text(first + 6));
+  auto service = buckets_from_text(q.text(first + 10));
+  if (!arrival)
+    return make_error(fmt::format("history database: unknown arrival '{}'", q.text(first + 1)));
+  if (!lag) return make_error(lag.error());
+  if (!service) return make_error(service.error());
+  t.spec.rate_per_sec = q.real(first);
+  t.spec.arrival = *arrival;
+  t.behind_at_end_ns = q.int64(first + 2);
+  t.schedule_lag =
+      LatencyHistogram::restore(*lag, q.u64(first + 3), q.u64(first + 4), q.u64(first + 5));
+  t.service_latency =
+      LatencyHistogram::restore(*service, q.u64(first + 7), q.u64(first + 8), q.u64(first + 9));
+  return ok_status();
 }
 
 }  // namespace
@@ -189,6 +283,7 @@ Status HistoryStore::save_report(int64_t run_id, const TargetReport& report) {
     test->bind_u64(24, h.max_ns()).bind(25, h.mean_ns()).bind_u64(26, h.percentile_ns(50));
     test->bind_u64(27, h.percentile_ns(90)).bind_u64(28, h.percentile_ns(99));
     test->bind_u64(29, h.percentile_ns(99.9)).bind(30, buckets_to_text(h.non_empty_buckets()));
+    bind_open_loop(*test, 31, t);
     if (Status s = test->run(); !s) return s;
     for (size_t second = 0; second < t.intervals.size(); ++second) {
       interval->bind(1, run_id).bind(2, position).bind(3, static_cast<int64_t>(second));
@@ -243,7 +338,9 @@ Result<SavedRun> HistoryStore::load(int64_t run_id) {
 }
 
 Status HistoryStore::load_tests(SavedRun& run) {
-  auto q = db_.prepare(kSelectTests);
+  // A version 1 database (opened read-only, so not migrated) has no open-loop columns.
+  auto q =
+      db_.prepare(std::string(kSelectTests) + (version_ >= 2 ? kSelectOpenLoop : "") + kFromTests);
   if (!q) return make_error(q.error());
   q->bind(1, run.run_id);
   for (;;) {
@@ -275,6 +372,9 @@ Status HistoryStore::load_tests(SavedRun& run) {
     t.elapsed_ns = q->int64(14);
     t.cpu = {q->int64(15), q->int64(16)};
     t.latency = LatencyHistogram::restore(*buckets, q->u64(17), q->u64(18), q->u64(19));
+    if (version_ >= 2) {
+      if (Status s = read_open_loop(*q, 22, t); !s) return s;
+    }
     if (Status s = load_intervals(run.run_id, static_cast<int>(q->int64(21)), t); !s) return s;
     run.report.tests.push_back(std::move(t));
   }

@@ -2,7 +2,9 @@
 //
 // One row in `runs` per target of an invocation, its tests in `tests` (figures, CPU, the latency
 // histogram's non-empty buckets and percentiles) and their per-second samples in `intervals`.
-// A `schema_version` table holds kSchemaVersion; a database of another version is refused.
+// A `schema_version` table holds the version. Opening for writing (kCreate) brings an older
+// database up to kSchemaVersion in place (version 2 added the open-loop columns, NULL in the runs
+// stored before); opening read-only reads it as it is. A newer database is refused.
 // Writes happen in one transaction per save(); a busy timeout lets concurrent rawio processes
 // share one file. Nothing prints; every error is one line.
 #pragma once
@@ -18,7 +20,7 @@
 
 namespace diskcond::rawio::history {
 
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 
 // ${XDG_DATA_HOME:-$HOME/.local/share}/diskcond/rawio.db ("" if neither variable is set).
 std::string default_database_path();

@@ -235,5 +235,140 @@ TEST(HistoryStore, DefaultPathFollowsXdg) {
   if (old_xdg) setenv("XDG_DATA_HOME", saved.c_str(), 1);
 }
 
+// The schema of rawio 0.1.0's first history (version 1), as it shipped: the fixture an old
+// database is made from. Do not change it to follow the current schema.
+constexpr const char* kVersion1Schema = R"sql(
+CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+  id           INTEGER PRIMARY KEY AUTOINCREMENT,
+  when_utc     TEXT NOT NULL,      -- ISO 8601, UTC
+  host         TEXT NOT NULL,
+  kernel       TEXT NOT NULL,
+  target       TEXT NOT NULL,      -- as given
+  io_path      TEXT NOT NULL,      -- what was opened
+  label        TEXT NOT NULL,      -- the row ID (-i)
+  kind         TEXT NOT NULL,      -- block_device | file | directory
+  engine       TEXT NOT NULL,
+  area_bytes   INTEGER NOT NULL,
+  sector_bytes INTEGER NOT NULL,
+  options_json TEXT NOT NULL       -- the JSON options echo
+);
+CREATE TABLE IF NOT EXISTS tests (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  position INTEGER NOT NULL,       -- run order within the run
+  test TEXT NOT NULL,              -- RR | SR | RW | SW
+  engine TEXT NOT NULL, direct_io INTEGER NOT NULL, transfer_bytes INTEGER NOT NULL,
+  workers INTEGER NOT NULL, iodepth INTEGER NOT NULL, submit_batch INTEGER NOT NULL,
+  area_bytes INTEGER NOT NULL, transfer_count_limit INTEGER NOT NULL,
+  time_limit_ns INTEGER NOT NULL, seed INTEGER NOT NULL, stopped_by TEXT NOT NULL,
+  transfers INTEGER NOT NULL, bytes INTEGER NOT NULL, elapsed_ns INTEGER NOT NULL,
+  kib_per_sec REAL NOT NULL, transfers_per_sec REAL NOT NULL,   -- derived, for SQL users
+  cpu_user_ns INTEGER NOT NULL, cpu_sys_ns INTEGER NOT NULL,
+  lat_sum_ns INTEGER NOT NULL, lat_min_ns INTEGER NOT NULL, lat_max_ns INTEGER NOT NULL,
+  lat_mean_ns REAL NOT NULL, lat_p50_ns INTEGER NOT NULL, lat_p90_ns INTEGER NOT NULL,
+  lat_p99_ns INTEGER NOT NULL, lat_p99_9_ns INTEGER NOT NULL,   -- derived, for SQL users
+  lat_buckets TEXT NOT NULL,       -- non-empty buckets, "index:samples ..."
+  PRIMARY KEY (run_id, position)
+);
+CREATE TABLE IF NOT EXISTS intervals (
+  run_id INTEGER NOT NULL, position INTEGER NOT NULL,
+  second INTEGER NOT NULL, bytes INTEGER NOT NULL, transfers INTEGER NOT NULL,
+  PRIMARY KEY (run_id, position, second),
+  FOREIGN KEY (run_id, position) REFERENCES tests(run_id, position) ON DELETE CASCADE
+);
+)sql";
+
+// A version 1 database holding one closed-loop RR test, as rawio 0.1.0 would have saved it.
+void make_version1_database(const std::string& path) {
+  auto db = Database::open(path, Database::Mode::kCreate);
+  ASSERT_TRUE(db) << db.error();
+  ASSERT_TRUE(db->exec(std::string(kVersion1Schema) +
+                       "INSERT INTO schema_version VALUES (1);"
+                       "INSERT INTO runs VALUES (1, '2026-11-30T06:42:21Z', 'bsdbox', 'Linux 6.1',"
+                       " '/dev/sdb', '/dev/sdb', 'plain', 'block_device', 'psync', 1073741824,"
+                       " 512, '{\"seed\":1}');"
+                       "INSERT INTO tests VALUES (1, 0, 'RR', 'psync', 1, 16384, 8, 1, 1,"
+                       " 1073741824, -1, 5000000000, 1, 'time_limit', 2, 32768, 5000000000,"
+                       " 6.4, 0.4, 100, 200, 3000, 1000, 2000, 1500.0, 1000, 2000, 2000, 2000,"
+                       " '" +
+                       buckets_to_text([] {
+                         LatencyHistogram h;
+                         h.record(1000);
+                         h.record(2000);
+                         return h.non_empty_buckets();
+                       }()) +
+                       "');"
+                       "INSERT INTO intervals VALUES (1, 0, 0, 32768, 2);"));
+}
+
+TEST(HistoryStore, AVersion1DatabaseIsReadAsItIsAndMigratedWhenWritten) {
+  testing::ScratchDir dir;
+  const std::string path = dir.file("old.db");
+  make_version1_database(path);
+  auto check_old_run = [](HistoryStore& store) {
+    auto run = store.load(1);
+    ASSERT_TRUE(run) << run.error();
+    EXPECT_EQ(run->report.id, "plain");
+    ASSERT_EQ(run->report.tests.size(), 1u);
+    const RunResult& t = run->report.tests[0];
+    EXPECT_EQ(t.transfers, 2u);
+    EXPECT_EQ(t.latency.count(), 2u);
+    EXPECT_EQ(t.latency.max_ns(), 2000u);
+    EXPECT_FALSE(t.spec.open_loop());  // stored before open loop existed: closed loop
+    EXPECT_EQ(t.schedule_lag.count(), 0u);
+  };
+  {  // rawio report opens read-only: the old database is read, not changed
+    auto store = HistoryStore::open(path, Database::Mode::kReadOnly);
+    ASSERT_TRUE(store) << store.error();
+    EXPECT_EQ(store->schema_version(), 1);
+    check_old_run(*store);
+  }
+  {  // rawio --save opens for writing: migrated in place, the old run kept
+    auto store = HistoryStore::open(path, Database::Mode::kCreate);
+    ASSERT_TRUE(store) << store.error();
+    EXPECT_EQ(store->schema_version(), 2);
+    check_old_run(*store);
+    TargetReport open = known_report("vinum");
+    open.tests[0].spec.rate_per_sec = 2000;
+    open.tests[0].spec.arrival = Arrival::kPoisson;
+    for (uint64_t v : {1'000u, 3'000u, 212'400'000u}) open.tests[0].schedule_lag.record(v);
+    open.tests[0].service_latency.record(900'000);
+    open.tests[0].behind_at_end_ns = 3'200'000;
+    auto ids = store->save(known_context(), {open});
+    ASSERT_TRUE(ids) << ids.error();
+    EXPECT_EQ(ids->at(0), 2);
+  }
+  auto store = HistoryStore::open(path, Database::Mode::kReadOnly);
+  ASSERT_TRUE(store) << store.error();
+  EXPECT_EQ(store->schema_version(), 2);
+  check_old_run(*store);
+  auto run = store->load(2);
+  ASSERT_TRUE(run) << run.error();
+  const RunResult& rr = run->report.tests[0];
+  EXPECT_EQ(rr.spec.rate_per_sec, 2000);
+  EXPECT_EQ(rr.spec.arrival, Arrival::kPoisson);
+  EXPECT_EQ(rr.behind_at_end_ns, 3'200'000);
+  EXPECT_EQ(rr.schedule_lag.count(), 3u);
+  EXPECT_EQ(rr.schedule_lag.min_ns(), 1'000u);
+  EXPECT_EQ(rr.schedule_lag.max_ns(), 212'400'000u);
+  LatencyHistogram lag;
+  for (uint64_t v : {1'000u, 3'000u, 212'400'000u}) lag.record(v);
+  EXPECT_EQ(rr.schedule_lag.non_empty_buckets(), lag.non_empty_buckets());
+  EXPECT_EQ(rr.service_latency.max_ns(), 900'000u);
+  const RunResult& sw = run->report.tests[1];  // closed loop: NULLs, read back as closed loop
+  EXPECT_FALSE(sw.spec.open_loop());
+  EXPECT_EQ(sw.schedule_lag.count(), 0u);
+  // One version row, now 2; the new columns are there for SQL users.
+  auto db = Database::open(path, Database::Mode::kReadOnly);
+  auto q = db->prepare("SELECT count(*), max(version) FROM schema_version");
+  ASSERT_TRUE(q->step().value());
+  EXPECT_EQ(q->int64(0), 1);
+  EXPECT_EQ(q->int64(1), 2);
+  auto sql = db->prepare("SELECT arrival, lag_p99_ns FROM tests WHERE run_id = 2 AND position = 0");
+  ASSERT_TRUE(sql->step().value());
+  EXPECT_EQ(sql->text(0), "poisson");
+  EXPECT_GT(sql->int64(1), 200'000'000);
+}
+
 }  // namespace
 }  // namespace diskcond::rawio::history

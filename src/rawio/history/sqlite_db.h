@@ -60,6 +60,7 @@ class Statement {
   Statement& bind(int index, int64_t value);
   Statement& bind(int index, double value);
   Statement& bind(int index, std::string_view text);
+  Statement& bind_null(int index);
   // Unsigned 64-bit values are stored as their two's-complement int64 bit pattern.
   Statement& bind_u64(int index, uint64_t value) {
     return bind(index, static_cast<int64_t>(value));
@@ -78,6 +79,7 @@ class Statement {
   uint64_t u64(int column) const { return static_cast<uint64_t>(int64(column)); }
   double real(int column) const { return sqlite3_column_double(stmt_, column); }
   std::string text(int column) const;
+  bool is_null(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
 
  private:
   friend class Database;
