@@ -26,6 +26,8 @@ constexpr std::string_view kStartHelp =
     "  -force         start even though processes are inside <mount> (their working directory,\n"
     "                 root, open or mapped files): they keep the directory underneath, and their\n"
     "                 I/O is not conditioned; without it, start refuses and names them\n"
+    "  -faults <file> start with the error rules of <file>, one per line in the words of\n"
+    "                 'dmc fault add' ('#' comments); not stored, so not re-applied by -boot\n"
     "\n"
     "Example: sudo dmc start /srv/data 'Slow SSD' -boot\n";
 
@@ -143,6 +145,37 @@ constexpr std::string_view kRunHelp =
     "\n"
     "Example: dmc run ./data 0 -- make test\n";
 
+constexpr std::string_view kFaultHelp =
+    "Error rules of a conditioned directory, live (beyond macOS): requests that match a rule fail\n"
+    "with an errno, or read or write only half their bytes, before they reach the backing file.\n"
+    "A rule is words key=value:\n"
+    "\n"
+    "  path=GLOB     fnmatch(3) on the path inside <mount> (a/b.db); * matches / too; default *\n"
+    "  ops=LIST      required: read,write,fsync,open,create,unlink,rename,mkdir,rmdir,setattr or\n"
+    "                all (rename: its source path)\n"
+    "  range=A-B     read/write only: the request overlaps bytes [A, B) (4096, 4k, 1m)\n"
+    "  error=NAME    fail with EIO, ENOSPC, EROFS, EDQUOT, EACCES, EPERM, ENOENT, EEXIST,\n"
+    "                ENOTEMPTY, EBUSY, EAGAIN, EINTR, EFBIG, ENOMEM, ENXIO, ENODEV, ETIMEDOUT,\n"
+    "                EINVAL, EMFILE, ENAMETOOLONG, ESTALE or EOVERFLOW; or\n"
+    "  short         read or write the first half of the bytes (read/write only)\n"
+    "  every=N       the Nth, 2Nth, ... matching request fails; or\n"
+    "  after=N       every matching request after the first N fails; or\n"
+    "  p=P [seed=S]  each matching request fails with probability P; the seed (printed when dmc\n"
+    "                picks it) gives the same faults in the same order again\n"
+    "  window=A-B    only from A to B after the rule was added (500ms, 10s; plain: seconds)\n"
+    "Without every=, after= or p=, every matching request fails. Errors are replied at once.\n"
+    "\n"
+    "add <mount> <rule words>  adds a rule (root) and prints its id and words\n"
+    "list <mount> [-json]      the rules, with requests matched and faults injected\n"
+    "remove <mount> <id>       removes one rule (root)\n"
+    "clear <mount>             removes every rule (root)\n"
+    "log <mount> [-json]       the latest 1000 faults: time, pid, operation, path, bytes, what\n"
+    "                          was done, which rule\n"
+    "\n"
+    "'dmc start <mount> <profile> -faults FILE' starts with the rules of FILE, one per line, '#'\n"
+    "comments. Rules are not stored: a restarted mount has none.\n"
+    "Example: sudo dmc fault add /srv/data path=*.db ops=read error=EIO every=2\n";
+
 constexpr std::string_view kDiskHelp =
     "A disk of an image file in a conditioned directory, through a kernel loop device, so a real\n"
     "file system (ext4: page cache, writeback, journal) runs on the conditioned disk. Needs root\n"
@@ -176,8 +209,8 @@ constexpr std::string_view kDiskHelp =
 std::vector<CommandSpec> make_table() {
   return {
       {"start",
-       "start <mount> [profile_name|profile_index [-boot]] [-nocache] [-force]",
-       {"start", 1, 2, {"boot", "nocache", "writethrough", "force"}, {"<mount>"}},
+       "start <mount> [profile_name|profile_index [-boot]] [-nocache] [-force] [-faults <file>]",
+       {"start", 1, 2, {"boot", "nocache", "writethrough", "force"}, {"<mount>"}, {"faults"}},
        true,
        run_start,
        kStartHelp},
@@ -244,6 +277,17 @@ std::vector<CommandSpec> make_table() {
        false,
        run_conditioned,
        kRunHelp},
+      {"fault",
+       // Five lines: `dmc help` indents each like a command of its own.
+       "fault add <mount> <rule words...>\n"
+       "  fault list <mount> [-json]\n"
+       "  fault remove <mount> <id>\n"
+       "  fault clear <mount>\n"
+       "  fault log <mount> [-json]",
+       {"fault", 2, 64, {"json"}, {"add|list|remove|clear", "<mount>"}},
+       false,
+       run_fault,
+       kFaultHelp},
       {"disk",
        // Three lines: `dmc help` indents each like a command of its own.
        "disk create <image> <size> [profile] [-start] [-existing] [-mkfs ext4] [-mount <dir>] "

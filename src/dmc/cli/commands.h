@@ -27,6 +27,9 @@ Outcome run_verify(Context& ctx, const CommandArgs& args);  // verify <mount> [-
 Outcome run_conditioned(Context& ctx,
                         const CommandArgs& args);  // run <dir> <profile> [-writethrough|-nocache]
                                                    // -- <command> ... (commands_run.cc)
+Outcome run_fault(Context& ctx,
+                  const CommandArgs& args);  // fault add|list|remove|clear|log <mount> ...
+                                             // (command_fault.cc)
 Outcome run_disk(Context& ctx,
                  const CommandArgs& args);  // disk create|remove|list ... (command_disk.cc)
 

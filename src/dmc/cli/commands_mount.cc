@@ -1,12 +1,41 @@
 // start and stop: turning conditioning on and off. Both need root (checked by the dispatcher).
 #include <fmt/format.h>
 
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "core/fault_rules.h"
+
 #include "dmc/cli/command_support.h"
 #include "dmc/cli/commands.h"
 #include "dmc/cli/mount_path.h"
 #include "dmc/cli/text_format.h"
 
 namespace diskcond::dmc {
+
+namespace {
+
+// The rules of a faults file (core/fault_rules.h parse_fault_file); a probability rule without a
+// seed gets one here, printed by start. Errors are one line naming the file and line.
+Result<std::vector<FaultRule>> read_fault_file(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) return make_error(fmt::format("cannot read the faults file '{}'", file));
+  std::stringstream text;
+  text << in.rdbuf();
+  auto rules = parse_fault_file(text.str(), file);
+  if (!rules.ok()) return rules;
+  std::random_device random;
+  for (FaultRule& rule : *rules) {
+    if (rule.trigger == FaultTrigger::kProbability && !rule.has_seed) {
+      rule.seed = random() | (uint64_t{random()} << 32);
+      rule.has_seed = true;
+    }
+  }
+  return rules;
+}
+
+}  // namespace
 
 Outcome run_start(Context& ctx, const CommandArgs& args) {
   auto mount = resolve_mount_dir(args.positional[0]);
@@ -16,6 +45,13 @@ Outcome run_start(Context& ctx, const CommandArgs& args) {
     auto profile = find_profile(ctx, args.positional[1]);
     if (!profile.ok()) return usage_error(profile.error());
     named = std::move(profile).value();
+  }
+
+  std::vector<FaultRule> faults;
+  if (const std::string* file = args.value("faults")) {
+    auto rules = read_fault_file(*file);
+    if (!rules.ok()) return usage_error(rules.error());
+    faults = std::move(rules).value();
   }
 
   // "/", pseudo file systems, dmc's own directories: refused before anything is touched.
@@ -65,7 +101,9 @@ Outcome run_start(Context& ctx, const CommandArgs& args) {
                                                      : CacheMode::kWriteBack;
   record.boot = args.has("boot");
 
-  if (Status s = ctx.mounts().start(*mount, record.settings); !s.ok()) {
+  MountSettings with_faults = record.settings;
+  with_faults.faults = faults;
+  if (Status s = ctx.mounts().start(*mount, with_faults); !s.ok()) {
     return failure(ExitCode::kFailed, fmt::format("cannot condition {}: {}", *mount, s.error()));
   }
   if (Status s = ctx.store.save(record); !s.ok()) {
@@ -79,6 +117,8 @@ Outcome run_start(Context& ctx, const CommandArgs& args) {
           "dmc: warning: '-boot' is stored, but nothing will re-apply it at boot: {}\n", problem);
     }
   }
+  for (size_t i = 0; i < faults.size(); ++i)  // ids are 1, 2, ... in the file's order
+    ctx.out << fmt::format("error rule {}: {}\n", i + 1, fault_rule_text(faults[i]));
   if (!inside.empty()) {
     ctx.err << fmt::format("dmc: warning: {} {} inside {} and not conditioned: {}\n", inside.size(),
                            inside.size() == 1 ? "process stays" : "processes stay", *mount,

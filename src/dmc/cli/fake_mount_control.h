@@ -14,12 +14,18 @@ namespace diskcond::dmc {
 class FakeMountControl final : public MountControl {
  public:
   // Every call, in order: "check <dir>", "start <dir>", "stop <dir>", "stop -force <dir>", "status
-  // <dir>", "update <dir>", "sync <dir>", "run <dir> <profile name> <cache> -- <command words>".
+  // <dir>", "update <dir>", "sync <dir>", "run <dir> <profile name> <cache> -- <command words>",
+  // "fault add <dir> <rule words>", "fault list <dir>", "fault remove <dir> <id>", "fault clear
+  // <dir>", "fault log <dir>".
   std::vector<std::string> calls;
   // The mounts the fake "runs", by directory.
   std::map<std::string, MountStatus> mounts;
   // When set, the next call of that kind fails with this message.
   std::string fail_start, fail_stop, fail_status, fail_update, fail_run;
+  // Each mount's error rules (the settings' faults once started, then fault_add ...).
+  std::map<std::string, FaultReport> faults;
+  std::map<std::string, std::vector<FaultEvent>> fault_events;  // what fault_log answers
+  uint64_t next_fault_id = 1;
   // What run() reports about the command it "ran".
   CommandEnd run_end;
   // Directories check_conditionable refuses, with the reason (besides "/" and the own dirs).
@@ -31,7 +37,9 @@ class FakeMountControl final : public MountControl {
   std::vector<std::string> changing_calls() const {
     std::vector<std::string> out;
     for (const std::string& c : calls) {
-      if (c.rfind("status ", 0) != 0 && c.rfind("check ", 0) != 0) out.push_back(c);
+      if (c.rfind("status ", 0) != 0 && c.rfind("check ", 0) != 0 &&
+          c.rfind("fault list ", 0) != 0 && c.rfind("fault log ", 0) != 0)
+        out.push_back(c);
     }
     return out;
   }
@@ -72,6 +80,8 @@ class FakeMountControl final : public MountControl {
     if (!fail_start.empty()) return make_error(std::exchange(fail_start, ""));
     if (mounts.count(dir) != 0) return make_error("already conditioned");
     add_running(dir, settings);
+    for (const FaultRule& rule : settings.faults)
+      faults[dir].rules.push_back({next_fault_id++, rule});
     return ok_status();
   }
   Status stop(const std::string& dir, bool force) override {
@@ -115,6 +125,45 @@ class FakeMountControl final : public MountControl {
     if (!fail_run.empty()) return make_error(std::exchange(fail_run, ""));
     return run_end;
   }
+  Result<uint64_t> fault_add(const std::string& dir, const FaultRule& rule) override {
+    calls.push_back("fault add " + dir + " " + fault_rule_text(rule));
+    if (!alive(dir)) return make_error("not conditioned");
+    faults[dir].rules.push_back({next_fault_id, rule});
+    return next_fault_id++;
+  }
+  Result<FaultReport> fault_list(const std::string& dir) override {
+    calls.push_back("fault list " + dir);
+    if (!alive(dir)) return make_error("not conditioned");
+    return faults[dir];
+  }
+  Status fault_remove(const std::string& dir, uint64_t id) override {
+    calls.push_back("fault remove " + dir + " " + std::to_string(id));
+    if (!alive(dir)) return make_error("not conditioned");
+    auto& rules = faults[dir].rules;
+    for (auto it = rules.begin(); it != rules.end(); ++it) {
+      if (it->id == id) {
+        rules.erase(it);
+        return ok_status();
+      }
+    }
+    return make_error("no error rule " + std::to_string(id));
+  }
+  Status fault_clear(const std::string& dir) override {
+    calls.push_back("fault clear " + dir);
+    if (!alive(dir)) return make_error("not conditioned");
+    faults[dir].rules.clear();
+    return ok_status();
+  }
+  Result<std::vector<FaultEvent>> fault_log(const std::string& dir) override {
+    calls.push_back("fault log " + dir);
+    if (!alive(dir)) return make_error("not conditioned");
+    return fault_events[dir];
+  }
+  bool alive(const std::string& dir) const {
+    auto it = mounts.find(dir);
+    return it != mounts.end() && it->second.daemon_alive;
+  }
+
   Status sync(const std::string& dir) override {
     calls.push_back("sync " + dir);
     auto it = mounts.find(dir);

@@ -34,6 +34,8 @@ json counters_json(const MountCounters& c) {
       {"files_hashed", c.files_hashed},
       {"files_linear", c.files_linear},
       {"metadata_reads", c.metadata_reads},
+      {"fault_rules", c.fault_rules},
+      {"faults_injected", c.faults_injected},
   };
 }
 

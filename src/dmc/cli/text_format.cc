@@ -47,6 +47,8 @@ std::string counter_lines(const MountCounters& c) {
       c.files_hashed > 0 ? " hashed (the backing file system has no FIEMAP)" : " hashed");
   out += fmt::format(" Metadata reads: {}\n",
                      count(c.metadata_reads, "inode-table read", "inode-table reads"));
+  out += fmt::format(" Error rules: {} live, {} injected (dmc fault list)\n", c.fault_rules,
+                     count(c.faults_injected, "fault", "faults"));
   return out;
 }
 

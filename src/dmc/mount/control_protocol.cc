@@ -108,7 +108,9 @@ json counters_to_json(const MountCounters& c) {
               {"files_mapped", c.files_mapped},
               {"files_hashed", c.files_hashed},
               {"files_linear", c.files_linear},
-              {"metadata_reads", c.metadata_reads}};
+              {"metadata_reads", c.metadata_reads},
+              {"fault_rules", c.fault_rules},
+              {"faults_injected", c.faults_injected}};
 }
 
 Result<MountCounters> counters_from_json(const json& j) {
@@ -137,11 +139,27 @@ Result<MountCounters> counters_from_json(const json& j) {
   // Absent from daemons older than the layout: read when present.
   for (auto [key, out] :
        {std::pair{"files_mapped", &c.files_mapped}, std::pair{"files_hashed", &c.files_hashed},
-        std::pair{"files_linear", &c.files_linear},
-        std::pair{"metadata_reads", &c.metadata_reads}}) {
+        std::pair{"files_linear", &c.files_linear}, std::pair{"metadata_reads", &c.metadata_reads},
+        std::pair{"fault_rules", &c.fault_rules},
+        std::pair{"faults_injected", &c.faults_injected}}) {
     if (j.contains(key)) TRY(read_int(j, key, *out));
   }
   return c;
+}
+
+// A rule as its words (core/fault_rules.h), parsed again on the way in: never trusted as sent.
+json rule_to_json(const FaultRule& rule) {
+  return json(format_fault_rule(rule));
+}
+
+Result<FaultRule> rule_from_json(const json& j) {
+  if (!j.is_array()) return make_error("a rule must be an array of words");
+  std::vector<std::string> words;
+  for (const json& w : j) {
+    if (!w.is_string()) return make_error("a rule's words must be strings");
+    words.push_back(w.get<std::string>());
+  }
+  return parse_fault_rule(words);
 }
 
 Result<json> parse_object(const std::string& line) {
@@ -169,6 +187,21 @@ std::string encode_request(const ControlRequest& r) {
     case ControlOp::kSync:
       j = {{"op", "sync"}};
       break;
+    case ControlOp::kFaultAdd:
+      j = {{"op", "fault_add"}, {"rule", rule_to_json(r.rule)}};
+      break;
+    case ControlOp::kFaultList:
+      j = {{"op", "fault_list"}};
+      break;
+    case ControlOp::kFaultRemove:
+      j = {{"op", "fault_remove"}, {"id", r.id}};
+      break;
+    case ControlOp::kFaultClear:
+      j = {{"op", "fault_clear"}};
+      break;
+    case ControlOp::kFaultLog:
+      j = {{"op", "fault_log"}};
+      break;
   }
   return j.dump() + "\n";
 }
@@ -191,6 +224,20 @@ Result<ControlRequest> decode_request(const std::string& line) {
     r.settings = *s;
   } else if (op == "sync") {
     r.op = ControlOp::kSync;
+  } else if (op == "fault_add") {
+    r.op = ControlOp::kFaultAdd;
+    auto rule = rule_from_json(j.value("rule", json()));
+    if (!rule.ok()) return Error{"fault_add: " + rule.error()};
+    r.rule = std::move(rule).value();
+  } else if (op == "fault_list") {
+    r.op = ControlOp::kFaultList;
+  } else if (op == "fault_remove") {
+    r.op = ControlOp::kFaultRemove;
+    TRY(read_int(j, "id", r.id));
+  } else if (op == "fault_clear") {
+    r.op = ControlOp::kFaultClear;
+  } else if (op == "fault_log") {
+    r.op = ControlOp::kFaultLog;
   } else if (op == "stop") {
     r.op = ControlOp::kStop;
     auto it = j.find("force");
@@ -233,6 +280,103 @@ Result<int64_t> decode_synced(const std::string& line) {
   int64_t at = 0;
   TRY(read_int(*parse_object(line), "durable_at_ns", at));
   return at;
+}
+
+std::string encode_fault_added(uint64_t id) {
+  return json{{"ok", true}, {"id", id}}.dump() + "\n";
+}
+
+Result<uint64_t> decode_fault_added(const std::string& line) {
+  auto ack = decode_ack(line);
+  if (!ack.ok()) return Error{ack.error()};
+  uint64_t id = 0;
+  TRY(read_int(*parse_object(line), "id", id));
+  return id;
+}
+
+std::string encode_fault_report(const FaultReport& report) {
+  json rules = json::array();
+  for (const FaultRuleState& s : report.rules) {
+    rules.push_back(json{{"id", s.id},
+                         {"rule", rule_to_json(s.rule)},
+                         {"added_ns", s.added_ns},
+                         {"matched", s.matched},
+                         {"fired", s.fired}});
+  }
+  return json{{"ok", true}, {"injected", report.injected}, {"rules", rules}}.dump() + "\n";
+}
+
+Result<FaultReport> decode_fault_report(const std::string& line) {
+  auto ack = decode_ack(line);
+  if (!ack.ok()) return Error{ack.error()};
+  const json j = *parse_object(line);
+  FaultReport report;
+  TRY(read_int(j, "injected", report.injected));
+  auto rules = j.find("rules");
+  if (rules == j.end() || !rules->is_array()) return make_error("bad fault list from daemon");
+  for (const json& r : *rules) {
+    if (!r.is_object()) return make_error("bad fault list from daemon");
+    FaultRuleState s;
+    TRY(read_int(r, "id", s.id));
+    TRY(read_int(r, "added_ns", s.added_ns));
+    TRY(read_int(r, "matched", s.matched));
+    TRY(read_int(r, "fired", s.fired));
+    auto rule = rule_from_json(r.value("rule", json()));
+    if (!rule.ok()) return Error{"bad fault list from daemon: " + rule.error()};
+    s.rule = std::move(rule).value();
+    report.rules.push_back(std::move(s));
+  }
+  return report;
+}
+
+std::string encode_fault_log(const std::vector<FaultEvent>& events) {
+  json list = json::array();
+  for (const FaultEvent& e : events) {
+    list.push_back(json{{"seq", e.seq},
+                        {"at_ns", e.at_ns},
+                        {"rule_id", e.rule_id},
+                        {"op", std::string(fault_op_name(e.op))},
+                        {"path", e.path},
+                        {"offset", e.offset},
+                        {"length", e.length},
+                        {"action", e.action == FaultAction::kShort ? "short" : "error"},
+                        {"errno", e.error},
+                        {"done_length", e.done_length},
+                        {"pid", e.pid}});
+  }
+  return json{{"ok", true}, {"events", list}}.dump() + "\n";
+}
+
+Result<std::vector<FaultEvent>> decode_fault_log(const std::string& line) {
+  auto ack = decode_ack(line);
+  if (!ack.ok()) return Error{ack.error()};
+  const json j = *parse_object(line);
+  auto events = j.find("events");
+  if (events == j.end() || !events->is_array()) return make_error("bad fault log from daemon");
+  std::vector<FaultEvent> out;
+  for (const json& e : *events) {
+    if (!e.is_object()) return make_error("bad fault log from daemon");
+    FaultEvent event;
+    std::string op, action;
+    TRY(read_int(e, "seq", event.seq));
+    TRY(read_int(e, "at_ns", event.at_ns));
+    TRY(read_int(e, "rule_id", event.rule_id));
+    TRY(read_string(e, "op", op));
+    TRY(read_string(e, "path", event.path));
+    TRY(read_int(e, "offset", event.offset));
+    TRY(read_int(e, "length", event.length));
+    TRY(read_string(e, "action", action));
+    TRY(read_int(e, "errno", event.error));
+    TRY(read_int(e, "done_length", event.done_length));
+    TRY(read_int(e, "pid", event.pid));
+    auto parsed_op = fault_op_from_name(op);
+    if (!parsed_op.ok()) return Error{"bad fault log from daemon: " + parsed_op.error()};
+    event.op = *parsed_op;
+    if (action != "error" && action != "short") return make_error("bad fault log from daemon");
+    event.action = action == "short" ? FaultAction::kShort : FaultAction::kError;
+    out.push_back(std::move(event));
+  }
+  return out;
 }
 
 Status decode_ack(const std::string& line) {

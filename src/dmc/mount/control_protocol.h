@@ -4,6 +4,17 @@
 //   {"op":"status"}                              anyone
 //   {"op":"update","settings":{...}}             root only (SO_PEERCRED uid 0)
 //   {"op":"stop","force":false}                  root only
+//   {"op":"fault_add","rule":["path=*.db",...]}  root only; {"ok":true,"id":N}
+//   {"op":"fault_list"}                          anyone; {"ok":true,"injected":N,"rules":[{"id":N,
+//                                                "rule":[words],"added_ns":T,"matched":N,
+//                                                "fired":N}, ...]}
+//   {"op":"fault_remove","id":N}                 root only
+//   {"op":"fault_clear"}                         root only
+//   {"op":"fault_log"}                           anyone; {"ok":true,"events":[{"seq":N,"at_ns":T,
+//                                                "rule_id":N,"op":"read","path":"a.db","offset":N,
+//                                                "length":N,"action":"error"|"short","errno":N,
+//                                                "done_length":N,"pid":N}, ...]}
+//                                                (rules in core/fault_rules.h's words)
 //   {"op":"sync"}                                anyone: commits the journal, writes every dirty
 //                                                byte back and flushes; the reply says when that is
 //                                                done on the daemon's CLOCK_MONOTONIC:
@@ -29,12 +40,24 @@ namespace diskcond::mount {
 // Longest request or reply line accepted.
 constexpr size_t kMaxControlLine = 64 * 1024;
 
-enum class ControlOp { kStatus, kUpdate, kStop, kSync };
+enum class ControlOp {
+  kStatus,
+  kUpdate,
+  kStop,
+  kSync,
+  kFaultAdd,
+  kFaultList,
+  kFaultRemove,
+  kFaultClear,
+  kFaultLog
+};
 
 struct ControlRequest {
   ControlOp op = ControlOp::kStatus;
   MountSettings settings;  // kUpdate
   bool force = false;      // kStop
+  FaultRule rule;          // kFaultAdd
+  uint64_t id = 0;         // kFaultRemove
 };
 
 using Diagnostics = MountDiagnostics;
@@ -58,5 +81,11 @@ Status decode_ack(const std::string& line);
 Result<StatusReply> decode_status(const std::string& line);
 std::string encode_synced(int64_t durable_at_ns);
 Result<int64_t> decode_synced(const std::string& line);
+std::string encode_fault_added(uint64_t id);
+Result<uint64_t> decode_fault_added(const std::string& line);
+std::string encode_fault_report(const FaultReport& report);
+Result<FaultReport> decode_fault_report(const std::string& line);
+std::string encode_fault_log(const std::vector<FaultEvent>& events);
+Result<std::vector<FaultEvent>> decode_fault_log(const std::string& line);
 
 }  // namespace diskcond::mount

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <fstream>
 #include <sstream>
 
@@ -165,6 +166,73 @@ TEST(MountControlProtocol, AcksCarryErrors) {
   EXPECT_EQ(refused.error(), "busy");
   EXPECT_FALSE(decode_ack("nonsense").ok());
   EXPECT_FALSE(decode_status(encode_ok()).ok());  // an ack is no status
+}
+
+}  // namespace
+}  // namespace diskcond::mount
+
+namespace diskcond::mount {
+namespace {
+
+FaultRule sample_rule() {
+  auto rule = parse_fault_rule(std::vector<std::string>{"path=*.db", "ops=read,write", "error=EIO",
+                                                        "p=0.25", "seed=7", "window=1s-2s"});
+  EXPECT_TRUE(rule.ok());
+  return *rule;
+}
+
+TEST(MountControlProtocol, FaultRequestsAndRepliesRoundTrip) {
+  ControlRequest add;
+  add.op = ControlOp::kFaultAdd;
+  add.rule = sample_rule();
+  auto back = decode_request(encode_request(add));
+  ASSERT_TRUE(back.ok()) << back.error();
+  EXPECT_EQ(back->op, ControlOp::kFaultAdd);
+  EXPECT_EQ(back->rule, add.rule);
+  ControlRequest remove;
+  remove.op = ControlOp::kFaultRemove;
+  remove.id = 12;
+  EXPECT_EQ(decode_request(encode_request(remove))->id, 12u);
+  for (ControlOp op : {ControlOp::kFaultList, ControlOp::kFaultClear}) {
+    ControlRequest r;
+    r.op = op;
+    EXPECT_EQ(decode_request(encode_request(r))->op, op);
+  }
+  EXPECT_EQ(*decode_fault_added(encode_fault_added(3)), 3u);
+
+  FaultReport report;
+  report.injected = 9;
+  report.rules.push_back(FaultRuleState{4, sample_rule(), 1'000, 20, 9});
+  auto decoded = decode_fault_report(encode_fault_report(report));
+  ASSERT_TRUE(decoded.ok()) << decoded.error();
+  EXPECT_EQ(decoded->injected, 9u);
+  ASSERT_EQ(decoded->rules.size(), 1u);
+  EXPECT_EQ(decoded->rules[0].id, 4u);
+  EXPECT_EQ(decoded->rules[0].rule, report.rules[0].rule);
+  EXPECT_EQ(decoded->rules[0].added_ns, 1'000);
+  EXPECT_EQ(decoded->rules[0].matched, 20u);
+  EXPECT_EQ(decoded->rules[0].fired, 9u);
+}
+
+TEST(MountControlProtocol, TheFaultLogRoundTrips) {
+  const std::vector<FaultEvent> events = {
+      {1, 5, 2, FaultOp::kRename, "a b/c", 0, 0, FaultAction::kError, EROFS, 0, 42},
+      {2, 6, 3, FaultOp::kWrite, "log", 4096, 100, FaultAction::kShort, 0, 50, 43}};
+  auto back = decode_fault_log(encode_fault_log(events));
+  ASSERT_TRUE(back.ok()) << back.error();
+  EXPECT_EQ(*back, events);
+  ControlRequest r;
+  r.op = ControlOp::kFaultLog;
+  EXPECT_EQ(decode_request(encode_request(r))->op, ControlOp::kFaultLog);
+  EXPECT_FALSE(decode_fault_log(R"({"ok":true,"events":[{"seq":1}]})").ok());
+}
+
+TEST(MountControlProtocol, ABadRuleIsRefusedByTheDaemonToo) {
+  auto r = decode_request(R"({"op":"fault_add","rule":["ops=read"]})");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error(), "fault_add: a rule needs one action: error=NAME or short");
+  EXPECT_FALSE(decode_request(R"({"op":"fault_add","rule":"ops=read error=EIO"})").ok());
+  EXPECT_FALSE(decode_request(R"({"op":"fault_remove"})").ok());
 }
 
 }  // namespace

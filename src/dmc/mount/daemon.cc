@@ -62,6 +62,17 @@ std::string mount_options(const struct statvfs& backing) {
   return o;
 }
 
+// A probability rule sent without a seed (dmc always sends one) gets one here, kept in the rule
+// so that fault_list shows it.
+FaultRule with_seed(FaultRule rule, int64_t now_ns) {
+  if (rule.trigger == FaultTrigger::kProbability && !rule.has_seed) {
+    uint64_t state = static_cast<uint64_t>(now_ns) ^ (static_cast<uint64_t>(getpid()) << 32);
+    rule.seed = splitmix64(state);
+    rule.has_seed = true;
+  }
+  return rule;
+}
+
 // Everything the control handler needs.
 struct Daemon {
   const DaemonConfig& config;
@@ -92,6 +103,8 @@ struct Daemon {
         s.counters.files_hashed = placed.files_hashed;
         s.counters.files_linear = placed.files_linear;
         s.counters.metadata_reads = placed.metadata_reads;
+        s.counters.fault_rules = fs.faults.size();
+        s.counters.faults_injected = fs.faults.injected();
         const BackingBound bound = conditioner.backing_bound();
         s.diagnostics.backing_bound_replies = bound.replies;
         s.diagnostics.backing_bound_mean_excess_ns = bound.mean_excess_ns;
@@ -120,8 +133,32 @@ struct Daemon {
         return stop(request->force);
       case ControlOp::kSync:
         return sync();
+      case ControlOp::kFaultList:
+        return encode_fault_report(FaultReport{fs.faults.list(), fs.faults.injected()});
+      case ControlOp::kFaultLog:
+        return encode_fault_log(fs.faults.log());
+      case ControlOp::kFaultAdd:
+      case ControlOp::kFaultRemove:
+      case ControlOp::kFaultClear:
+        if (!may_change(peer_uid)) return encode_error("only root may change the error rules");
+        return change_faults(*request);
     }
     return encode_error("unknown request");
+  }
+
+  std::string change_faults(const ControlRequest& request) {
+    switch (request.op) {
+      case ControlOp::kFaultAdd:
+        return encode_fault_added(
+            fs.faults.add(with_seed(request.rule, conditioner.now()), conditioner.now()));
+      case ControlOp::kFaultRemove:
+        if (!fs.faults.remove(request.id))
+          return encode_error("no error rule " + std::to_string(request.id));
+        return encode_ok();
+      default:
+        fs.faults.clear();
+        return encode_ok();
+    }
   }
 
   // sync(2) for this mount (`dmc sync`; the kernel sends no FUSE_SYNCFS to libfuse 3.14): the
@@ -266,6 +303,9 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
                 LayoutParams::like_ext4(capacity, backing.f_files));
   fs.ready_fd = ready_fd;
   fs.quota.set_capacity(config.settings.profile.capacity_bytes, config.root_fd);
+  fs.mount_point = config.mount_point;
+  for (const FaultRule& rule : config.settings.faults)
+    fs.faults.add(with_seed(rule, conditioner.now()), conditioner.now());
 
   const std::string options = mount_options(backing);
   std::vector<const char*> argv = {"diskcond", "-o", options.c_str()};

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/fault_rules.h"
 #include "core/layout.h"
 #include "dmc/mount/address_space.h"
 #include "dmc/mount/buffer_pool.h"
@@ -44,7 +45,9 @@ struct Filesystem {
   InodeTable inodes;
   Layout layout;  // where files and metadata live; which inode-table blocks are in memory
   BufferPool buffers{kCachedBufferBytes};  // data buffers of reads and direct writes
-  SpaceQuota quota;  // the profile's capacity (statfs, ENOSPC); off when it has none
+  SpaceQuota quota;         // the profile's capacity (statfs, ENOSPC); off when it has none
+  FaultRules faults;        // error rules (fault_injection.h); none: every request passes
+  std::string mount_point;  // the conditioned directory's path, for the rules' relative paths
   Conditioner& conditioner;
   std::atomic<CacheMode> cache;  // applies to files opened afterwards
   ProbeStamp probe_stamp;        // the daemon's transit probe's own getattr requests

@@ -71,6 +71,19 @@ Status refuse_nesting(const std::string& path) {
 }
 
 class FuseMountControl final : public MountControl {
+ private:
+  // One fault_* request to the daemon of the conditioned mount `dir`; its reply line. Whether the
+  // caller may change the rules is the daemon's to say (SO_PEERCRED).
+  static Result<std::string> fault_call(const std::string& dir, const ControlRequest& request) {
+    auto path = canonical_directory_path(dir);
+    if (!path.ok()) return Error{path.error()};
+    if (!is_conditioned_mount(*path)) return make_error(*path + " is not conditioned");
+    auto reply = control_call(run_paths_for(*path).socket, encode_request(request));
+    if (!reply.ok())
+      return make_error(*path + ": the daemon does not answer (" + reply.error() + "); run stop");
+    return reply;
+  }
+
  public:
   Status check_conditionable(const std::string& dir,
                              const std::vector<std::string>& own_dirs) override {
@@ -205,6 +218,48 @@ class FuseMountControl final : public MountControl {
     // put its socket on its own mount.
     if (auto s = check_conditionable(*path, {private_run_base()}); !s.ok()) return Error{s.error()};
     return run_conditioned_command(ConditionedCommand{*path, settings, command});
+  }
+
+  Result<uint64_t> fault_add(const std::string& dir, const FaultRule& rule) override {
+    ControlRequest request;
+    request.op = ControlOp::kFaultAdd;
+    request.rule = rule;
+    auto reply = fault_call(dir, request);
+    if (!reply.ok()) return Error{reply.error()};
+    return decode_fault_added(*reply);
+  }
+
+  Result<FaultReport> fault_list(const std::string& dir) override {
+    ControlRequest request;
+    request.op = ControlOp::kFaultList;
+    auto reply = fault_call(dir, request);
+    if (!reply.ok()) return Error{reply.error()};
+    return decode_fault_report(*reply);
+  }
+
+  Status fault_remove(const std::string& dir, uint64_t id) override {
+    ControlRequest request;
+    request.op = ControlOp::kFaultRemove;
+    request.id = id;
+    auto reply = fault_call(dir, request);
+    if (!reply.ok()) return Error{reply.error()};
+    return decode_ack(*reply);
+  }
+
+  Status fault_clear(const std::string& dir) override {
+    ControlRequest request;
+    request.op = ControlOp::kFaultClear;
+    auto reply = fault_call(dir, request);
+    if (!reply.ok()) return Error{reply.error()};
+    return decode_ack(*reply);
+  }
+
+  Result<std::vector<FaultEvent>> fault_log(const std::string& dir) override {
+    ControlRequest request;
+    request.op = ControlOp::kFaultLog;
+    auto reply = fault_call(dir, request);
+    if (!reply.ok()) return Error{reply.error()};
+    return decode_fault_log(*reply);
   }
 
   Status update(const std::string& dir, const MountSettings& settings) override {

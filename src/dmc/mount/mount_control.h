@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/fault_rules.h"
 #include "core/profile.h"
 #include "core/result.h"
 
@@ -26,6 +27,9 @@ enum class CacheMode {
 struct MountSettings {
   Profile profile;  // what the mount behaves like
   CacheMode cache = CacheMode::kWriteBack;
+  // Error rules the mount starts with (`dmc start -faults FILE`), in order; start() only: neither
+  // update() nor the settings store nor status carry them (fault_list() does).
+  std::vector<FaultRule> faults = {};
 };
 
 // Live figures a running daemon keeps (all since start).
@@ -41,6 +45,16 @@ struct MountCounters {
   uint64_t files_hashed = 0;    // hashed addresses: the backing file system has no FIEMAP
   uint64_t files_linear = 0;    // opened O_DIRECT: one linear region each
   uint64_t metadata_reads = 0;  // inode-table reads (inodes the kernel did not hold)
+  // Error rules (core/fault_rules.h): how many are live now, and requests they failed or
+  // shortened since start.
+  uint64_t fault_rules = 0;
+  uint64_t faults_injected = 0;
+};
+
+// A running mount's error rules, with what each has done, and the mount's total.
+struct FaultReport {
+  std::vector<FaultRuleState> rules;  // in the order they were added
+  uint64_t injected = 0;              // since start, removed rules' included
 };
 
 // Figures that explain a measurement (why a mount was slower than its profile), from a live
@@ -116,6 +130,17 @@ class MountControl {
   // user namespaces unavailable (what to enable, in one line), the mount failed.
   virtual Result<CommandEnd> run(const std::string& dir, const MountSettings& settings,
                                  const std::vector<std::string>& command) = 0;
+
+  // Error rules of the running mount `dir` (core/fault_rules.h), live. Adding, removing and
+  // clearing need root (the daemon checks its caller), listing does not.
+  // Adds `rule` (REQUIRES: a seed when it has a probability); returns its id.
+  virtual Result<uint64_t> fault_add(const std::string& dir, const FaultRule& rule) = 0;
+  virtual Result<FaultReport> fault_list(const std::string& dir) = 0;
+  // Errors: no rule `id`.
+  virtual Status fault_remove(const std::string& dir, uint64_t id) = 0;
+  virtual Status fault_clear(const std::string& dir) = 0;
+  // The latest faults injected (FaultRules::log, at most kFaultLogCapacity), oldest first. Anyone.
+  virtual Result<std::vector<FaultEvent>> fault_log(const std::string& dir) = 0;
 };
 
 std::unique_ptr<MountControl> make_fuse_mount_control();

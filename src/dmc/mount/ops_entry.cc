@@ -8,6 +8,7 @@
 #include <string>
 
 #include "dmc/mount/credentials.h"
+#include "dmc/mount/fault_injection.h"
 #include "dmc/mount/filesystem.h"
 #include "dmc/mount/syscall.h"
 
@@ -152,6 +153,10 @@ bool is_privilege_kill(int inode_fd, const struct stat& attr, int to_set) {
 void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set, fuse_file_info* fi) {
   Filesystem& fs = fs_of(req);
   Inode& inode = fs.inodes.get(ino);
+  if (const FaultDecision fault = fault_at_inode(fs, req, FaultOp::kSetattr, inode)) {
+    fuse_reply_err(req, fault.error);
+    return;
+  }
   Ticket ticket = begin_metadata_change(fs, inode);
   struct stat st;
   InodeFd fd = fs.inodes.pin(inode);

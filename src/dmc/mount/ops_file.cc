@@ -15,6 +15,7 @@
 
 #include "dmc/mount/buffer_pool.h"
 #include "dmc/mount/credentials.h"
+#include "dmc/mount/fault_injection.h"
 #include "dmc/mount/filesystem.h"
 #include "dmc/mount/syscall.h"
 #include "posix/files.h"
@@ -61,6 +62,10 @@ void attach_handle(const Filesystem& fs, fuse_file_info* fi, int fd,
 void op_open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   Filesystem& fs = fs_of(req);
   Inode& inode = fs.inodes.get(ino);
+  if (const FaultDecision fault = fault_at_inode(fs, req, FaultOp::kOpen, inode)) {
+    fuse_reply_err(req, fault.error);
+    return;
+  }
   // Free (its reply at once) unless it truncates.
   Ticket ticket = (fi->flags & O_TRUNC) != 0 ? begin_metadata_change(fs, inode)
                                              : fs.conditioner.begin_metadata();
@@ -94,6 +99,10 @@ void op_create(fuse_req_t req, fuse_ino_t parent_id, const char* name, mode_t mo
                fuse_file_info* fi) {
   Filesystem& fs = fs_of(req);
   Inode& parent = fs.inodes.get(parent_id);
+  if (const FaultDecision fault = fault_at_entry(fs, req, FaultOp::kCreate, parent, name)) {
+    fuse_reply_err(req, fault.error);
+    return;
+  }
   Ticket ticket = begin_metadata_change(fs, parent);
   fuse_entry_param e;
   std::memset(&e, 0, sizeof(e));
@@ -136,6 +145,12 @@ void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_fil
     fuse_reply_err(req, EINVAL);  // refused before it reaches the disk, as O_DIRECT would be
     return;
   }
+  const FaultDecision fault = fault_at_fd(fs, req, FaultOp::kRead, h.fd, offset, size);
+  if (fault.action == FaultAction::kError) {
+    fuse_reply_err(req, fault.error);
+    return;
+  }
+  if (fault.action == FaultAction::kShort) size = fault.length;
   Ticket ticket = fs.conditioner.begin(Op::kRead, size);
   const Inode& inode = fs.inodes.get(ino);
   for (const Piece& p : data_pieces(fs, inode, static_cast<uint64_t>(offset), size, false)) {
@@ -153,11 +168,11 @@ void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_fil
   });
 }
 
-// Writes `in` at `offset` to the backing file. Returns bytes written or -errno. Data already in
-// memory goes straight to a buffered descriptor; O_DIRECT (and data in a pipe) goes through an
-// aligned copy.
-ssize_t backing_write(BufferPool& buffers, const FileHandle& h, fuse_bufvec* in, off_t offset) {
-  const size_t size = fuse_buf_size(in);
+// Writes the first `size` bytes of `in` at `offset` to the backing file. Returns bytes written
+// or -errno. Data already in memory goes straight to a buffered descriptor; O_DIRECT (and data in
+// a pipe) goes through an aligned copy. REQUIRES: size <= fuse_buf_size(in).
+ssize_t backing_write(BufferPool& buffers, const FileHandle& h, fuse_bufvec* in, off_t offset,
+                      size_t size) {
   if (!h.direct && in->count == 1 && in->idx == 0 && in->off == 0 &&
       (in->buf[0].flags & FUSE_BUF_IS_FD) == 0) {
     return posix::pwrite_all(h.fd, static_cast<const char*>(in->buf[0].mem), size, offset);
@@ -179,8 +194,16 @@ ssize_t backing_write(BufferPool& buffers, const FileHandle& h, fuse_bufvec* in,
 void op_write_buf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t offset,
                   fuse_file_info* fi) {
   Filesystem& fs = fs_of(req);
-  const size_t size = fuse_buf_size(in);
+  size_t size = fuse_buf_size(in);
   const FileHandle& h = handle_of(fi);
+  // An error rule: refused before the quota, the model and the backing file; a short write does
+  // the first part only.
+  const FaultDecision fault = fault_at_fd(fs, req, FaultOp::kWrite, h.fd, offset, size);
+  if (fault.action == FaultAction::kError) {
+    fuse_reply_err(req, fault.error);
+    return;
+  }
+  if (fault.action == FaultAction::kShort) size = fault.length;
   // A pretend disk smaller than the backing one: a write that could pass its capacity fails
   // before it reaches the model or the backing file, as on a full disk.
   uint64_t reserved = 0;
@@ -219,7 +242,7 @@ void op_write_buf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t offset,
   ssize_t n;
   {
     CapabilityDrop drop(fuse_req_ctx(req)->uid);  // a write by a user clears setuid bits
-    n = backing_write(fs.buffers, handle_of(fi), in, offset);
+    n = backing_write(fs.buffers, handle_of(fi), in, offset, size);
   }
   if (fs.quota.capacity() != 0) {
     fs.quota.settle(reserved, static_cast<int64_t>(allocated_bytes(h.fd)) -
@@ -242,6 +265,12 @@ enum class Flush { kClose, kFsync, kFdatasync };
 // data, the journal commit and a flush (Conditioner::fsync).
 void flush_like(fuse_req_t req, fuse_ino_t ino, const FileHandle& h, Flush what) {
   Filesystem& fs = fs_of(req);
+  if (what != Flush::kClose) {
+    if (const FaultDecision fault = fault_at_fd(fs, req, FaultOp::kFsync, h.fd)) {
+      fuse_reply_err(req, fault.error);
+      return;
+    }
+  }
   Ticket ticket = fs.conditioner.begin(Op::kFlush, 0);
   if (!h.writeback) {
     fs.conditioner.submit(ticket, Op::kFlush, 0, 0);

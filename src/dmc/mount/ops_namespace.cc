@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "dmc/mount/credentials.h"
+#include "dmc/mount/fault_injection.h"
 #include "dmc/mount/filesystem.h"
 #include "dmc/mount/syscall.h"
 
@@ -40,6 +41,16 @@ void create_entry(fuse_req_t req, fuse_ino_t parent_id, const char* name, Make m
 }
 
 // Runs `change(dir_fd)` (0 or -errno) as the caller; replies at the metadata write's completion.
+// An error rule for `op` on `name` in `dir_id` fails the request at once: true when it did.
+bool refused_by_rule(fuse_req_t req, FaultOp op, fuse_ino_t dir_id, const char* name) {
+  Filesystem& fs = fs_of(req);
+  if (!fs.faults.wants(op)) return false;
+  const FaultDecision fault = fault_at_entry(fs, req, op, fs.inodes.get(dir_id), name);
+  if (!fault) return false;
+  fuse_reply_err(req, fault.error);
+  return true;
+}
+
 template <class Change>
 void change_entry(fuse_req_t req, fuse_ino_t dir_id, Change change) {
   Filesystem& fs = fs_of(req);
@@ -63,6 +74,7 @@ void op_mknod(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, 
 void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode) {
   // A directory takes a block; on a full pretend disk there is none (create_entry counts it).
   constexpr uint64_t kDirectoryBlock = 4096;
+  if (refused_by_rule(req, FaultOp::kMkdir, parent, name)) return;
   SpaceQuota& quota = fs_of(req).quota;
   if (!quota.reserve(kDirectoryBlock)) {
     fuse_reply_err(req, ENOSPC);
@@ -98,16 +110,19 @@ int remove_entry(Filesystem& fs, int dir, const char* name, int flags) {
 }
 
 void op_unlink(fuse_req_t req, fuse_ino_t parent, const char* name) {
+  if (refused_by_rule(req, FaultOp::kUnlink, parent, name)) return;
   change_entry(req, parent, [&](int dir) { return remove_entry(fs_of(req), dir, name, 0); });
 }
 
 void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char* name) {
+  if (refused_by_rule(req, FaultOp::kRmdir, parent, name)) return;
   change_entry(req, parent,
                [&](int dir) { return remove_entry(fs_of(req), dir, name, AT_REMOVEDIR); });
 }
 
 void op_rename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t newparent,
                const char* newname, unsigned int flags) {
+  if (refused_by_rule(req, FaultOp::kRename, parent, name)) return;
   Filesystem& fs = fs_of(req);
   InodeFd to = fs.inodes.pin(fs.inodes.get(newparent));
   change_entry(req, parent, [&](int from) {
