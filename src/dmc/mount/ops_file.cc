@@ -204,16 +204,21 @@ void op_write_buf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t offset,
     return;
   }
   if (fault.action == FaultAction::kShort) size = fault.length;
+  const bool buffered = h.writeback && !h.direct;
+  const bool quota_on = fs.quota.capacity() != 0;
+  // One fstat serves the quota (the worst-case new allocation) and write-back (whether the write
+  // grows the file); neither needs it otherwise.
+  struct stat before {};
+  const bool have_before = (buffered || quota_on) && fstat(h.fd, &before) == 0;
+  const uint64_t allocated_before = have_before ? static_cast<uint64_t>(before.st_blocks) * 512 : 0;
   // A pretend disk smaller than the backing one: a write that could pass its capacity fails
   // before it reaches the model or the backing file, as on a full disk.
   uint64_t reserved = 0;
-  uint64_t allocated_before = 0;
-  if (fs.quota.capacity() != 0) {
-    struct stat st;
-    if (fstat(h.fd, &st) == 0) {
-      allocated_before = static_cast<uint64_t>(st.st_blocks) * 512;
-      reserved = worst_case_write_allocation(static_cast<uint64_t>(offset), size,
-                                             static_cast<uint64_t>(st.st_size), allocated_before);
+  if (quota_on) {
+    if (have_before) {
+      reserved =
+          worst_case_write_allocation(static_cast<uint64_t>(offset), size,
+                                      static_cast<uint64_t>(before.st_size), allocated_before);
     }
     if (!fs.quota.reserve(reserved)) {
       fuse_reply_err(req, ENOSPC);
@@ -222,13 +227,10 @@ void op_write_buf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t offset,
   }
   Ticket ticket = fs.conditioner.begin(Op::kWrite, size);
   const Inode& inode = fs.inodes.get(ino);
-  const bool buffered = h.writeback && !h.direct;
   // A buffered write that grows the file or gets new blocks changes more than its timestamps:
   // fdatasync must commit it (Writeback::fsync).
-  struct stat before;
-  const bool grows =
-      buffered && (fstat(h.fd, &before) != 0 ||
-                   static_cast<uint64_t>(before.st_size) < static_cast<uint64_t>(offset) + size);
+  const bool grows = buffered && (!have_before || static_cast<uint64_t>(before.st_size) <
+                                                      static_cast<uint64_t>(offset) + size);
   uint64_t allocated = 0;
   for (const Piece& p :
        data_pieces(fs, inode, static_cast<uint64_t>(offset), size, true, &allocated)) {
@@ -244,7 +246,7 @@ void op_write_buf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t offset,
     CapabilityDrop drop(fuse_req_ctx(req)->uid);  // a write by a user clears setuid bits
     n = backing_write(fs.buffers, handle_of(fi), in, offset, size);
   }
-  if (fs.quota.capacity() != 0) {
+  if (quota_on) {
     fs.quota.settle(reserved, static_cast<int64_t>(allocated_bytes(h.fd)) -
                                   static_cast<int64_t>(allocated_before));
   }
