@@ -22,7 +22,7 @@ nlohmann::ordered_json latency_json(const diskcond::rawio::LatencyHistogram& h) 
 }  // namespace
 
 int main(int argc, char** argv) {
-  using namespace diskcond::load;
+  using namespace diskcond::harness::load;
   LoadOptions o;
   uint64_t file_mib = 8;
   bool no_direct = false;

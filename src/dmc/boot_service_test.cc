@@ -22,7 +22,7 @@ class BootServiceTest : public ::testing::Test {
   }
   const std::string& root() const { return temp_.path(); }
 
-  dmc::TestTempDir temp_{"dmc-boot-service"};
+  mount::testing::TestTempDir temp_{"dmc-boot-service"};
 };
 
 // Issue 13, item 5: status claimed "re-applied at boot by dmc-boot.service" with PID 1 not

@@ -34,7 +34,7 @@
 
 #include <gtest/gtest.h>
 
-namespace diskcond::testing {
+namespace diskcond::tools {
 
 struct ProgramRun {
   int code = -1;  // exit status; -1 when killed by a signal or not started
@@ -248,4 +248,4 @@ class SweepWorld {
   std::vector<std::string> mounts_;
 };
 
-}  // namespace diskcond::testing
+}  // namespace diskcond::tools

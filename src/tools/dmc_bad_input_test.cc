@@ -15,7 +15,7 @@
 
 #include "tools/bad_input_harness.h"
 
-namespace diskcond::testing {
+namespace diskcond::tools {
 namespace {
 
 // What an argument slot of a command holds; each kind has its own bad words.
@@ -445,4 +445,4 @@ TEST_F(DmcBadInput, AStaleMountIsExitFiveAndChangesNothing) {
 }
 
 }  // namespace
-}  // namespace diskcond::testing
+}  // namespace diskcond::tools

@@ -16,7 +16,7 @@
 
 #include "tools/bad_input_harness.h"
 
-namespace diskcond::testing {
+namespace diskcond::tools {
 namespace {
 
 namespace fs = std::filesystem;
@@ -220,4 +220,4 @@ TEST_F(DmcDiskMount, AFailedMkfsUndoesEverything) {
 }
 
 }  // namespace
-}  // namespace diskcond::testing
+}  // namespace diskcond::tools

@@ -26,7 +26,7 @@
 #include "core/profile.h"
 #include "tools/bad_input_harness.h"
 
-namespace diskcond::testing {
+namespace diskcond::tools {
 namespace {
 
 namespace fs = std::filesystem;
@@ -522,4 +522,4 @@ TEST_F(DmcRunAsUser, AnInaccessibleFuseDeviceIsOneLineSayingWhatToDo) {
 }
 
 }  // namespace
-}  // namespace diskcond::testing
+}  // namespace diskcond::tools

@@ -8,7 +8,7 @@
 #include "dmc/cli/command_table.h"
 #include "tools/bad_input_harness.h"
 
-namespace diskcond::testing {
+namespace diskcond::tools {
 namespace {
 
 class HelpTest : public ::testing::Test {
@@ -71,4 +71,4 @@ TEST_F(HelpTest, RawioHelpForRunsAndReports) {
 }
 
 }  // namespace
-}  // namespace diskcond::testing
+}  // namespace diskcond::tools

@@ -12,7 +12,7 @@
 
 #include "tools/bad_input_harness.h"
 
-namespace diskcond::testing {
+namespace diskcond::tools {
 namespace {
 
 // An option and the values it must refuse. `short_name` may be empty.
@@ -302,4 +302,4 @@ TEST_F(RawioBadInput, ReportRefusesBadOptionsRunsAndConflicts) {
 }
 
 }  // namespace
-}  // namespace diskcond::testing
+}  // namespace diskcond::tools

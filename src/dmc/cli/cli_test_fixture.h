@@ -40,7 +40,7 @@ class CliTest : public ::testing::Test {
     out_.str("");
     err_.str("");
     Context ctx{
-        .mounts = [this]() -> MountControl& { return fake_; },
+        .mounts = [this]() -> mount::MountControl& { return fake_; },
         .disks = [this]() -> disk::DiskControl& { return disks_; },
         .store = SettingsStore(state_dir_),
         .profile_dirs = {profile_dir_},
@@ -75,7 +75,7 @@ class CliTest : public ::testing::Test {
     return files;
   }
 
-  TestTempDir temp_{"dmc_cli_test"};
+  mount::testing::TestTempDir temp_{"dmc_cli_test"};
   FakeMountControl fake_;
   FakeDiskControl disks_;
   bool is_root_ = true;

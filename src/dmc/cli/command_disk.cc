@@ -102,13 +102,13 @@ Result<std::vector<DiskView>> dmc_disks(Context& ctx, std::vector<disk::LoopDisk
   auto loops = ctx.disks().list();
   if (!loops.ok()) return make_error(loops.error());
   std::vector<DiskView> views;
-  std::map<std::string, std::optional<MountStatus>> holders;  // by image directory
+  std::map<std::string, std::optional<mount::MountStatus>> holders;  // by image directory
   for (const disk::LoopDisk& disk : *loops) {
     if (disk.image.empty() || disk.image[0] != '/') continue;
     const std::string dir = parent_of(disk.image);
     auto known = holders.find(dir);
     if (known == holders.end()) {
-      std::optional<MountStatus> holder;
+      std::optional<mount::MountStatus> holder;
       struct stat st {};
       if (::stat(dir.c_str(), &st) == 0) {
         auto found = find_holding_mount(ctx.mounts(), dir, st.st_dev);
@@ -116,7 +116,7 @@ Result<std::vector<DiskView>> dmc_disks(Context& ctx, std::vector<disk::LoopDisk
       }
       known = holders.emplace(dir, holder).first;
     }
-    const std::optional<MountStatus>& holder = known->second;
+    const std::optional<mount::MountStatus>& holder = known->second;
     // The image must be on the conditioned file system itself (its st_dev), not merely below it.
     if (!holder) continue;
     struct stat mst {};

@@ -102,7 +102,7 @@ Outcome check_state(Context& ctx, const CommandArgs& args, const std::optional<P
   if (*holder && !(*holder)->daemon_alive)
     return failure(ExitCode::kStale, stale_mount_message((*holder)->mount_point));
   if (*holder) {
-    const MountStatus& held = **holder;
+    const mount::MountStatus& held = **holder;
     if (profile && held.settings.profile != *profile) {
       return wrong_state(fmt::format(
           "{} is conditioned as '{}', not '{}': leave out the profile (the disk is its "
@@ -128,8 +128,8 @@ Outcome check_state(Context& ctx, const CommandArgs& args, const std::optional<P
     }
     StoredMount record;
     record.mount = image.dir;
-    record.settings = locked.stored ? locked.stored->settings : MountSettings{};
-    if (profile) record.settings = MountSettings{*profile, CacheMode::kPageCache};
+    record.settings = locked.stored ? locked.stored->settings : mount::MountSettings{};
+    if (profile) record.settings = mount::MountSettings{*profile, mount::CacheMode::kPageCache};
     record.boot = false;
     plan.conditioned_mount = image.dir;
     plan.profile_name = record.settings.profile.name;

@@ -28,14 +28,14 @@ class DmcDisk : public CliTest {
     ASSERT_TRUE(store().lock().ok());  // the store and its lock file exist, as on a used machine
   }
   void condition(size_t profile) {
-    fake_.add_running(mount_, MountSettings{builtin(profile), CacheMode::kPageCache});
+    fake_.add_running(mount_, mount::MountSettings{builtin(profile), mount::CacheMode::kPageCache});
   }
 
   // Everything a failed or rejected command must leave as it was.
   struct Snapshot {
     std::vector<std::string> files;
     std::map<std::string, std::string> store;
-    std::map<std::string, MountStatus>::size_type mounts = 0;
+    std::map<std::string, mount::MountStatus>::size_type mounts = 0;
     size_t devices = 0;
     bool operator==(const Snapshot&) const = default;
   };

@@ -47,7 +47,7 @@ Result<std::string> running_mount(Context& ctx, const std::string& named, Outcom
   return status->mount_point;
 }
 
-nlohmann::ordered_json fault_list_json(const std::string& mount, const FaultReport& report) {
+nlohmann::ordered_json fault_list_json(const std::string& mount, const mount::FaultReport& report) {
   nlohmann::ordered_json rules = nlohmann::ordered_json::array();
   for (const FaultRuleState& s : report.rules) {
     rules.push_back({{"id", s.id},
@@ -61,7 +61,7 @@ nlohmann::ordered_json fault_list_json(const std::string& mount, const FaultRepo
           {"rules", rules}};
 }
 
-std::string fault_list_text(const std::string& mount, const FaultReport& report) {
+std::string fault_list_text(const std::string& mount, const mount::FaultReport& report) {
   std::string out = fmt::format("Error rules of {}: {}; {} injected since start\n", mount,
                                 report.rules.size(), report.injected);
   for (const FaultRuleState& s : report.rules) {

@@ -21,7 +21,7 @@ std::string stale_mount_message(const std::string& mount);
 struct MountState {
   StoreLock lock;                     // held until the command is done
   std::string named;                  // the canonical path the user named
-  MountStatus status;                 // from the mount machinery, for `named`
+  mount::MountStatus status;          // from the mount machinery, for `named`
   std::optional<StoredMount> stored;  // from the settings store, for mount()
 
   const std::string& mount() const { return status.mount_point; }

@@ -133,7 +133,7 @@ Outcome run_verify(Context& ctx, const CommandArgs& args) {
     if (!s.ok()) return make_error(s.error());
     if (!s->mounted || !s->daemon_alive)
       return make_error(fmt::format("{} is no longer conditioned", holder));
-    const MountCounters& c = s->counters;
+    const mount::MountCounters& c = s->counters;
     return BackingBoundSample{c.commands[0] + c.commands[1] + c.commands[2],
                               s->diagnostics.backing_bound_replies};
   };

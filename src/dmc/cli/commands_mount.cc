@@ -96,12 +96,12 @@ Outcome run_start(Context& ctx, const CommandArgs& args) {
   StoredMount record;
   record.mount = *mount;
   record.settings.profile = named ? *named : state.stored->settings.profile;
-  record.settings.cache = args.has("nocache")        ? CacheMode::kNoCache
-                          : args.has("writethrough") ? CacheMode::kPageCache
-                                                     : CacheMode::kWriteBack;
+  record.settings.cache = args.has("nocache")        ? mount::CacheMode::kNoCache
+                          : args.has("writethrough") ? mount::CacheMode::kPageCache
+                                                     : mount::CacheMode::kWriteBack;
   record.boot = args.has("boot");
 
-  MountSettings with_faults = record.settings;
+  mount::MountSettings with_faults = record.settings;
   with_faults.faults = faults;
   if (Status s = ctx.mounts().start(*mount, with_faults); !s.ok()) {
     return failure(ExitCode::kFailed, fmt::format("cannot condition {}: {}", *mount, s.error()));

@@ -37,11 +37,11 @@ Outcome run_conditioned(Context& ctx, const CommandArgs& args) {
                     what, status->settings.profile.name, status->mount_point));
   }
 
-  MountSettings settings;
+  mount::MountSettings settings;
   settings.profile = std::move(profile).value();
-  settings.cache = args.has("nocache")        ? CacheMode::kNoCache
-                   : args.has("writethrough") ? CacheMode::kPageCache
-                                              : CacheMode::kWriteBack;
+  settings.cache = args.has("nocache")        ? mount::CacheMode::kNoCache
+                   : args.has("writethrough") ? mount::CacheMode::kPageCache
+                                              : mount::CacheMode::kWriteBack;
   auto end = ctx.mounts().run(*dir, settings, args.command);
   if (!end.ok())
     return failure(ExitCode::kFailed,

@@ -20,7 +20,7 @@ namespace diskcond::dmc {
 
 struct Context {
   // The mount machinery; called only by commands that need it (list/show/help never do).
-  std::function<MountControl&()> mounts;
+  std::function<mount::MountControl&()> mounts;
   // Image files, loop devices, mkfs and mount(2); called only by `dmc disk`.
   std::function<disk::DiskControl&()> disks;
   SettingsStore store;

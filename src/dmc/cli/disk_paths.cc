@@ -110,8 +110,9 @@ bool is_mount_point(const std::string& dir) {
   return st.st_dev != parent.st_dev || st.st_ino == parent.st_ino;
 }
 
-Result<std::optional<MountStatus>> find_holding_mount(MountControl& mounts, const std::string& dir,
-                                                      dev_t dir_dev) {
+Result<std::optional<mount::MountStatus>> find_holding_mount(mount::MountControl& mounts,
+                                                             const std::string& dir,
+                                                             dev_t dir_dev) {
   fs::path p(dir);
   for (;;) {
     auto status = mounts.status(p.string());
@@ -119,17 +120,19 @@ Result<std::optional<MountStatus>> find_holding_mount(MountControl& mounts, cons
       return make_error(fmt::format("cannot query {}: {}", p.string(), status.error()));
     if (status->mounted) {
       if (status->mount_point.empty()) status->mount_point = p.string();
-      if (!status->daemon_alive) return std::optional<MountStatus>(std::move(status).value());
+      if (!status->daemon_alive)
+        return std::optional<mount::MountStatus>(std::move(status).value());
       struct stat st {};
       if (::stat(status->mount_point.c_str(), &st) == 0 && st.st_dev == dir_dev) {
-        return std::optional<MountStatus>(std::move(status).value());
+        return std::optional<mount::MountStatus>(std::move(status).value());
       }
-      return std::optional<MountStatus>();  // `dir` is on another file system mounted inside it
+      return std::optional<mount::MountStatus>();  // `dir` is on another file system mounted inside
+                                                   // it
     }
     if (!p.has_parent_path() || p.parent_path() == p) break;
     p = p.parent_path();
   }
-  return std::optional<MountStatus>();
+  return std::optional<mount::MountStatus>();
 }
 
 }  // namespace diskcond::dmc

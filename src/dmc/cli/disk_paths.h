@@ -45,7 +45,7 @@ bool is_mount_point(const std::string& dir);
 // nearest of `dir` and its ancestors that is conditioned, provided `dir` is on that mount's file
 // system (not on another one mounted below it). A stale mount (daemon_alive false) is returned as
 // found. nullopt when there is none. `dir_dev` is `dir`'s st_dev.
-Result<std::optional<MountStatus>> find_holding_mount(MountControl& mounts, const std::string& dir,
-                                                      dev_t dir_dev);
+Result<std::optional<mount::MountStatus>> find_holding_mount(mount::MountControl& mounts,
+                                                             const std::string& dir, dev_t dir_dev);
 
 }  // namespace diskcond::dmc

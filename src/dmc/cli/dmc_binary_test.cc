@@ -69,7 +69,7 @@ class DmcBinary : public ::testing::Test {
     return r;
   }
 
-  TestTempDir temp_{"dmc_binary_test"};
+  mount::testing::TestTempDir temp_{"dmc_binary_test"};
   std::string root_ = temp_.path();
 };
 

@@ -93,11 +93,11 @@ int run_dmc(std::span<const std::string> args, Context& ctx) {
 
 int dmc_main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  std::unique_ptr<MountControl> mounts;
+  std::unique_ptr<mount::MountControl> mounts;
   std::unique_ptr<disk::DiskControl> disks;
   Context ctx{
-      .mounts = [&mounts]() -> MountControl& {
-        if (!mounts) mounts = make_fuse_mount_control();
+      .mounts = [&mounts]() -> mount::MountControl& {
+        if (!mounts) mounts = mount::make_fuse_mount_control();
         return *mounts;
       },
       .disks = [&disks]() -> disk::DiskControl& {

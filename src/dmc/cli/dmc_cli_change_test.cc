@@ -20,7 +20,7 @@ TEST_F(DmcCliChange, StartWithAProfileMountsAndStoresIt) {
   EXPECT_EQ(err(), "");
   EXPECT_EQ(fake_.changing_calls(), std::vector<std::string>{"start " + mount_});
   EXPECT_EQ(fake_.mounts[mount_].settings.profile, builtin(0));
-  EXPECT_EQ(fake_.mounts[mount_].settings.cache, CacheMode::kWriteBack);
+  EXPECT_EQ(fake_.mounts[mount_].settings.cache, mount::CacheMode::kWriteBack);
   auto stored = *store().load(mount_);
   ASSERT_TRUE(stored.has_value());
   EXPECT_EQ(stored->settings.profile, builtin(0));
@@ -29,14 +29,14 @@ TEST_F(DmcCliChange, StartWithAProfileMountsAndStoresIt) {
 
 TEST_F(DmcCliChange, StartWriteThroughSelectsThePageCacheMode) {
   EXPECT_EQ(run({"start", mount_, "0", "-writethrough"}), 0) << err();
-  EXPECT_EQ(fake_.mounts[mount_].settings.cache, CacheMode::kPageCache);
-  EXPECT_EQ((*store().load(mount_))->settings.cache, CacheMode::kPageCache);
+  EXPECT_EQ(fake_.mounts[mount_].settings.cache, mount::CacheMode::kPageCache);
+  EXPECT_EQ((*store().load(mount_))->settings.cache, mount::CacheMode::kPageCache);
 }
 
 TEST_F(DmcCliChange, StartNoCacheSelectsTheNoCacheMode) {
   EXPECT_EQ(run({"start", mount_, "7", "-nocache"}), 0) << err();
-  EXPECT_EQ(fake_.mounts[mount_].settings.cache, CacheMode::kNoCache);
-  EXPECT_EQ((*store().load(mount_))->settings.cache, CacheMode::kNoCache);
+  EXPECT_EQ(fake_.mounts[mount_].settings.cache, mount::CacheMode::kNoCache);
+  EXPECT_EQ((*store().load(mount_))->settings.cache, mount::CacheMode::kNoCache);
 }
 
 TEST_F(DmcCliChange, ConfigureThenStartUsesTheStoredSettings) {
@@ -115,7 +115,7 @@ TEST_F(DmcCliChange, StartWithNothingStoredAsksForAProfile) {
 }
 
 TEST_F(DmcCliChange, StartOnAConditionedMountRefuses) {
-  fake_.add_running(mount_, {builtin(1), CacheMode::kPageCache});
+  fake_.add_running(mount_, {builtin(1), mount::CacheMode::kPageCache});
   EXPECT_EQ(run({"start", mount_, "0"}), 4);
   EXPECT_EQ(err(), "dmc: " + mount_ +
                        " is already conditioned (profile '5400 HDD'); change it with 'dmc select' "
@@ -125,7 +125,7 @@ TEST_F(DmcCliChange, StartOnAConditionedMountRefuses) {
 }
 
 TEST_F(DmcCliChange, ChangingAStaleMountPointsAtStop) {
-  fake_.add_running(mount_, {builtin(1), CacheMode::kPageCache}).daemon_alive = false;
+  fake_.add_running(mount_, {builtin(1), mount::CacheMode::kPageCache}).daemon_alive = false;
   for (std::vector<std::string> args : {std::vector<std::string>{"start", mount_, "0"},
                                         {"select", mount_, "2"},
                                         {"configure", mount_, "HDD", "1", "1", "1"}}) {
@@ -145,18 +145,18 @@ TEST_F(DmcCliChange, FailedStartLeavesTheStoreAlone) {
 }
 
 TEST_F(DmcCliChange, SelectOnARunningMountUpdatesItLiveAndStoresIt) {
-  fake_.add_running(mount_, {builtin(0), CacheMode::kNoCache});
+  fake_.add_running(mount_, {builtin(0), mount::CacheMode::kNoCache});
   EXPECT_EQ(run({"select", mount_, "slow ssd"}), 0) << err();
   EXPECT_EQ(fake_.changing_calls(), std::vector<std::string>{"update " + mount_});
   EXPECT_EQ(fake_.mounts[mount_].settings.profile, builtin(3));
-  EXPECT_EQ(fake_.mounts[mount_].settings.cache, CacheMode::kNoCache);  // unchanged
+  EXPECT_EQ(fake_.mounts[mount_].settings.cache, mount::CacheMode::kNoCache);  // unchanged
   auto stored = *store().load(mount_);
   EXPECT_EQ(stored->settings.profile, builtin(3));
-  EXPECT_EQ(stored->settings.cache, CacheMode::kNoCache);
+  EXPECT_EQ(stored->settings.cache, mount::CacheMode::kNoCache);
 }
 
 TEST_F(DmcCliChange, ConfigureOnARunningMountUpdatesItLiveAndStoresIt) {
-  fake_.add_running(mount_, {builtin(0), CacheMode::kPageCache});
+  fake_.add_running(mount_, {builtin(0), mount::CacheMode::kPageCache});
   EXPECT_EQ(run({"configure", mount_, "HDD", "8ms", "1.5GB/s", "40", "4", "1m", "2m", "8", "9"}), 0)
       << err();
   EXPECT_EQ(fake_.changing_calls(), std::vector<std::string>{"update " + mount_});
@@ -253,7 +253,7 @@ TEST_F(DmcCliChange, StopWhenNotConditioned) {
 }
 
 TEST_F(DmcCliChange, SyncAsksTheMountHoldingThePathAndSaysNothing) {
-  fake_.add_running(mount_, {builtin(0), CacheMode::kWriteBack});
+  fake_.add_running(mount_, {builtin(0), mount::CacheMode::kWriteBack});
   EXPECT_EQ(run({"sync", mount_}), 0) << err();
   EXPECT_EQ(out(), "");
   EXPECT_EQ(fake_.changing_calls(), (std::vector<std::string>{"sync " + mount_}));
@@ -274,7 +274,7 @@ TEST_F(DmcCliChange, StopOfANotRunningBootMountDropsThePersistence) {
 }
 
 TEST_F(DmcCliChange, StopForceAndTheHintWhenBusy) {
-  fake_.add_running(mount_, {builtin(0), CacheMode::kPageCache});
+  fake_.add_running(mount_, {builtin(0), mount::CacheMode::kPageCache});
   fake_.fail_stop = "files are open under it";
   EXPECT_EQ(run({"stop", mount_}), 1);
   // Issue 13, item 8: the hint once (the daemon's message used to carry one too).
@@ -285,7 +285,7 @@ TEST_F(DmcCliChange, StopForceAndTheHintWhenBusy) {
 }
 
 TEST_F(DmcCliChange, StopClearsAStaleMount) {
-  fake_.add_running(mount_, {builtin(0), CacheMode::kPageCache}).daemon_alive = false;
+  fake_.add_running(mount_, {builtin(0), mount::CacheMode::kPageCache}).daemon_alive = false;
   EXPECT_EQ(run({"stop", mount_}), 0) << err();
   EXPECT_TRUE(fake_.mounts.empty());
 }
@@ -298,7 +298,7 @@ TEST_F(DmcCliChange, BootStartsEveryPersistedMountWithItsSettings) {
   EXPECT_EQ(run({"boot"}), 0) << err();
   EXPECT_EQ(fake_.changing_calls(), std::vector<std::string>{"start " + mount_});
   EXPECT_EQ(fake_.mounts[mount_].settings.profile, builtin(0));
-  EXPECT_EQ(fake_.mounts[mount_].settings.cache, CacheMode::kNoCache);
+  EXPECT_EQ(fake_.mounts[mount_].settings.cache, mount::CacheMode::kNoCache);
   EXPECT_EQ(out(), mount_ + ": conditioned (Faulty 5400 HDD)\n");
   EXPECT_EQ(err(), "");
 }
@@ -400,7 +400,7 @@ TEST_F(DmcCliChange, CommandsOnAPathInsideActOnTheConditionedDirectory) {
 
 TEST_F(DmcCliChange, CommandsOnAPathInsideAStaleMountPointAtStop) {
   std::filesystem::create_directories(mount_ + "/sub");
-  fake_.add_running(mount_, {builtin(1), CacheMode::kPageCache}).daemon_alive = false;
+  fake_.add_running(mount_, {builtin(1), mount::CacheMode::kPageCache}).daemon_alive = false;
   for (std::vector<std::string> args : {std::vector<std::string>{"start", mount_ + "/sub", "0"},
                                         {"select", mount_ + "/sub", "2"}}) {
     EXPECT_EQ(run(args), 5) << args[0];

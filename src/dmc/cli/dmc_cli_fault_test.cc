@@ -18,7 +18,8 @@ class DmcCliFault : public CliTest {
  protected:
   void SetUp() override {
     CliTest::SetUp();
-    fake_.add_running(mount_, MountSettings{builtin_profiles()[0], CacheMode::kWriteBack});
+    fake_.add_running(mount_,
+                      mount::MountSettings{builtin_profiles()[0], mount::CacheMode::kWriteBack});
   }
 };
 

@@ -60,7 +60,8 @@ TEST_F(DmcCli, StatusOfAnUnconditionedDirectoryIsOffWithZeros) {
 }
 
 TEST_F(DmcCli, StatusOfARunningMountShowsLiveSettingsAndCounters) {
-  MountStatus& s = fake_.add_running(mount_, {builtin_profiles()[3], CacheMode::kPageCache});
+  mount::MountStatus& s =
+      fake_.add_running(mount_, {builtin_profiles()[3], mount::CacheMode::kPageCache});
   s.counters.commands[0] = 7;
   is_root_ = false;
   EXPECT_EQ(run({"status", mount_ + "/"}), 0);  // a trailing slash names the same mount
@@ -76,7 +77,7 @@ TEST_F(DmcCli, StatusOfARunningMountShowsLiveSettingsAndCounters) {
 
 // Issue 13, item 3: processes that were inside before `dmc start` keep the directory underneath.
 TEST_F(DmcCli, StatusWarnsAboutProcessesThatAreNotConditioned) {
-  fake_.add_running(mount_, {builtin_profiles()[3], CacheMode::kPageCache});
+  fake_.add_running(mount_, {builtin_profiles()[3], mount::CacheMode::kPageCache});
   processes_ = {{812, "bash", {"cwd"}}, {977, "rawio", {"fd 3", "map"}}};
   is_root_ = false;
   EXPECT_EQ(run({"status", mount_}), 0) << err();
@@ -103,7 +104,8 @@ TEST_F(DmcCli, StatusWarnsAboutProcessesThatAreNotConditioned) {
 }
 
 TEST_F(DmcCli, StatusOfADeadDaemonSaysSoWithTheFix) {
-  MountStatus& s = fake_.add_running(mount_, {builtin_profiles()[0], CacheMode::kPageCache});
+  mount::MountStatus& s =
+      fake_.add_running(mount_, {builtin_profiles()[0], mount::CacheMode::kPageCache});
   s.daemon_alive = false;
   EXPECT_EQ(run({"status", mount_}), 5);
   EXPECT_EQ(out().rfind("Disk Mount Conditioner: STALE\n", 0), 0u) << out();
@@ -114,7 +116,8 @@ TEST_F(DmcCli, StatusOfADeadDaemonSaysSoWithTheFix) {
 
 // Issue 13, item 8: -json prints the state and exits 5, without a second report on stderr.
 TEST_F(DmcCli, StatusJsonOfADeadDaemonIsTheJsonAndExitFive) {
-  fake_.add_running(mount_, {builtin_profiles()[0], CacheMode::kPageCache}).daemon_alive = false;
+  fake_.add_running(mount_, {builtin_profiles()[0], mount::CacheMode::kPageCache}).daemon_alive =
+      false;
   EXPECT_EQ(run({"status", mount_, "-json"}), 5);
   auto j = nlohmann::ordered_json::parse(out());
   EXPECT_EQ(j["state"], "stale");
@@ -125,7 +128,7 @@ TEST_F(DmcCli, StatusJsonOfADeadDaemonIsTheJsonAndExitFive) {
 // conditioned directory reports that directory, and says which one.
 TEST_F(DmcCli, StatusOfAPathInsideAConditionedDirectoryReportsThatDirectory) {
   std::filesystem::create_directories(mount_ + "/sub/deeper");
-  fake_.add_running(mount_, {builtin_profiles()[3], CacheMode::kPageCache});
+  fake_.add_running(mount_, {builtin_profiles()[3], mount::CacheMode::kPageCache});
   ASSERT_EQ(run({"select", mount_, "3"}), 0);  // something stored for the mount
   is_root_ = false;
   EXPECT_EQ(run({"status", mount_ + "/sub/deeper"}), 0) << err();
@@ -253,7 +256,7 @@ TEST_F(DmcCli, ChangesNeedRootAndSayItInOneLine) {
 
 TEST_F(DmcCli, BadInputIsOneLineNonZeroAndChangesNothing) {
   ASSERT_EQ(run({"configure", mount_, "HDD", "12ms", "80", "60"}), 0);
-  fake_.add_running(other_mount_, {builtin_profiles()[0], CacheMode::kPageCache});
+  fake_.add_running(other_mount_, {builtin_profiles()[0], mount::CacheMode::kPageCache});
   auto before = store_files();
   ASSERT_EQ(before.size(), 3u);  // the mounts directory, its lock file and one record
   fake_.calls.clear();
@@ -337,7 +340,7 @@ TEST_F(DmcCli, RunHandsTheCommandToTheMachineryAndExitsWithItsStatus) {
       fake_.changing_calls(),
       std::vector<std::string>{"run " + mount_ + " Slow SSD writeback -- sh -c exit 3 -- -x"});
   fake_.calls.clear();
-  fake_.run_end = CommandEnd{.exit_code = 128 + 9, .signal = 9};
+  fake_.run_end = mount::CommandEnd{.exit_code = 128 + 9, .signal = 9};
   EXPECT_EQ(run({"run", "-nocache", mount_, "0", "--", "true"}), 137);
   EXPECT_EQ(run({"run", mount_, "0", "-writethrough", "--", "true"}), 137);
   EXPECT_EQ(fake_.changing_calls(),
@@ -348,11 +351,11 @@ TEST_F(DmcCli, RunHandsTheCommandToTheMachineryAndExitsWithItsStatus) {
 
 TEST_F(DmcCli, RunSaysWhyTheCommandCouldNotRunAndWarnsAboutTeardown) {
   fake_.run_end =
-      CommandEnd{.exit_code = 127, .error = "cannot run 'nope': No such file or directory"};
+      mount::CommandEnd{.exit_code = 127, .error = "cannot run 'nope': No such file or directory"};
   EXPECT_EQ(run({"run", mount_, "0", "--", "nope"}), 127);
   EXPECT_EQ(err(), "dmc: cannot run 'nope': No such file or directory\n");
   fake_.run_end =
-      CommandEnd{.exit_code = 0, .warnings = {"the daemon wrote to its log; kept: /x.log"}};
+      mount::CommandEnd{.exit_code = 0, .warnings = {"the daemon wrote to its log; kept: /x.log"}};
   EXPECT_EQ(run({"run", mount_, "0", "--", "true"}), 0);
   EXPECT_EQ(err(), "dmc: warning: the daemon wrote to its log; kept: /x.log\n");
   fake_.fail_run = "no /dev/fuse: load the fuse module";
@@ -362,7 +365,7 @@ TEST_F(DmcCli, RunSaysWhyTheCommandCouldNotRunAndWarnsAboutTeardown) {
 }
 
 TEST_F(DmcCli, RunRefusesBadInputAndConditionedDirectoriesAndChangesNothing) {
-  fake_.add_running(other_mount_, {builtin_profiles()[2], CacheMode::kWriteBack});
+  fake_.add_running(other_mount_, {builtin_profiles()[2], mount::CacheMode::kWriteBack});
   std::filesystem::create_directories(other_mount_ + "/sub");
   const auto before = store_files();
   fake_.calls.clear();

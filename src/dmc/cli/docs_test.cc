@@ -45,9 +45,9 @@ TEST(DmcDocs, EveryStatusJsonKeyIsDocumented) {
   StatusView view;
   view.mount = "/m";
   view.state = ConditionerState::kOn;
-  view.settings = MountSettings{builtin_profiles()[0], CacheMode::kPageCache};
-  view.counters = MountCounters{};
-  view.diagnostics = MountDiagnostics{};
+  view.settings = mount::MountSettings{builtin_profiles()[0], mount::CacheMode::kPageCache};
+  view.counters = mount::MountCounters{};
+  view.diagnostics = mount::MountDiagnostics{};
   expect_keys_documented(status_json(view), doc);
   expect_keys_documented(show_json(0, true, builtin_profiles()[0]), doc);
   auto list = list_json(builtin_profiles(), 8, {});

@@ -11,7 +11,7 @@
 
 namespace diskcond::dmc {
 
-class FakeMountControl final : public MountControl {
+class FakeMountControl final : public mount::MountControl {
  public:
   // Every call, in order: "check <dir>", "start <dir>", "stop <dir>", "stop -force <dir>", "status
   // <dir>", "update <dir>", "sync <dir>", "run <dir> <profile name> <cache> -- <command words>",
@@ -19,15 +19,15 @@ class FakeMountControl final : public MountControl {
   // <dir>", "fault log <dir>".
   std::vector<std::string> calls;
   // The mounts the fake "runs", by directory.
-  std::map<std::string, MountStatus> mounts;
+  std::map<std::string, mount::MountStatus> mounts;
   // When set, the next call of that kind fails with this message.
   std::string fail_start, fail_stop, fail_status, fail_update, fail_run;
   // Each mount's error rules (the settings' faults once started, then fault_add ...).
-  std::map<std::string, FaultReport> faults;
+  std::map<std::string, mount::FaultReport> faults;
   std::map<std::string, std::vector<FaultEvent>> fault_events;  // what fault_log answers
   uint64_t next_fault_id = 1;
   // What run() reports about the command it "ran".
-  CommandEnd run_end;
+  mount::CommandEnd run_end;
   // Directories check_conditionable refuses, with the reason (besides "/" and the own dirs).
   std::map<std::string, std::string> unconditionable;
   // The own_dirs of the last check_conditionable call.
@@ -51,8 +51,8 @@ class FakeMountControl final : public MountControl {
   }
 
   // Puts a running mount on `dir`, as if started earlier.
-  MountStatus& add_running(const std::string& dir, const MountSettings& settings) {
-    MountStatus& s = mounts[dir];
+  mount::MountStatus& add_running(const std::string& dir, const mount::MountSettings& settings) {
+    mount::MountStatus& s = mounts[dir];
     s.mount_point = dir;
     s.mounted = true;
     s.daemon_alive = true;
@@ -75,7 +75,7 @@ class FakeMountControl final : public MountControl {
     if (it != unconditionable.end()) return make_error(it->second);
     return ok_status();
   }
-  Status start(const std::string& dir, const MountSettings& settings) override {
+  Status start(const std::string& dir, const mount::MountSettings& settings) override {
     calls.push_back("start " + dir);
     if (!fail_start.empty()) return make_error(std::exchange(fail_start, ""));
     if (mounts.count(dir) != 0) return make_error("already conditioned");
@@ -90,7 +90,7 @@ class FakeMountControl final : public MountControl {
     if (mounts.erase(dir) == 0) return make_error("not conditioned");
     return ok_status();
   }
-  Result<MountStatus> status(const std::string& dir) override {
+  Result<mount::MountStatus> status(const std::string& dir) override {
     calls.push_back("status " + dir);
     if (!fail_status.empty()) return make_error(std::exchange(fail_status, ""));
     // The mount on `dir` or on the nearest ancestor of it (as the kernel's mount table says).
@@ -101,11 +101,11 @@ class FakeMountControl final : public MountControl {
         holder = it;
     }
     if (holder != mounts.end()) return holder->second;
-    MountStatus off;
+    mount::MountStatus off;
     off.mount_point = dir;
     return off;
   }
-  Status update(const std::string& dir, const MountSettings& settings) override {
+  Status update(const std::string& dir, const mount::MountSettings& settings) override {
     calls.push_back("update " + dir);
     if (!fail_update.empty()) return make_error(std::exchange(fail_update, ""));
     auto it = mounts.find(dir);
@@ -113,12 +113,12 @@ class FakeMountControl final : public MountControl {
     it->second.settings = settings;
     return ok_status();
   }
-  Result<CommandEnd> run(const std::string& dir, const MountSettings& settings,
-                         const std::vector<std::string>& command) override {
+  Result<mount::CommandEnd> run(const std::string& dir, const mount::MountSettings& settings,
+                                const std::vector<std::string>& command) override {
     std::string call = "run " + dir + " " + settings.profile.name + " " +
-                       (settings.cache == CacheMode::kNoCache     ? "nocache"
-                        : settings.cache == CacheMode::kPageCache ? "writethrough"
-                                                                  : "writeback") +
+                       (settings.cache == mount::CacheMode::kNoCache     ? "nocache"
+                        : settings.cache == mount::CacheMode::kPageCache ? "writethrough"
+                                                                         : "writeback") +
                        " --";
     for (const std::string& word : command) call += " " + word;
     calls.push_back(call);
@@ -131,7 +131,7 @@ class FakeMountControl final : public MountControl {
     faults[dir].rules.push_back({next_fault_id, rule});
     return next_fault_id++;
   }
-  Result<FaultReport> fault_list(const std::string& dir) override {
+  Result<mount::FaultReport> fault_list(const std::string& dir) override {
     calls.push_back("fault list " + dir);
     if (!alive(dir)) return make_error("not conditioned");
     return faults[dir];

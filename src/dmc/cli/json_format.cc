@@ -19,7 +19,7 @@ std::string_view state_name(ConditionerState state) {
   return "off";
 }
 
-json counters_json(const MountCounters& c) {
+json counters_json(const mount::MountCounters& c) {
   return json{
       {"read_commands", c.commands[0]},
       {"read_bytes", c.bytes[0]},
@@ -46,7 +46,7 @@ json list_json(std::span<const Profile> profiles, size_t builtin_count,
   json list = json::array();
   for (size_t i = 0; i < profiles.size(); ++i) {
     json entry = json{{"index", i}, {"builtin", i < builtin_count}};
-    entry.update(profile_to_json(profiles[i]));
+    entry.update(mount::profile_to_json(profiles[i]));
     list.push_back(std::move(entry));
   }
   return json{{"schema_version", kJsonSchemaVersion},
@@ -58,7 +58,7 @@ json show_json(size_t index, bool builtin, const Profile& profile) {
   return json{{"schema_version", kJsonSchemaVersion},
               {"index", index},
               {"builtin", builtin},
-              {"profile", profile_to_json(profile)}};
+              {"profile", mount::profile_to_json(profile)}};
 }
 
 json status_json(const StatusView& view) {
@@ -74,16 +74,16 @@ json status_json(const StatusView& view) {
                             : view.settings                     ? "store"
                                                                 : "none";
   j["settings_source"] = std::string(source);
-  j["profile"] = profile_to_json(view.settings ? view.settings->profile : zero_profile());
-  j["cache_mode"] =
-      view.settings ? json(std::string(cache_mode_name(view.settings->cache))) : json(nullptr);
+  j["profile"] = mount::profile_to_json(view.settings ? view.settings->profile : zero_profile());
+  j["cache_mode"] = view.settings ? json(std::string(mount::cache_mode_name(view.settings->cache)))
+                                  : json(nullptr);
   j["boot"] = view.boot;
   j["boot_reapplied"] = view.boot && view.boot_problem.empty();
   j["boot_problem"] =
       view.boot && !view.boot_problem.empty() ? json(view.boot_problem) : json(nullptr);
   j["counters"] = view.counters ? counters_json(*view.counters) : json(nullptr);
   j["diagnostics"] = view.diagnostics
-                         ? diagnostics_to_json(*view.diagnostics, /*documented_only=*/true)
+                         ? mount::diagnostics_to_json(*view.diagnostics, /*documented_only=*/true)
                          : json(nullptr);
   json processes = json::array();
   for (const mount::ProcessInside& p : view.unconditioned_processes) {

@@ -33,7 +33,7 @@ const std::vector<std::string> kProfileKeys = {"name",
                                                "capacity_bytes"};
 
 TEST(DmcJson, ProfileKeysCarryUnitsAndValues) {
-  json j = profile_to_json(builtin_profiles()[0]);
+  json j = mount::profile_to_json(builtin_profiles()[0]);
   EXPECT_EQ(keys_of(j), kProfileKeys);
   EXPECT_EQ(j["name"], "Faulty 5400 HDD");
   EXPECT_EQ(j["type"], "HDD");
@@ -45,7 +45,7 @@ TEST(DmcJson, ProfileKeysCarryUnitsAndValues) {
 
 TEST(DmcJson, EveryBuiltinRoundTrips) {
   for (const Profile& p : builtin_profiles()) {
-    auto back = profile_from_json(json::parse(profile_to_json(p).dump()));
+    auto back = mount::profile_from_json(json::parse(mount::profile_to_json(p).dump()));
     ASSERT_TRUE(back.ok()) << p.name << ": " << back.error();
     EXPECT_EQ(*back, p) << p.name;
   }
@@ -56,17 +56,17 @@ TEST(DmcJson, FractionalAccessTimeAndSpinUpRoundTrip) {
   p.access_time_ns = 1500;
   p.spinup_ns = 8 * kNsPerSec;
   p.spinup_idle_ns = 600 * kNsPerSec;
-  json j = profile_to_json(p);
+  json j = mount::profile_to_json(p);
   EXPECT_DOUBLE_EQ(j["access_time_us"].get<double>(), 1.5);
-  auto back = profile_from_json(json::parse(j.dump()));
+  auto back = mount::profile_from_json(json::parse(j.dump()));
   ASSERT_TRUE(back.ok()) << back.error();
   EXPECT_EQ(*back, p);
 }
 
 TEST(DmcJson, ProfileParsingIsStrict) {
-  json good = profile_to_json(builtin_profiles()[3]);
+  json good = mount::profile_to_json(builtin_profiles()[3]);
   auto expect_error = [](json j, const std::string& needle) {
-    auto r = profile_from_json(j);
+    auto r = mount::profile_from_json(j);
     ASSERT_FALSE(r.ok()) << j.dump();
     EXPECT_NE(r.error().find(needle), std::string::npos) << r.error();
   };
@@ -116,13 +116,13 @@ TEST(DmcJson, StatusOnHasEveryKeyAndCounters) {
   StatusView view;
   view.mount = "/srv/data";
   view.state = ConditionerState::kOn;
-  view.settings = MountSettings{builtin_profiles()[0], CacheMode::kNoCache};
+  view.settings = mount::MountSettings{builtin_profiles()[0], mount::CacheMode::kNoCache};
   view.daemon_pid = 4242;
-  view.counters = MountCounters{};
+  view.counters = mount::MountCounters{};
   view.counters->commands[1] = 5;
   view.counters->bytes[1] = 20480;
   view.counters->floor_write_ns = 1e6;
-  view.diagnostics = MountDiagnostics{};
+  view.diagnostics = mount::MountDiagnostics{};
   view.diagnostics->lateness_replies = 12;
   view.diagnostics->lateness_p99_ns = 250000;
   json j = json::parse(render_json(status_json(view)));
@@ -140,7 +140,7 @@ TEST(DmcJson, StatusOnHasEveryKeyAndCounters) {
   EXPECT_EQ(j["daemon_pid"], 4242);
   EXPECT_EQ(j["settings_source"], "mount");
   EXPECT_EQ(j["cache_mode"], "no_cache");
-  EXPECT_EQ(*profile_from_json(j["profile"]), builtin_profiles()[0]);
+  EXPECT_EQ(*mount::profile_from_json(j["profile"]), builtin_profiles()[0]);
   EXPECT_EQ(keys_of(j["counters"]),
             (std::vector<std::string>{
                 "read_commands", "read_bytes", "write_commands", "write_bytes", "flush_commands",
@@ -158,7 +158,7 @@ TEST(DmcJson, StatusOfAPathInsideNamesBoth) {
   view.mount = "/srv/data";
   view.path = "/srv/data/sub";
   view.state = ConditionerState::kOn;
-  view.settings = MountSettings{builtin_profiles()[0], CacheMode::kPageCache};
+  view.settings = mount::MountSettings{builtin_profiles()[0], mount::CacheMode::kPageCache};
   json j = status_json(view);
   EXPECT_EQ(j["mount"], "/srv/data");
   EXPECT_EQ(j["path"], "/srv/data/sub");

@@ -17,7 +17,7 @@ class DmcMountPath : public ::testing::Test {
     std::filesystem::create_directory_symlink(root_ + "/data", root_ + "/link");
     std::ofstream(root_ + "/file") << "x";
   }
-  TestTempDir temp_{"dmc_path_test"};
+  mount::testing::TestTempDir temp_{"dmc_path_test"};
   std::string root_ = temp_.path();
 };
 

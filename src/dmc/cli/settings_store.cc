@@ -33,8 +33,8 @@ json record_to_json(const StoredMount& r) {
   j["schema_version"] = kSchemaVersion;
   j["mount"] = r.mount;
   j["boot"] = r.boot;
-  j["cache_mode"] = std::string(cache_mode_name(r.settings.cache));
-  j["profile"] = profile_to_json(r.settings.profile);
+  j["cache_mode"] = std::string(mount::cache_mode_name(r.settings.cache));
+  j["profile"] = mount::profile_to_json(r.settings.profile);
   return j;
 }
 
@@ -57,12 +57,12 @@ Result<StoredMount> record_from_json(const json& j) {
   r.boot = boot->get<bool>();
   auto cache = j.find("cache_mode");
   if (cache == j.end() || !cache->is_string()) return make_error("'cache_mode' must be a string");
-  auto mode = parse_cache_mode_name(cache->get<std::string>());
+  auto mode = mount::parse_cache_mode_name(cache->get<std::string>());
   if (!mode.ok()) return make_error(mode.error());
   r.settings.cache = *mode;
   auto profile = j.find("profile");
   if (profile == j.end()) return make_error("missing key 'profile'");
-  auto parsed = profile_from_json(*profile);
+  auto parsed = mount::profile_from_json(*profile);
   if (!parsed.ok()) return make_error(fmt::format("profile: {}", parsed.error()));
   r.settings.profile = std::move(parsed).value();
   return r;

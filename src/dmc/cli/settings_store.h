@@ -20,9 +20,9 @@
 namespace diskcond::dmc {
 
 struct StoredMount {
-  std::string mount;       // canonical absolute path (mount_path.h)
-  MountSettings settings;  // what `dmc start <mount>` without a profile applies
-  bool boot = false;       // `dmc boot` starts this mount (set by `start -boot`, cleared by `stop`)
+  std::string mount;              // canonical absolute path (mount_path.h)
+  mount::MountSettings settings;  // what `dmc start <mount>` without a profile applies
+  bool boot = false;  // `dmc boot` starts this mount (set by `start -boot`, cleared by `stop`)
 
   bool operator==(const StoredMount& o) const {
     return mount == o.mount && settings.profile == o.settings.profile &&

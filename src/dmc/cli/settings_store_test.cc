@@ -24,25 +24,27 @@ class DmcSettingsStore : public ::testing::Test {
     StoredMount r;
     r.mount = mount;
     r.settings.profile = builtin_profiles()[2];
-    r.settings.cache = CacheMode::kNoCache;
+    r.settings.cache = mount::CacheMode::kNoCache;
     r.boot = boot;
     return r;
   }
 
-  TestTempDir temp_{"dmc_store_test"};
+  mount::testing::TestTempDir temp_{"dmc_store_test"};
   std::string root_ = temp_.path();
   SettingsStore store_{root_ + "/mounts"};
 };
 
 TEST(DmcSettingsStoreCacheMode, NamesRoundTripAndPageCacheMeansWriteThrough) {
-  for (CacheMode mode : {CacheMode::kWriteBack, CacheMode::kPageCache, CacheMode::kNoCache}) {
-    auto back = parse_cache_mode_name(cache_mode_name(mode));
+  for (mount::CacheMode mode :
+       {mount::CacheMode::kWriteBack, mount::CacheMode::kPageCache, mount::CacheMode::kNoCache}) {
+    auto back = mount::parse_cache_mode_name(mount::cache_mode_name(mode));
     ASSERT_TRUE(back.ok()) << back.error();
     EXPECT_EQ(*back, mode);
   }
-  EXPECT_EQ(cache_mode_name(CacheMode::kWriteBack), "writeback");
-  EXPECT_EQ(*parse_cache_mode_name("page_cache"), CacheMode::kPageCache);  // stored before
-  EXPECT_FALSE(parse_cache_mode_name("page").ok());
+  EXPECT_EQ(mount::cache_mode_name(mount::CacheMode::kWriteBack), "writeback");
+  EXPECT_EQ(*mount::parse_cache_mode_name("page_cache"),
+            mount::CacheMode::kPageCache);  // stored before
+  EXPECT_FALSE(mount::parse_cache_mode_name("page").ok());
 }
 
 TEST(DmcSettingsStoreEscape, LikeSystemdEscapePath) {
@@ -149,13 +151,13 @@ TEST_F(DmcSettingsStore, RecordsOfEarlierVersionsAreRead) {
   auto data = store_.load("/srv/data");
   ASSERT_TRUE(data.ok()) << data.error();
   ASSERT_TRUE(data->has_value());
-  EXPECT_EQ(**data, (StoredMount{"/srv/data", {custom, CacheMode::kPageCache}, false}));
+  EXPECT_EQ(**data, (StoredMount{"/srv/data", {custom, mount::CacheMode::kPageCache}, false}));
   auto old = store_.load("/srv/old");
   ASSERT_TRUE(old.ok()) << old.error();
   ASSERT_TRUE(old->has_value());
   Profile old_custom = custom;
   old_custom.access_time_ns = 12000 * kNsPerUs;
-  EXPECT_EQ(**old, (StoredMount{"/srv/old", {old_custom, CacheMode::kNoCache}, true}));
+  EXPECT_EQ(**old, (StoredMount{"/srv/old", {old_custom, mount::CacheMode::kNoCache}, true}));
 
   std::ifstream written(testdata + "srv-data.json");
   std::stringstream text;

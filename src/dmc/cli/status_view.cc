@@ -9,8 +9,8 @@ Profile zero_profile() {
   return p;
 }
 
-StatusView make_status_view(const MountStatus& status, const std::optional<StoredMount>& stored,
-                            const std::string& path) {
+StatusView make_status_view(const mount::MountStatus& status,
+                            const std::optional<StoredMount>& stored, const std::string& path) {
   StatusView view;
   view.mount = status.mount_point;
   view.path = path;

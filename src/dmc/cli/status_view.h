@@ -27,13 +27,13 @@ struct StatusView {
   ConditionerState state = ConditionerState::kOff;
   // The settings the fields show: the live ones when on; the stored ones when off (what the next
   // `dmc start <mount>` applies); nullopt when off with nothing stored (fields print as zeros).
-  std::optional<MountSettings> settings;
+  std::optional<mount::MountSettings> settings;
   bool boot = false;  // stored `-boot`: to be re-applied at boot
   std::string
       boot_problem;  // with `boot`: why nothing will re-apply it ("" when dmc-boot.service will)
-  pid_t daemon_pid = 0;                         // when on or stale (0 if unknown)
-  std::optional<MountCounters> counters;        // when on
-  std::optional<MountDiagnostics> diagnostics;  // when on
+  pid_t daemon_pid = 0;                                // when on or stale (0 if unknown)
+  std::optional<mount::MountCounters> counters;        // when on
+  std::optional<mount::MountDiagnostics> diagnostics;  // when on
   // When on: processes whose cwd, root or files are in the directory underneath the mount
   // (there before `dmc start`); their I/O is not conditioned.
   std::vector<mount::ProcessInside> unconditioned_processes;
@@ -41,8 +41,8 @@ struct StatusView {
 
 // REQUIRES: status.mount_point == the mount `stored` (if any) belongs to. `path`: the directory
 // asked about (status.mount_point or a directory inside it).
-StatusView make_status_view(const MountStatus& status, const std::optional<StoredMount>& stored,
-                            const std::string& path);
+StatusView make_status_view(const mount::MountStatus& status,
+                            const std::optional<StoredMount>& stored, const std::string& path);
 
 // The all-zero profile shown for an unconditioned directory with nothing stored.
 Profile zero_profile();

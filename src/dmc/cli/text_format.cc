@@ -8,13 +8,13 @@
 namespace diskcond::dmc {
 namespace {
 
-std::string cache_line(CacheMode mode) {
+std::string cache_line(mount::CacheMode mode) {
   switch (mode) {
-    case CacheMode::kWriteBack:
+    case mount::CacheMode::kWriteBack:
       return "Cache: write-back (cache hits are not conditioned; writes are written back later)\n";
-    case CacheMode::kPageCache:
+    case mount::CacheMode::kPageCache:
       return "Cache: page cache, write-through (cache hits are not conditioned)\n";
-    case CacheMode::kNoCache:
+    case mount::CacheMode::kNoCache:
       break;
   }
   return "Cache: none (every read and write is conditioned)\n";
@@ -29,7 +29,7 @@ std::string count(uint64_t n, std::string_view one, std::string_view many) {
   return fmt::format("{} {}", n, n == 1 ? one : many);
 }
 
-std::string counter_lines(const MountCounters& c) {
+std::string counter_lines(const mount::MountCounters& c) {
   std::string out = "Served since start:\n";
   out += fmt::format(" Reads: {}, {}\n", count(c.commands[0], "command", "commands"),
                      count(c.bytes[0], "byte", "bytes"));

@@ -107,10 +107,10 @@ TEST(DmcTextFormat, StatusOnShowsFieldsThenLiveCounters) {
   StatusView view;
   view.mount = "/srv/data";
   view.state = ConditionerState::kOn;
-  view.settings = MountSettings{builtin(0), CacheMode::kNoCache};
+  view.settings = mount::MountSettings{builtin(0), mount::CacheMode::kNoCache};
   view.daemon_pid = 4242;
   view.boot = true;
-  MountCounters c;
+  mount::MountCounters c;
   c.commands[0] = 120;
   c.bytes[0] = 503316480;
   c.commands[1] = 3;
@@ -158,8 +158,8 @@ TEST(DmcTextFormat, CountersOfOneAreSingular) {
   StatusView view;
   view.mount = "/srv/data";
   view.state = ConditionerState::kOn;
-  view.settings = MountSettings{builtin(0), CacheMode::kPageCache};
-  MountCounters c;
+  view.settings = mount::MountSettings{builtin(0), mount::CacheMode::kPageCache};
+  mount::MountCounters c;
   c.commands[0] = c.commands[1] = c.commands[2] = 1;
   c.bytes[0] = 1;
   c.queue_occupancy = 1;
@@ -178,7 +178,7 @@ TEST(DmcTextFormat, StatusOfAPathInsideNamesTheConditionedDirectory) {
   view.mount = "/srv/data";
   view.path = "/srv/data/sub";
   view.state = ConditionerState::kOn;
-  view.settings = MountSettings{builtin(0), CacheMode::kPageCache};
+  view.settings = mount::MountSettings{builtin(0), mount::CacheMode::kPageCache};
   view.daemon_pid = 4242;
   std::string text = format_status(view);
   EXPECT_NE(text.find("Mount: /srv/data\n/srv/data/sub is inside the conditioned directory "
@@ -197,7 +197,7 @@ TEST(DmcTextFormat, StatusOfAPathInsideNamesTheConditionedDirectory) {
 TEST(DmcTextFormat, StatusOffWithStoredSettingsSaysStartAppliesThem) {
   StatusView view;
   view.mount = "/srv/data";
-  view.settings = MountSettings{type_defaults(DiskType::kHDD), CacheMode::kPageCache};
+  view.settings = mount::MountSettings{type_defaults(DiskType::kHDD), mount::CacheMode::kPageCache};
   std::string text = format_status(view);
   EXPECT_EQ(text.rfind("Disk Mount Conditioner: OFF\nProfile: Custom\n Type: HDD\n", 0), 0u)
       << text;

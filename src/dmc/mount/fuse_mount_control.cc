@@ -20,7 +20,7 @@
 #include "dmc/mount/mount_table.h"
 #include "dmc/mount/run_paths.h"
 
-namespace diskcond {
+namespace diskcond::mount {
 namespace {
 
 using namespace diskcond::mount;
@@ -284,4 +284,4 @@ std::unique_ptr<MountControl> make_fuse_mount_control() {
   return std::make_unique<FuseMountControl>();
 }
 
-}  // namespace diskcond
+}  // namespace diskcond::mount

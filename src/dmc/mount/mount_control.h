@@ -15,7 +15,7 @@
 #include "core/profile.h"
 #include "core/result.h"
 
-namespace diskcond {
+namespace diskcond::mount {
 
 enum class CacheMode {
   kWriteBack,  // page cache on; buffered writes are dirty data written back later, metadata goes
@@ -145,4 +145,4 @@ class MountControl {
 
 std::unique_ptr<MountControl> make_fuse_mount_control();
 
-}  // namespace diskcond
+}  // namespace diskcond::mount

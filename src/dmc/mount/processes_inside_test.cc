@@ -17,7 +17,7 @@
 namespace diskcond::mount {
 namespace {
 
-using dmc::TestTempDir;
+using testing::TestTempDir;
 
 // A child process that does `setup` (only async-signal-safe calls: it is forked from a threaded
 // test binary), says it is ready and then waits until killed.

@@ -9,7 +9,7 @@
 #include "core/profile_fields.h"
 #include "core/units.h"
 
-namespace diskcond {
+namespace diskcond::mount {
 namespace {
 
 using json = nlohmann::ordered_json;
@@ -180,4 +180,4 @@ MountDiagnostics diagnostics_from_json(const json& j) {
   return d;
 }
 
-}  // namespace diskcond
+}  // namespace diskcond::mount

@@ -22,7 +22,7 @@
 #include "core/result.h"
 #include "dmc/mount/mount_control.h"
 
-namespace diskcond {
+namespace diskcond::mount {
 
 nlohmann::ordered_json profile_to_json(const Profile& profile);
 // Strict: every key above must be present with the right type (the spin-up keys may be absent),
@@ -49,4 +49,4 @@ nlohmann::ordered_json diagnostics_to_json(const MountDiagnostics& diagnostics,
 // Lenient: a key that is absent or of the wrong type leaves its figure at 0.
 MountDiagnostics diagnostics_from_json(const nlohmann::ordered_json& json);
 
-}  // namespace diskcond
+}  // namespace diskcond::mount

@@ -15,7 +15,7 @@ namespace {
 
 constexpr uint64_t kMiB = 1 << 20;
 
-using dmc::TestTempDir;
+using testing::TestTempDir;
 
 // A directory descriptor of `dir`, closed with the object.
 struct DirFd {

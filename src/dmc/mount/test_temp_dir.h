@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <string>
 
-namespace diskcond::dmc {
+namespace diskcond::mount::testing {
 
 class TestTempDir {
  public:
@@ -33,4 +33,4 @@ class TestTempDir {
   std::string path_;
 };
 
-}  // namespace diskcond::dmc
+}  // namespace diskcond::mount::testing

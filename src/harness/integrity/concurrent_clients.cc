@@ -2,7 +2,7 @@
 
 #include <thread>
 
-namespace diskcond::integrity {
+namespace diskcond::harness::integrity {
 
 uint64_t ClientsRun::steps() const {
   uint64_t n = 0;
@@ -51,4 +51,4 @@ std::vector<Mismatch> verify_clients(const ClientsRun& run, const std::string& r
   return out;
 }
 
-}  // namespace diskcond::integrity
+}  // namespace diskcond::harness::integrity

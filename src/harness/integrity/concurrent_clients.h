@@ -9,7 +9,7 @@
 
 #include "harness/integrity/op_engine.h"
 
-namespace diskcond::integrity {
+namespace diskcond::harness::integrity {
 
 struct ClientsOptions {
   EngineOptions engine;  // dir, slots, mmap_writes, direct_io, ...; prefix and seed are set
@@ -32,4 +32,4 @@ ClientsRun run_clients(const ClientsOptions& options);
 // Every client's verify_all(root); empty when everything under `root` matches the models.
 std::vector<Mismatch> verify_clients(const ClientsRun& run, const std::string& root);
 
-}  // namespace diskcond::integrity
+}  // namespace diskcond::harness::integrity

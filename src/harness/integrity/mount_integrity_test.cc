@@ -22,10 +22,10 @@
 namespace diskcond::mount::testing {
 namespace {
 
-using integrity::ClientsOptions;
-using integrity::ClientsRun;
-using integrity::Mismatch;
-using integrity::Op;
+using harness::integrity::ClientsOptions;
+using harness::integrity::ClientsRun;
+using harness::integrity::Mismatch;
+using harness::integrity::Op;
 
 uint64_t env_number(const char* name, uint64_t fallback) {
   const char* v = std::getenv(name);
@@ -52,15 +52,15 @@ class MountIntegrity : public MountTest {
     std::atomic<bool> done{false};
     std::thread other;
     if (alongside) other = std::thread([&] { alongside(done); });
-    const ClientsRun run = integrity::run_clients(o);
+    const ClientsRun run = harness::integrity::run_clients(o);
     done = true;
     if (other.joinable()) other.join();
     std::vector<Mismatch> found = run.mismatches();
-    for (const auto& m : integrity::verify_clients(run, dir_)) found.push_back(m);
+    for (const auto& m : harness::integrity::verify_clients(run, dir_)) found.push_back(m);
     auto s = control_->stop(dir_, false);
     ASSERT_TRUE(s.ok()) << s.error();
     ASSERT_FALSE(is_conditioned_mount(dir_));
-    for (auto m : integrity::verify_clients(run, dir_)) {
+    for (auto m : harness::integrity::verify_clients(run, dir_)) {
       m.detail = "in the backing directory after stop: " + m.detail;
       found.push_back(m);
     }
@@ -74,7 +74,7 @@ class MountIntegrity : public MountTest {
               << " mismatches=" << found.size() << " seconds=" << secs
               << (run.direct_refused() ? " (O_DIRECT refused with EINVAL: skipped)" : "") << "\n ";
     for (size_t i = 0; i < std::size(counts); ++i) {
-      std::cout << " " << integrity::op_name(static_cast<Op>(i)) << "=" << counts[i];
+      std::cout << " " << harness::integrity::op_name(static_cast<Op>(i)) << "=" << counts[i];
     }
     std::cout << "\n";
     EXPECT_EQ(run.steps(), o.total_ops / o.clients * o.clients);
@@ -120,11 +120,11 @@ TEST_F(MountIntegrity, RandomOperationsWithoutThePageCache) {
 // writer, through the mount) mid-run is reported.
 TEST_F(MountIntegrity, CheckerReportsCorruptionThroughTheMount) {
   start(ssd_profile(2000, 20));
-  integrity::EngineOptions o;
+  harness::integrity::EngineOptions o;
   o.dir = dir_;
   o.seed = 3;
   o.ops = 600;
-  integrity::OpEngine* engine = nullptr;
+  harness::integrity::OpEngine* engine = nullptr;
   o.before_step = [&](uint64_t step) {
     if (step != 300) return;
     for (size_t s = 0; s < engine->model().slot_count(); ++s) {
@@ -137,7 +137,7 @@ TEST_F(MountIntegrity, CheckerReportsCorruptionThroughTheMount) {
       close(fd);
     }
   };
-  integrity::OpEngine e(o);
+  harness::integrity::OpEngine e(o);
   engine = &e;
   const auto r = e.run();
   const auto m = r.mismatch ? r.mismatch : e.verify_all(dir_);

@@ -13,7 +13,7 @@
 #include "harness/aligned_buffer.h"
 #include "posix/unique_fd.h"
 
-namespace diskcond::integrity {
+namespace diskcond::harness::integrity {
 namespace {
 
 constexpr uint64_t kMaxIo = 1 << 20;
@@ -465,4 +465,4 @@ std::optional<Mismatch> OpEngine::verify_names(const std::string& root) const {
   return std::nullopt;
 }
 
-}  // namespace diskcond::integrity
+}  // namespace diskcond::harness::integrity

@@ -14,7 +14,7 @@
 
 #include "harness/integrity/reference_model.h"
 
-namespace diskcond::integrity {
+namespace diskcond::harness::integrity {
 
 enum class Op {
   kCreate,
@@ -126,4 +126,4 @@ class OpEngine {
   EngineReport report_;
 };
 
-}  // namespace diskcond::integrity
+}  // namespace diskcond::harness::integrity

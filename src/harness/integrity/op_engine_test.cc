@@ -12,7 +12,7 @@
 
 #include "harness/integrity/concurrent_clients.h"
 
-namespace diskcond::integrity {
+namespace diskcond::harness::integrity {
 namespace {
 
 class OpEngineTest : public ::testing::Test {
@@ -138,4 +138,4 @@ TEST_F(OpEngineTest, ConcurrentClientsKeepToTheirOwnFiles) {
 }
 
 }  // namespace
-}  // namespace diskcond::integrity
+}  // namespace diskcond::harness::integrity

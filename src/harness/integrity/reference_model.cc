@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace diskcond::integrity {
+namespace diskcond::harness::integrity {
 
 bool ReferenceModel::same_file(size_t a, size_t b) const {
   return slots_[a] && slots_[b] && *slots_[a] == *slots_[b];
@@ -54,4 +54,4 @@ void ReferenceModel::unlink(size_t slot) {
   Bytes().swap(objects_[object]);
 }
 
-}  // namespace diskcond::integrity
+}  // namespace diskcond::harness::integrity

@@ -10,7 +10,7 @@
 #include <span>
 #include <vector>
 
-namespace diskcond::integrity {
+namespace diskcond::harness::integrity {
 
 using Bytes = std::vector<uint8_t>;
 
@@ -53,4 +53,4 @@ class ReferenceModel {
   std::vector<Bytes> objects_;                // never shrinks; unreferenced objects are cleared
 };
 
-}  // namespace diskcond::integrity
+}  // namespace diskcond::harness::integrity

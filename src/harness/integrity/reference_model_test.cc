@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace diskcond::integrity {
+namespace diskcond::harness::integrity {
 namespace {
 
 Bytes bytes(std::initializer_list<uint8_t> b) {
@@ -73,4 +73,4 @@ TEST(ReferenceModel, HardLinksShareContentsUntilTheLastNameGoes) {
 }
 
 }  // namespace
-}  // namespace diskcond::integrity
+}  // namespace diskcond::harness::integrity

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-namespace diskcond::load {
+namespace diskcond::harness::load {
 namespace {
 
 constexpr uint64_t kMagic = 0x4c4f4144ull << 32;  // "LOAD"
@@ -39,4 +39,4 @@ bool block_matches(const char* data, uint32_t client, uint32_t block, uint32_t v
   return true;
 }
 
-}  // namespace diskcond::load
+}  // namespace diskcond::harness::load

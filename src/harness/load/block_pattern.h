@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace diskcond::load {
+namespace diskcond::harness::load {
 
 constexpr size_t kBlockBytes = 4096;
 // Versions of a block whose last write failed: its content is unknown (old or new).
@@ -19,4 +19,4 @@ void fill_block(char* out, uint32_t client, uint32_t block, uint32_t version);
 // for version 0, or any well-formed block of (client, block) for kUnknownVersion.
 bool block_matches(const char* data, uint32_t client, uint32_t block, uint32_t version);
 
-}  // namespace diskcond::load
+}  // namespace diskcond::harness::load

@@ -17,7 +17,7 @@
 #include "harness/aligned_buffer.h"
 #include "harness/load/block_pattern.h"
 
-namespace diskcond::load {
+namespace diskcond::harness::load {
 namespace {
 
 constexpr size_t kMaxMessages = 10;
@@ -298,4 +298,4 @@ int64_t check_client_file(const std::string& dir, size_t client,
   return wrong;
 }
 
-}  // namespace diskcond::load
+}  // namespace diskcond::harness::load

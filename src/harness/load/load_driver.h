@@ -20,7 +20,7 @@
 
 #include "rawio/latency_histogram.h"
 
-namespace diskcond::load {
+namespace diskcond::harness::load {
 
 // kFinalCheck: the whole-file read-back after the timed run (not part of the mix).
 enum class LoadOp {
@@ -74,4 +74,4 @@ LoadReport run_load(const LoadOptions& options);
 int64_t check_client_file(const std::string& dir, size_t client,
                           const std::vector<uint32_t>& versions);
 
-}  // namespace diskcond::load
+}  // namespace diskcond::harness::load

@@ -10,7 +10,7 @@
 
 #include "harness/load/block_pattern.h"
 
-namespace diskcond::load {
+namespace diskcond::harness::load {
 namespace {
 
 TEST(LoadBlockPattern, MatchesOnlyItsOwnClientBlockAndVersion) {
@@ -60,4 +60,4 @@ TEST(LoadDriver, RunsAMixOnAPlainDirectoryAndChecksTheFilesAfterwards) {
 }
 
 }  // namespace
-}  // namespace diskcond::load
+}  // namespace diskcond::harness::load

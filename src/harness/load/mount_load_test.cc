@@ -17,13 +17,13 @@ constexpr int64_t kGenerousLatenessP99Ns = 250'000'000;  // CI bound; measured f
 
 TEST_F(MountLoad, SixteenClientsMixedWorkload) {
   start(ssd_profile(200, 100, 32));
-  load::LoadOptions o;
+  harness::load::LoadOptions o;
   o.dir = dir_;
   o.clients = 16;
   o.seconds = 3;
   o.file_bytes = 2 << 20;
   o.keep_files = true;
-  const load::LoadReport r = load::run_load(o);
+  const harness::load::LoadReport r = harness::load::run_load(o);
   EXPECT_EQ(r.errors, 0u) << (r.first_errors.empty() ? "" : r.first_errors[0]);
   EXPECT_EQ(r.data_errors, 0u) << (r.first_errors.empty() ? "" : r.first_errors[0]);
   EXPECT_GT(r.operations(), 16u);
@@ -44,7 +44,7 @@ TEST_F(MountLoad, SixteenClientsMixedWorkload) {
   ASSERT_TRUE(control_->stop(dir_, false).ok());
   ASSERT_FALSE(is_conditioned_mount(dir_));
   for (size_t c = 0; c < o.clients; ++c) {
-    EXPECT_EQ(load::check_client_file(dir_, c, r.versions[c]), 0) << "client " << c;
+    EXPECT_EQ(harness::load::check_client_file(dir_, c, r.versions[c]), 0) << "client " << c;
   }
 }
 

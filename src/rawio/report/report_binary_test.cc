@@ -9,7 +9,7 @@
 
 #include "rawio/test_util.h"
 
-namespace diskcond::rawio {
+namespace diskcond::rawio::report {
 namespace {
 
 using testing::Outcome;
@@ -125,4 +125,4 @@ TEST(RawioHistoryBinary, ReportErrorsAreOneLine) {
 }
 
 }  // namespace
-}  // namespace diskcond::rawio
+}  // namespace diskcond::rawio::report
