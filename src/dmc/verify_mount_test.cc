@@ -25,19 +25,31 @@ class MountVerify : public MountTest {
                                 s->diagnostics.backing_bound_replies};
     };
   }
+  // A plan of `seconds_ns` per test over 16 MiB files (enough to spread the reads, quick to lay
+  // out on the backing disk).
+  static VerifyPlan mount_plan(int64_t seconds_ns, std::vector<NamedWorkload> workloads) {
+    VerifyPlan plan;
+    plan.seconds_per_test_ns = seconds_ns;
+    plan.min_file_bytes = 16 * kMiB;
+    plan.workloads = std::move(workloads);
+    return plan;
+  }
+  // verify's file-size bound: the mount's size as statvfs reports it (0 when it fails).
+  uint64_t capacity_bytes() const {
+    struct statvfs fs {};
+    return ::statvfs(dir_.c_str(), &fs) == 0 ? uint64_t{fs.f_blocks} * fs.f_frsize : 0;
+  }
 };
 
 TEST_F(MountVerify, ConditionedMountMeetsThePredictions) {
   // Slow enough that the mount's own floor is far below it: 1 ms access, 20 MiB/s, depth 4.
   Profile profile = mount::testing::ssd_profile(20, 1000, 4);
   start(profile);
-  struct statvfs fs {};
-  ASSERT_EQ(::statvfs(dir_.c_str(), &fs), 0);
-  VerifyPlan plan;
-  plan.seconds_per_test_ns = 2 * kNsPerSec;
-  plan.min_file_bytes = 16 * kMiB;
+  const uint64_t capacity = capacity_bytes();
+  ASSERT_GT(capacity, 0u);
   const auto& all = standard_workloads();
-  plan.workloads = {all[1], all[4], all[5]};  // SEQ1M Q32 read, RND4K Q1 read, RND4K QD read
+  // SEQ1M Q32 read, RND4K Q1 read, RND4K QD read
+  VerifyPlan plan = mount_plan(2 * kNsPerSec, {all[1], all[4], all[5]});
   // Never faster than predicted (2% for the measurement's own granularity); up to 25% slower,
   // not verify's 5%, and one more try: CI machines are shared and these runs are short. A mount
   // that ignores the model, or doubles it, misses by far more, twice.
@@ -47,13 +59,11 @@ TEST_F(MountVerify, ConditionedMountMeetsThePredictions) {
   // Nor when the daemon says the backing disk, not the model, timed most replies (verify's
   // "floor": the host's own disk was slow just then, which happens on a shared CI machine).
   mount::testing::CpuPressure pressure;
-  auto checks =
-      verify_directory(dir_, profile, uint64_t{fs.f_blocks} * fs.f_frsize, plan, nullptr, probe());
+  auto checks = verify_directory(dir_, profile, capacity, plan, nullptr, probe());
   ASSERT_TRUE(checks.ok()) << checks.error();
   if (!std::all_of(checks->begin(), checks->end(), within)) {
     pressure = mount::testing::CpuPressure();
-    checks = verify_directory(dir_, profile, uint64_t{fs.f_blocks} * fs.f_frsize, plan, nullptr,
-                              probe());
+    checks = verify_directory(dir_, profile, capacity, plan, nullptr, probe());
     ASSERT_TRUE(checks.ok()) << checks.error();
   }
   const double busy = pressure.share();
@@ -80,15 +90,11 @@ TEST_F(MountVerify, ConditionedMountMeetsThePredictions) {
 TEST_F(MountVerify, ImpossibleProfileIsTheFloorByTheDaemonsCounters) {
   Profile profile = mount::testing::ssd_profile(100'000, 0.1, 32);
   start(profile);
-  struct statvfs fs {};
-  ASSERT_EQ(::statvfs(dir_.c_str(), &fs), 0);
-  VerifyPlan plan;
-  plan.seconds_per_test_ns = 1 * kNsPerSec;
+  const uint64_t capacity = capacity_bytes();
+  ASSERT_GT(capacity, 0u);
+  VerifyPlan plan = mount_plan(1 * kNsPerSec, {standard_workloads()[4]});  // RND4K Q1 read
   plan.warmup_ns = 200 * kNsPerMs;
-  plan.min_file_bytes = 16 * kMiB;
-  plan.workloads = {standard_workloads()[4]};  // RND4K Q1 read
-  auto checks =
-      verify_directory(dir_, profile, uint64_t{fs.f_blocks} * fs.f_frsize, plan, nullptr, probe());
+  auto checks = verify_directory(dir_, profile, capacity, plan, nullptr, probe());
   ASSERT_TRUE(checks.ok()) << checks.error();
   const VerifyCheck& c = (*checks)[0];
   EXPECT_LT(c.error, -plan.tolerance) << c.measured_iops << " IOPS against " << c.predicted.iops;

@@ -90,7 +90,18 @@ class DmcBadInput : public ::testing::Test {
     ASSERT_TRUE(fs::exists(world_.path("state/mounts/.lock")));
     world_.freeze();
   }
-  void TearDown() override { RecordProperty("cases", cases_); }  // in --gtest_output=xml
+  void TearDown() override {
+    if (!mounted_.empty()) dmc({"stop", mounted_, "-force"});  // however the test ended
+    RecordProperty("cases", cases_);                           // in --gtest_output=xml
+  }
+
+  // Conditions `dir` with profile 7 (fast: the world's fingerprint reads through it quickly);
+  // TearDown stops it.
+  void start_fast_mount(const std::string& dir) {
+    ProgramRun started = dmc({"start", dir, "7"});
+    ASSERT_EQ(started.code, 0) << started.err;
+    mounted_ = dir;
+  }
 
   ProgramRun dmc(const std::vector<std::string>& args, std::optional<uid_t> uid = std::nullopt) {
     return run_program(DMC_BINARY, args,
@@ -194,6 +205,7 @@ class DmcBadInput : public ::testing::Test {
 
   SweepWorld world_{"dmc_bad_input"};
   int cases_ = 0;
+  std::string mounted_;  // a directory start_fast_mount conditioned
 };
 
 // The command's words (one, or two for "disk create"), then `words`.
@@ -367,11 +379,7 @@ TEST_F(DmcBadInput, ChangingCommandsNeedRootAndReadingOnesStillCheckTheirInput) 
 // through the mount quickly.
 TEST_F(DmcBadInput, AConditionedMountKeepsItsSettings) {
   const std::string dir = world_.path("dir");
-  ProgramRun started = dmc({"start", dir, "7"});
-  ASSERT_EQ(started.code, 0) << started.err;
-  std::shared_ptr<void> stop_at_end(nullptr, [&](void*) {
-    dmc({"stop", dir, "-force"});
-  });  // however the test ends
+  ASSERT_NO_FATAL_FAILURE(start_fast_mount(dir));
   auto live_settings = [&] {
     ProgramRun status = dmc({"status", dir, "-json"});
     EXPECT_EQ(status.code, 0) << status.err;
@@ -416,11 +424,7 @@ TEST_F(DmcBadInput, AConditionedMountKeepsItsSettings) {
 // values are still usage errors, and nothing changes until 'dmc stop' clears it.
 TEST_F(DmcBadInput, AStaleMountIsExitFiveAndChangesNothing) {
   const std::string dir = world_.path("dir");
-  ProgramRun started = dmc({"start", dir, "7"});
-  ASSERT_EQ(started.code, 0) << started.err;
-  std::shared_ptr<void> stop_at_end(nullptr, [&](void*) {
-    dmc({"stop", dir, "-force"});
-  });  // however the test ends
+  ASSERT_NO_FATAL_FAILURE(start_fast_mount(dir));
   ProgramRun status = dmc({"status", dir, "-json"});
   auto doc = nlohmann::json::parse(status.out, nullptr, /*allow_exceptions=*/false);
   ASSERT_TRUE(doc.contains("daemon_pid") && doc["daemon_pid"].is_number_integer()) << status.out;

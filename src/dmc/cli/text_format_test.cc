@@ -8,8 +8,30 @@
 namespace diskcond::dmc {
 namespace {
 
+// `dmc show 0`, as in the seed article; status prints the same block.
+constexpr const char* kFaultyHddText =
+    "Profile: Faulty 5400 HDD\n"
+    " Type: HDD\n"
+    " Access time: 52222 us\n"
+    " Read throughput: 50 MB/s\n"
+    " Write throughput: 50 MB/s\n"
+    " I/O Queue Depth: 16\n"
+    " Max Read Bytes: 16777216\n"
+    " Max Write Bytes: 16777216\n"
+    " Max Read Segments: 128\n"
+    " Max Write Segments: 128\n";
+
 const Profile& builtin(size_t i) {
   return builtin_profiles()[i];
+}
+
+// /srv/data conditioned with profile 0.
+StatusView on_with_profile_0(mount::CacheMode cache) {
+  StatusView view;
+  view.mount = "/srv/data";
+  view.state = ConditionerState::kOn;
+  view.settings = mount::MountSettings{builtin(0), cache};
+  return view;
 }
 
 TEST(DmcTextFormat, ListMatchesMacOS) {
@@ -31,17 +53,7 @@ TEST(DmcTextFormat, ListAlignsTwoDigitIndices) {
 }
 
 TEST(DmcTextFormat, ShowMatchesTheSeedArticle) {
-  EXPECT_EQ(format_profile(builtin(0)),
-            "Profile: Faulty 5400 HDD\n"
-            " Type: HDD\n"
-            " Access time: 52222 us\n"
-            " Read throughput: 50 MB/s\n"
-            " Write throughput: 50 MB/s\n"
-            " I/O Queue Depth: 16\n"
-            " Max Read Bytes: 16777216\n"
-            " Max Write Bytes: 16777216\n"
-            " Max Read Segments: 128\n"
-            " Max Write Segments: 128\n");
+  EXPECT_EQ(format_profile(builtin(0)), kFaultyHddText);
   EXPECT_EQ(format_profile(builtin(7)),
             "Profile: PCIe 3 SSD\n"
             " Type: SSD\n"
@@ -104,10 +116,7 @@ TEST(DmcTextFormat, StatusOffWithNothingStoredShowsZeros) {
 }
 
 TEST(DmcTextFormat, StatusOnShowsFieldsThenLiveCounters) {
-  StatusView view;
-  view.mount = "/srv/data";
-  view.state = ConditionerState::kOn;
-  view.settings = mount::MountSettings{builtin(0), mount::CacheMode::kNoCache};
+  StatusView view = on_with_profile_0(mount::CacheMode::kNoCache);
   view.daemon_pid = 4242;
   view.boot = true;
   mount::MountCounters c;
@@ -124,41 +133,28 @@ TEST(DmcTextFormat, StatusOnShowsFieldsThenLiveCounters) {
   c.metadata_reads = 2;
   view.counters = c;
   EXPECT_EQ(format_status(view),
-            "Disk Mount Conditioner: ON\n"
-            "Profile: Faulty 5400 HDD\n"
-            " Type: HDD\n"
-            " Access time: 52222 us\n"
-            " Read throughput: 50 MB/s\n"
-            " Write throughput: 50 MB/s\n"
-            " I/O Queue Depth: 16\n"
-            " Max Read Bytes: 16777216\n"
-            " Max Write Bytes: 16777216\n"
-            " Max Read Segments: 128\n"
-            " Max Write Segments: 128\n"
-            "Mount: /srv/data\n"
-            "Daemon: pid 4242\n"
-            "Cache: none (every read and write is conditioned)\n"
-            "Boot: re-applied at boot by dmc-boot.service\n"
-            "Served since start:\n"
-            " Reads: 120 commands, 503316480 bytes\n"
-            " Writes: 3 commands, 12288 bytes\n"
-            " Flushes: 1 command\n"
-            " Mean added delay: 52.1 ms\n"
-            " Queue occupancy: 3 commands\n"
-            " Fastest 4 KiB read service: 31.5 ms\n"
-            " Fastest 4 KiB write service: none yet\n"
-            " Placement: 7 files from the backing file's extents (FIEMAP), 1 file linear "
-            "(O_DIRECT), 0 files hashed\n"
-            " Metadata reads: 2 inode-table reads\n"
-            " Error rules: 0 live, 0 faults injected (dmc fault list)\n");
+            std::string("Disk Mount Conditioner: ON\n") + kFaultyHddText +
+                "Mount: /srv/data\n"
+                "Daemon: pid 4242\n"
+                "Cache: none (every read and write is conditioned)\n"
+                "Boot: re-applied at boot by dmc-boot.service\n"
+                "Served since start:\n"
+                " Reads: 120 commands, 503316480 bytes\n"
+                " Writes: 3 commands, 12288 bytes\n"
+                " Flushes: 1 command\n"
+                " Mean added delay: 52.1 ms\n"
+                " Queue occupancy: 3 commands\n"
+                " Fastest 4 KiB read service: 31.5 ms\n"
+                " Fastest 4 KiB write service: none yet\n"
+                " Placement: 7 files from the backing file's extents (FIEMAP), 1 file linear "
+                "(O_DIRECT), 0 files hashed\n"
+                " Metadata reads: 2 inode-table reads\n"
+                " Error rules: 0 live, 0 faults injected (dmc fault list)\n");
 }
 
 // Issue 13, item 8: one command is singular, in every counter.
 TEST(DmcTextFormat, CountersOfOneAreSingular) {
-  StatusView view;
-  view.mount = "/srv/data";
-  view.state = ConditionerState::kOn;
-  view.settings = mount::MountSettings{builtin(0), mount::CacheMode::kPageCache};
+  StatusView view = on_with_profile_0(mount::CacheMode::kPageCache);
   mount::MountCounters c;
   c.commands[0] = c.commands[1] = c.commands[2] = 1;
   c.bytes[0] = 1;
@@ -174,11 +170,8 @@ TEST(DmcTextFormat, CountersOfOneAreSingular) {
 
 // Issue 13, item 4: a path inside a conditioned directory reports that directory and says so.
 TEST(DmcTextFormat, StatusOfAPathInsideNamesTheConditionedDirectory) {
-  StatusView view;
-  view.mount = "/srv/data";
+  StatusView view = on_with_profile_0(mount::CacheMode::kPageCache);
   view.path = "/srv/data/sub";
-  view.state = ConditionerState::kOn;
-  view.settings = mount::MountSettings{builtin(0), mount::CacheMode::kPageCache};
   view.daemon_pid = 4242;
   std::string text = format_status(view);
   EXPECT_NE(text.find("Mount: /srv/data\n/srv/data/sub is inside the conditioned directory "
