@@ -25,71 +25,12 @@
 
 #include "core/profile.h"
 #include "tools/bad_input_harness.h"
+#include "tools/user_test_support.h"
 
 namespace diskcond::tools {
 namespace {
 
 namespace fs = std::filesystem;
-
-constexpr uid_t kNobody = 65534;
-
-// A uid and gid (the same number) no user or group has here: an ordinary user made for the test
-// with nothing to clean up (the kernel needs no passwd entry). Not nobody: 65534 is the overflow
-// id a user namespace shows for every unmapped owner, so nobody would seem to own everything.
-uid_t unused_uid() {
-  for (uid_t uid = 61000; uid < 62000; ++uid) {
-    if (::getpwuid(uid) == nullptr && ::getgrgid(uid) == nullptr) return uid;
-  }
-  return kNobody;
-}
-
-// The lines of /proc/self/mountinfo whose mount point is exactly `dir`.
-std::vector<std::string> mounts_on(const std::string& dir) {
-  std::vector<std::string> lines;
-  for (const std::string& line : mounts_under(dir)) {
-    std::istringstream fields(line);
-    std::string id, parent, dev, root, mount_point;
-    fields >> id >> parent >> dev >> root >> mount_point;
-    if (mount_point == dir) lines.push_back(line);
-  }
-  return lines;
-}
-
-// "<pid>" of processes whose command line mentions `word` (a test's own directory).
-std::vector<std::string> processes_mentioning(const std::string& word) {
-  std::vector<std::string> found;
-  for (const auto& entry : fs::directory_iterator("/proc")) {
-    const std::string pid = entry.path().filename();
-    if (!std::all_of(pid.begin(), pid.end(), ::isdigit) || pid == std::to_string(::getpid()))
-      continue;
-    std::string cmdline = read_whole_file(entry.path().string() + "/cmdline");
-    std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
-    if (cmdline.find(word) != std::string::npos) found.push_back(pid + ": " + cmdline);
-  }
-  return found;
-}
-
-// /dev/fuse with mode 0666 while alive (an ordinary user needs it; most distributions have it),
-// then the mode it had.
-class FuseDeviceOpen {
- public:
-  FuseDeviceOpen() {
-    struct stat st {};
-    if (::stat("/dev/fuse", &st) != 0) return;
-    mode_ = st.st_mode & 07777;
-    changed_ = mode_ != 0666 && ::chmod("/dev/fuse", 0666) == 0;
-  }
-  ~FuseDeviceOpen() {
-    if (changed_) ::chmod("/dev/fuse", mode_);
-  }
-  FuseDeviceOpen(const FuseDeviceOpen&) = delete;
-  FuseDeviceOpen& operator=(const FuseDeviceOpen&) = delete;
-  mode_t original_mode() const { return mode_; }
-
- private:
-  mode_t mode_ = 0;
-  bool changed_ = false;
-};
 
 // True when `uid` may make a user namespace here (a child tries and says).
 bool user_namespaces_work_for(uid_t uid) {
@@ -107,17 +48,6 @@ double realtime_seconds() {
   timespec ts{};
   ::clock_gettime(CLOCK_REALTIME, &ts);
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
-// The seconds of every "... copied, <s> s, ..." line dd printed.
-std::vector<double> dd_seconds(const std::string& text) {
-  std::vector<double> seconds;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    const size_t at = line.find(" copied, ");
-    if (at != std::string::npos) seconds.push_back(std::stod(line.substr(at + 9)));
-  }
-  return seconds;
 }
 
 class DmcRun : public ::testing::Test {

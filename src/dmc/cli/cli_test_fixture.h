@@ -45,6 +45,7 @@ class CliTest : public ::testing::Test {
         .store = SettingsStore(state_dir_),
         .profile_dirs = {profile_dir_},
         .is_root = [this] { return is_root_; },
+        .uid = [this] { return is_root_ ? uid_t{0} : user_uid_; },
         .out = out_,
         .err = err_,
         .processes_inside =
@@ -79,6 +80,7 @@ class CliTest : public ::testing::Test {
   FakeMountControl fake_;
   FakeDiskControl disks_;
   bool is_root_ = true;
+  uid_t user_uid_ = 1000;  // the caller's uid when !is_root_
   // What Context::processes_inside answers, and each query ("<dir> mounted=<bool> daemon=<pid>").
   std::vector<mount::ProcessInside> processes_;
   std::vector<std::string> process_queries_;

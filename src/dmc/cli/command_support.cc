@@ -40,6 +40,21 @@ MountState read_mount_state(Context& ctx, const std::string& named, Outcome& out
   return state;
 }
 
+Outcome check_may_change(Context& ctx, const std::string& named, std::string_view command) {
+  if (ctx.is_root()) return success();
+  auto status = ctx.mounts().status(named);
+  if (!status.ok())
+    return failure(ExitCode::kFailed, fmt::format("cannot query {}: {}", named, status.error()));
+  if (status->owner == ctx.uid()) return success();
+  const std::string where = status->mounted ? status->mount_point : named;
+  const std::string whose = status->mounted ? fmt::format("conditioned by uid {}", status->owner)
+                                            : fmt::format("owned by uid {}", status->owner);
+  return failure(ExitCode::kNeedsRoot,
+                 fmt::format("'dmc {}' on {} ({}) needs root: without root, dmc changes only your "
+                             "own directories and mounts; run it with sudo",
+                             command, where, whose));
+}
+
 Result<Profile> find_profile(const Context& ctx, const std::string& name_or_index) {
   return ctx.catalog().find(name_or_index);
 }

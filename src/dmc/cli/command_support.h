@@ -34,6 +34,13 @@ struct MountState {
 // return (kFailed). On success `outcome` is success() and the state is filled in.
 MountState read_mount_state(Context& ctx, const std::string& named, Outcome& outcome);
 
+// For the commands that change a mount (start, stop, select, configure), before they lock the
+// store: root may change any; an ordinary user only their own - a conditioned directory they
+// started, or a directory they own that is not conditioned. Success, or kNeedsRoot with the
+// line that says whose it is (or kFailed when the path cannot be queried). The mount machinery
+// and the daemon check again: this is for the message.
+Outcome check_may_change(Context& ctx, const std::string& named, std::string_view command);
+
 // The line that says which conditioned directory a command acted on for a path inside it:
 // "<named> is inside the conditioned directory <mount>\n".
 std::string inside_line(const std::string& named, const std::string& mount);

@@ -13,7 +13,9 @@ constexpr std::string_view kStartHelp =
     "program\n"
     "using the directory sees a disk like the profile. Without a profile, applies the settings "
     "stored\n"
-    "by 'dmc configure' or 'dmc select'. Needs root. Refuses /, directories on pseudo file "
+    "by 'dmc configure' or 'dmc select'. Needs root, or an ordinary user's own directory: then\n"
+    "the mount is theirs alone, made by fusermount3 (needs /dev/fuse mode 0666). Refuses /, "
+    "directories on pseudo file "
     "systems\n"
     "(proc, sysfs, devtmpfs, ...) and dmc's own state and run directories and their parents.\n"
     "\n"
@@ -36,7 +38,7 @@ constexpr std::string_view kStopHelp =
     "was,\n"
     "and drops '-boot' persistence. Refuses while files under <mount> are open. For a directory "
     "that\n"
-    "no longer exists, forgets its stored settings. Needs root.\n"
+    "no longer exists, forgets its stored settings. Needs root, or the user who started it.\n"
     "\n"
     "  -force  detach a busy mount lazily (it goes away when the last file is closed)\n";
 
@@ -72,12 +74,12 @@ constexpr std::string_view kListHelp =
 constexpr std::string_view kSelectHelp =
     "Gives <mount> another profile without turning conditioning on or off: a conditioned mount\n"
     "changes at once (no remount); otherwise the next 'dmc start <mount>' applies it. Needs "
-    "root.\n";
+    "root,\nor an ordinary user's own directory or mount.\n";
 
 constexpr std::string_view kConfigureHelp =
     "Gives <mount> custom settings (profile \"Custom\") without turning conditioning on or off: a\n"
     "conditioned mount changes at once; otherwise the next 'dmc start <mount>' applies them.\n"
-    "Needs root.\n"
+    "Needs root, or an ordinary user's own directory or mount.\n"
     "\n"
     "  type              SSD or HDD\n"
     "  access_time       microseconds, or with a unit: 100us, 8ms\n"
@@ -211,38 +213,38 @@ std::vector<CommandSpec> make_table() {
       {"start",
        "start <mount> [profile_name|profile_index [-boot]] [-nocache] [-force] [-faults <file>]",
        {"start", 1, 2, {"boot", "nocache", "writethrough", "force"}, {"<mount>"}, {"faults"}},
-       true,
+       Who::kOwner,
        run_start,
        kStartHelp},
       {"stop",
        "stop <mount> [-force]",
        {"stop", 1, 1, {"force"}, {"<mount>"}},
-       true,
+       Who::kOwner,
        run_stop,
        kStopHelp},
       {"status",
        "status <mount> [-json]",
        {"status", 1, 1, {"json"}, {"<mount>"}},
-       false,
+       Who::kAnyone,
        run_status,
        kStatusHelp},
       {"show",
        "show profile_name|profile_index [-json]",
        {"show", 1, 1, {"json"}, {"profile_name|profile_index"}},
-       false,
+       Who::kAnyone,
        run_show,
        kShowHelp},
-      {"list", "list [-json]", {"list", 0, 0, {"json"}, {}}, false, run_list, kListHelp},
+      {"list", "list [-json]", {"list", 0, 0, {"json"}, {}}, Who::kAnyone, run_list, kListHelp},
       {"predict",
        "predict [profile_name|profile_index] [-json]",
        {"predict", 0, 1, {"json"}, {"profile_name|profile_index"}},
-       false,
+       Who::kAnyone,
        run_predict,
        kPredictHelp},
       {"select",
        "select <mount> (profile_name|profile_index)",
        {"select", 2, 2, {}, {"<mount>", "profile_name|profile_index"}},
-       true,
+       Who::kOwner,
        run_select,
        kSelectHelp},
       {"configure",
@@ -254,17 +256,17 @@ std::vector<CommandSpec> make_table() {
         1 + kConfigureMaxValues,
         {},
         {"<mount>", "<type>", "<access_time>", "<read_throughput>", "<write_throughput>"}},
-       true,
+       Who::kOwner,
        run_configure,
        kConfigureHelp},
-      {"boot", "boot", {"boot", 0, 0, {}, {}}, true, run_boot, kBootHelp},
+      {"boot", "boot", {"boot", 0, 0, {}, {}}, Who::kRoot, run_boot, kBootHelp},
       {"verify",
        "verify <mount> [-json] [-quick]",
        {"verify", 1, 1, {"json", "quick"}, {"<mount>"}},
-       false,
+       Who::kAnyone,
        run_verify,
        kVerifyHelp},
-      {"sync", "sync <mount>", {"sync", 1, 1, {}, {"<mount>"}}, false, run_sync, kSyncHelp},
+      {"sync", "sync <mount>", {"sync", 1, 1, {}, {"<mount>"}}, Who::kAnyone, run_sync, kSyncHelp},
       {"run",
        "run <dir> (profile_name|profile_index) [-writethrough|-nocache] -- <command> [args...]",
        {"run",
@@ -274,7 +276,7 @@ std::vector<CommandSpec> make_table() {
         {"<dir>", "profile_name|profile_index"},
         {},
         true},
-       false,
+       Who::kAnyone,
        run_conditioned,
        kRunHelp},
       {"fault",
@@ -285,7 +287,7 @@ std::vector<CommandSpec> make_table() {
        "  fault clear <mount>\n"
        "  fault log <mount> [-json]",
        {"fault", 2, 64, {"json"}, {"add|list|remove|clear", "<mount>"}},
-       false,
+       Who::kAnyone,
        run_fault,
        kFaultHelp},
       {"disk",
@@ -300,7 +302,7 @@ std::vector<CommandSpec> make_table() {
         {"json", "start", "existing", "delete"},
         {"create|remove|list", "argument"},
         {"mkfs", "mount"}},
-       false,
+       Who::kAnyone,
        run_disk,
        kDiskHelp},
   };

@@ -14,11 +14,17 @@ namespace diskcond::dmc {
 
 using CommandHandler = Outcome (*)(Context&, const CommandArgs&);
 
+enum class Who {
+  kAnyone,  // reads only
+  kOwner,   // root, or an ordinary user on their own directory or mount (the command checks)
+  kRoot,    // root only (the dispatcher checks)
+};
+
 struct CommandSpec {
   std::string_view name;
   std::string_view synopsis;  // the usage line after "dmc ", macOS words and order
   ArgGrammar grammar;
-  bool changes_settings = false;  // needs root
+  Who who = Who::kAnyone;  // who may run it
   CommandHandler run = nullptr;
   std::string_view help;  // the paragraphs `dmc <command> --help` prints after the usage line
 };

@@ -58,6 +58,13 @@ Outcome run_start(Context& ctx, const CommandArgs& args) {
   if (Status s = ctx.mounts().check_conditionable(*mount, {ctx.store.dir()}); !s.ok())
     return usage_error(s.error());
 
+  if (Outcome allowed = check_may_change(ctx, *mount, "start"); !allowed.ok()) return allowed;
+  if (args.has("boot") && !ctx.is_root()) {
+    return failure(
+        ExitCode::kNeedsRoot,
+        "'-boot' installs a mount that dmc-boot.service re-applies and needs root; run it "
+        "with sudo, or start without -boot");
+  }
   Outcome outcome;
   MountState state = read_mount_state(ctx, *mount, outcome);
   if (!outcome.ok()) return outcome;
@@ -181,6 +188,7 @@ Outcome run_stop(Context& ctx, const CommandArgs& args) {
   }
   bool force = args.has("force");
 
+  if (Outcome allowed = check_may_change(ctx, *mount, "stop"); !allowed.ok()) return allowed;
   Outcome outcome;
   MountState state = read_mount_state(ctx, *mount, outcome);
   if (!outcome.ok()) return outcome;

@@ -14,7 +14,9 @@ namespace {
 
 // REQUIRES: `profile` passed validate(). Keeps the mount's cache mode and boot persistence. For a
 // path inside a conditioned directory, changes that directory and says so.
-Outcome apply_profile(Context& ctx, const std::string& named, const Profile& profile) {
+Outcome apply_profile(Context& ctx, std::string_view command, const std::string& named,
+                      const Profile& profile) {
+  if (Outcome allowed = check_may_change(ctx, named, command); !allowed.ok()) return allowed;
   Outcome outcome;
   MountState state = read_mount_state(ctx, named, outcome);
   if (!outcome.ok()) return outcome;
@@ -52,7 +54,7 @@ Outcome run_select(Context& ctx, const CommandArgs& args) {
   if (!mount.ok()) return usage_error(mount.error());
   auto profile = find_profile(ctx, args.positional[1]);
   if (!profile.ok()) return usage_error(profile.error());
-  return apply_profile(ctx, *mount, *profile);
+  return apply_profile(ctx, "select", *mount, *profile);
 }
 
 Outcome run_configure(Context& ctx, const CommandArgs& args) {
@@ -61,7 +63,7 @@ Outcome run_configure(Context& ctx, const CommandArgs& args) {
   std::span<const std::string> values(args.positional.begin() + 1, args.positional.end());
   auto profile = parse_configure_values(values);
   if (!profile.ok()) return usage_error(profile.error());
-  return apply_profile(ctx, *mount, *profile);
+  return apply_profile(ctx, "configure", *mount, *profile);
 }
 
 }  // namespace diskcond::dmc

@@ -28,6 +28,9 @@ struct Context {
   std::vector<std::string> profile_dirs;
   // True when dmc may change settings (geteuid() == 0 in dmc itself).
   std::function<bool()> is_root;
+  // The caller's uid (geteuid() in dmc itself): without root, the commands that change a mount
+  // act only on the caller's own (command_support.h check_may_change).
+  std::function<uid_t()> uid = [] { return uid_t{0}; };
   std::ostream& out;
   std::ostream& err;
   // True when `err` is a terminal (isatty(2) in dmc itself): progress lines are shown only there.

@@ -57,7 +57,7 @@ Outcome dispatch(std::span<const std::string> args, Context& ctx) {
     ctx.out << command_help(*spec);
     return success();
   }
-  if (spec->changes_settings && !ctx.is_root()) {
+  if (spec->who == Who::kRoot && !ctx.is_root()) {
     return failure(ExitCode::kNeedsRoot,
                    fmt::format("'dmc {}' changes mount settings and needs root; run it with sudo",
                                spec->name));
@@ -107,6 +107,7 @@ int dmc_main(int argc, char** argv) {
       .store = SettingsStore(SettingsStore::default_dir()),
       .profile_dirs = ProfileCatalog::default_dirs(),
       .is_root = [] { return ::geteuid() == 0; },
+      .uid = [] { return ::geteuid(); },
       .out = std::cout,
       .err = std::cerr,
       .err_is_terminal = [] { return ::isatty(STDERR_FILENO) == 1; },

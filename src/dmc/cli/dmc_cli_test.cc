@@ -246,12 +246,45 @@ TEST_F(DmcCli, ChangesNeedRootAndSayItInOneLine) {
       {"boot"}};
   for (const auto& args : changes) {
     EXPECT_EQ(run(args), 3) << args[0];
-    EXPECT_EQ(err(), "dmc: 'dmc " + args[0] +
-                         "' changes mount settings and needs root; run it with sudo\n");
+    // boot is root's alone; the others are for root and the directory's owner (root here).
+    EXPECT_EQ(err(),
+              args[0] == "boot"
+                  ? "dmc: 'dmc boot' changes mount settings and needs root; run it with sudo\n"
+                  : "dmc: 'dmc " + args[0] + "' on " + mount_ +
+                        " (owned by uid 0) needs root: without root, dmc changes only your "
+                        "own directories and mounts; run it with sudo\n");
     EXPECT_EQ(out(), "");
   }
-  EXPECT_EQ(fake_.calls, std::vector<std::string>{});
+  for (const std::string& call : fake_.calls) {
+    EXPECT_TRUE(call.rfind("status ", 0) == 0 || call.rfind("check ", 0) == 0) << call;
+  }
   EXPECT_EQ(store_files(), before);
+}
+
+// Issue 17, item 2: an ordinary user changes their own directory and the mount they started,
+// never with -boot; another user's mount is refused by whose it is.
+TEST_F(DmcCli, AUserChangesTheirOwnDirectoryAndMount) {
+  is_root_ = false;
+  fake_.directory_owner = user_uid_;
+  EXPECT_EQ(run({"select", mount_, "3"}), 0) << err();
+  EXPECT_EQ(run({"start", mount_}), 0) << err();
+  EXPECT_EQ(fake_.mounts.at(mount_).settings.profile.name, "Slow SSD");
+  EXPECT_EQ(run({"configure", mount_, "HDD", "12ms", "80", "60"}), 0) << err();
+  EXPECT_EQ(fake_.mounts.at(mount_).settings.profile.name, "Custom");
+  EXPECT_EQ(run({"stop", mount_}), 0) << err();
+  EXPECT_EQ(run({"start", mount_, "0", "-boot"}), 3);
+  EXPECT_EQ(err(),
+            "dmc: '-boot' installs a mount that dmc-boot.service re-applies and needs root; run it "
+            "with sudo, or start without -boot\n");
+  EXPECT_EQ(fake_.mounts.count(mount_), 0u);
+
+  fake_.add_running(other_mount_, {builtin_profiles()[0], mount::CacheMode::kPageCache}).owner =
+      4321;
+  EXPECT_EQ(run({"select", other_mount_, "1"}), 3);
+  EXPECT_EQ(err(), "dmc: 'dmc select' on " + other_mount_ +
+                       " (conditioned by uid 4321) needs root: without root, dmc changes only "
+                       "your own directories and mounts; run it with sudo\n");
+  EXPECT_EQ(fake_.mounts.at(other_mount_).settings.profile.name, "Faulty 5400 HDD");
 }
 
 TEST_F(DmcCli, BadInputIsOneLineNonZeroAndChangesNothing) {

@@ -11,7 +11,7 @@ enum class ExitCode : int {
   kOk = 0,
   kFailed = 1,     // the operation itself failed (mount, unmount, settings store, daemon)
   kUsage = 2,      // bad command line or bad value: nothing was changed
-  kNeedsRoot = 3,  // the command changes settings and dmc is not running as root
+  kNeedsRoot = 3,  // the command changes settings the caller may not change (not root, not theirs)
   kWrongState =
       4,       // the mount is not in a state the command applies to (already / not conditioned)
   kStale = 5,  // the mount's daemon has died; 'dmc stop <mount>' clears it

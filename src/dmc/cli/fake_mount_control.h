@@ -20,6 +20,7 @@ class FakeMountControl final : public mount::MountControl {
   std::vector<std::string> calls;
   // The mounts the fake "runs", by directory.
   std::map<std::string, mount::MountStatus> mounts;
+  uid_t directory_owner = 0;  // every directory's owner (MountStatus::owner)
   // When set, the next call of that kind fails with this message.
   std::string fail_start, fail_stop, fail_status, fail_update, fail_run;
   // Each mount's error rules (the settings' faults once started, then fault_add ...).
@@ -58,6 +59,7 @@ class FakeMountControl final : public mount::MountControl {
     s.daemon_alive = true;
     s.daemon_pid = 4242;
     s.settings = settings;
+    s.owner = directory_owner;  // started by the directory's owner
     return s;
   }
 
@@ -103,6 +105,7 @@ class FakeMountControl final : public mount::MountControl {
     if (holder != mounts.end()) return holder->second;
     mount::MountStatus off;
     off.mount_point = dir;
+    off.owner = directory_owner;
     return off;
   }
   Status update(const std::string& dir, const mount::MountSettings& settings) override {

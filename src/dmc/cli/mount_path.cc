@@ -9,6 +9,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include "dmc/mount/mount_table.h"
+
 namespace diskcond::dmc {
 namespace {
 
@@ -44,6 +46,9 @@ Result<std::string> resolve_through_ancestor(const std::string& arg, bool (*usab
 bool is_stale_error(int err) {
   return err == ENOTCONN || err == ECONNABORTED;
 }
+bool is_closed_error(int err) {
+  return err == EACCES || is_stale_error(err);
+}
 bool is_missing_error(int err) {
   return err == ENOENT || is_stale_error(err);
 }
@@ -60,6 +65,12 @@ Result<std::string> resolve_mount_dir(std::string_view arg_view) {
   }
   int err = errno;
   if (is_stale_error(err)) return resolve_through_ancestor(arg, is_stale_error);
+  if (err == EACCES) {
+    // Another user's own conditioned mount (no allow_other: root gets EACCES too) is still a
+    // conditioned directory to ask about, or to be refused by name.
+    auto through = resolve_through_ancestor(arg, is_closed_error);
+    if (through.ok() && !mount::conditioned_mount_holding(*through).empty()) return through;
+  }
   if (err == ENOENT) return make_error(fmt::format("no such directory '{}'", arg));
   if (err == ENOTDIR) return make_error(fmt::format("'{}' is not a directory", arg));
   return make_error(fmt::format("cannot access '{}': {}", arg, std::strerror(err)));

@@ -100,6 +100,13 @@ Result<StoreLock> SettingsStore::lock() const {
 std::string SettingsStore::default_dir() {
   if (const char* dir = std::getenv("DISKCOND_STATE_DIR"); dir && *dir)
     return std::string(dir) + "/mounts";
+  if (::geteuid() != 0) {
+    // An ordinary user's own settings (dmc start without root), where XDG puts state.
+    if (const char* state = std::getenv("XDG_STATE_HOME"); state && *state == '/')
+      return std::string(state) + "/diskcond/mounts";
+    if (const char* home = std::getenv("HOME"); home && *home == '/')
+      return std::string(home) + "/.local/state/diskcond/mounts";
+  }
   return "/var/lib/diskcond/mounts";
 }
 

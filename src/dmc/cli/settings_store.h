@@ -1,7 +1,9 @@
 // The settings store: what dmc remembers about each mount between runs, one JSON file per mount.
 //
-// Directory: $DISKCOND_STATE_DIR/mounts if DISKCOND_STATE_DIR is set (tests use it), else
-// /var/lib/diskcond/mounts. File name: the mount path escaped like `systemd-escape --path`
+// Directory: $DISKCOND_STATE_DIR/mounts if DISKCOND_STATE_DIR is set (tests use it), else root's
+// /var/lib/diskcond/mounts, or for an ordinary user their own ${XDG_STATE_HOME:-~/.local/state}/
+// diskcond/mounts (the settings of the directories they condition without root). File name: the
+// mount path escaped like `systemd-escape --path`
 // ("/srv/data" -> "srv-data.json"). Content (docs/dmc.md, "Settings store"):
 //   {"schema_version": 1, "mount": "/srv/data", "boot": false, "cache_mode": "page_cache",
 //    "profile": {...settings_json.h...}}

@@ -27,6 +27,7 @@
 #include "dmc/mount/control_socket.h"
 #include "dmc/mount/credentials.h"
 #include "dmc/mount/filesystem.h"
+#include "dmc/mount/fusermount.h"
 #include "dmc/mount/machine_writeback.h"
 #include "dmc/mount/syscall.h"
 #include "dmc/mount/transit_probe.h"
@@ -51,12 +52,15 @@ constexpr int kReadyTimeoutMs = 15000;
 constexpr int kMallocArenas = 4;
 constexpr int kMallocMmapThresholdBytes = 256 * 1024;
 
-// Mount options: allow_other with the caller's credentials, default_permissions so that cached
-// path walks are checked too, and the backing mount's suid/dev/exec/ro.
-std::string mount_options(const struct statvfs& backing) {
-  std::string o = "allow_other,default_permissions,fsname=diskcond,subtype=diskcond";
-  o += backing.f_flag & ST_NOSUID ? ",nosuid" : ",suid";
-  o += backing.f_flag & ST_NODEV ? ",nodev" : ",dev";
+// Mount options: allow_other (unless the mount is its user's alone) with the caller's
+// credentials, default_permissions so that cached path walks are checked too, and the backing
+// mount's suid/dev/exec/ro (a user's own mount is always nosuid,nodev: fusermount3 allows no
+// other).
+std::string mount_options(const struct statvfs& backing, bool allow_other) {
+  std::string o = allow_other ? "allow_other," : "";
+  o += "default_permissions,fsname=diskcond,subtype=diskcond";
+  o += !allow_other || backing.f_flag & ST_NOSUID ? ",nosuid" : ",suid";
+  o += !allow_other || backing.f_flag & ST_NODEV ? ",nodev" : ",dev";
   if (backing.f_flag & ST_NOEXEC) o += ",noexec";
   if (backing.f_flag & ST_RDONLY) o += ",ro";
   return o;
@@ -175,8 +179,12 @@ struct Daemon {
 
   std::string stop(bool force) {
     probe.pause();  // its descriptor of the mount root would make the unmount fail
-    if (umount2(config.mount_point.c_str(), force ? MNT_DETACH : 0) < 0) {
-      const int err = errno;
+    const int unmounted =
+        geteuid() == 0 || config.allow_other
+            ? (umount2(config.mount_point.c_str(), force ? MNT_DETACH : 0) == 0 ? 0 : -errno)
+            : fusermount_unmount(config.mount_point, force);
+    if (unmounted < 0) {
+      const int err = -unmounted;
       probe.resume();
       if (err == EBUSY) {
         // The caller says how to go on (dmc: "'dmc stop <mount> -force' detaches it lazily").
@@ -307,7 +315,7 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
   for (const FaultRule& rule : config.settings.faults)
     fs.faults.add(with_seed(rule, conditioner.now()), conditioner.now());
 
-  const std::string options = mount_options(backing);
+  const std::string options = mount_options(backing, config.allow_other);
   std::vector<const char*> argv = {"diskcond", "-o", options.c_str()};
   fuse_args args = FUSE_ARGS_INIT(static_cast<int>(argv.size()), const_cast<char**>(argv.data()));
   const fuse_lowlevel_ops ops = filesystem_operations();

@@ -17,6 +17,11 @@ struct DaemonConfig {
   int root_fd = -1;         // O_PATH|O_DIRECTORY of mount_point, opened before the mount
   MountSettings settings;   // REQUIRES: validate(settings.profile) is ok
   RunPaths paths;
+  // Everyone the backing filesystem lets in may use the mount (root's mounts, and `dmc run`'s in
+  // its own namespace). False for a mount an ordinary user starts on the host through
+  // fusermount3: then only that user may (the kernel checks), as with any unprivileged FUSE mount
+  // without user_allow_other in /etc/fuse.conf.
+  bool allow_other = true;
 };
 
 // Forks the daemon (double fork + setsid, so it belongs to no caller) and waits until its mount

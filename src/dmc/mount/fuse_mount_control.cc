@@ -1,6 +1,7 @@
 // make_fuse_mount_control(): the MountControl dmc uses. Each conditioned directory has its own
 // daemon (daemon.h); this side validates, spawns it and talks to it over its control socket.
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -16,8 +17,10 @@
 #include "dmc/mount/control_protocol.h"
 #include "dmc/mount/control_socket.h"
 #include "dmc/mount/daemon.h"
+#include "dmc/mount/fusermount.h"
 #include "dmc/mount/mount_control.h"
 #include "dmc/mount/mount_table.h"
+#include "dmc/mount/private_namespace.h"
 #include "dmc/mount/run_paths.h"
 
 namespace diskcond::mount {
@@ -44,9 +47,49 @@ void sleep_ms(int ms) {
   nanosleep(&ts, nullptr);
 }
 
-Status need_root(const char* what) {
-  if (geteuid() != 0)
-    return make_error(std::string("only root may ") + what + " a conditioned mount");
+// Root may change any conditioned mount; an ordinary user only one they started.
+Status need_owner(const char* what, const std::string& mount_point, uid_t owner) {
+  const uid_t me = geteuid();
+  if (me == 0 || me == owner) return ok_status();
+  return make_error(
+      fmt::format("only root or uid {} (who started it) may {} the conditioned mount {}", owner,
+                  what, mount_point));
+}
+
+// An ordinary user may condition a directory they own and may write, nothing else, and needs
+// /dev/fuse and fusermount3 to mount it.
+Status may_condition(const std::string& path, int dir_fd) {
+  const uid_t me = geteuid();
+  if (me == 0) return ok_status();
+  if (std::string problem = fuse_device_problem(probe_namespace_support()); !problem.empty())
+    return make_error("without root, " + problem);
+  if (fusermount_path().empty())
+    return make_error(
+        "without root, dmc mounts through fusermount3, which is missing (install fuse3)");
+  struct stat st {};
+  if (fstat(dir_fd, &st) < 0) return make_error(path + ": " + std::strerror(errno));
+  if (st.st_uid != me) {
+    return make_error(
+        fmt::format("{} belongs to uid {}: without root, dmc conditions only "
+                    "directories you own",
+                    path, st.st_uid));
+  }
+  if (access(path.c_str(), W_OK | X_OK) < 0)
+    return make_error(path + ": you may not write it (" + std::strerror(errno) + ")");
+  return ok_status();
+}
+
+// Detaches a mount whose daemon died: umount2 as root, fusermount3 -u -z for a user's own mount
+// (an ordinary user may not call umount2). Returns 0 or an error message.
+Status detach_stale_mount(const std::string& path) {
+  if (geteuid() == 0) {
+    if (umount2(path.c_str(), MNT_DETACH) == 0) return ok_status();
+    return make_error("cannot detach the stale mount on " + path + ": " + std::strerror(errno));
+  }
+  if (int r = fusermount_unmount(path, /*lazy=*/true); r < 0) {
+    return make_error("cannot detach the stale mount on " + path +
+                      " (fusermount3 -u -z: " + std::strerror(-r) + ")");
+  }
   return ok_status();
 }
 
@@ -72,13 +115,18 @@ Status refuse_nesting(const std::string& path) {
 
 class FuseMountControl final : public MountControl {
  private:
+  // The run files of the conditioned mount on `mount_point`, in its owner's run directory.
+  static RunPaths paths_of_mount(const std::string& mount_point) {
+    return run_paths_for(mount_point, conditioned_mount_owner(mount_point));
+  }
+
   // One fault_* request to the daemon of the conditioned mount `dir`; its reply line. Whether the
   // caller may change the rules is the daemon's to say (SO_PEERCRED).
   static Result<std::string> fault_call(const std::string& dir, const ControlRequest& request) {
     auto path = canonical_directory_path(dir);
     if (!path.ok()) return Error{path.error()};
     if (!is_conditioned_mount(*path)) return make_error(*path + " is not conditioned");
-    auto reply = control_call(run_paths_for(*path).socket, encode_request(request));
+    auto reply = control_call(paths_of_mount(*path).socket, encode_request(request));
     if (!reply.ok())
       return make_error(*path + ": the daemon does not answer (" + reply.error() + "); run stop");
     return reply;
@@ -94,11 +142,11 @@ class FuseMountControl final : public MountControl {
     if (!conditioned_mount_holding(*path).empty()) return ok_status();
     std::vector<std::string> all = own_dirs;
     all.push_back(run_directory());
+    if (geteuid() != 0) all.push_back(run_directory_of(geteuid()));
     return mount::check_conditionable(*path, all);
   }
 
   Status start(const std::string& dir, const MountSettings& settings) override {
-    if (auto s = need_root("start"); !s.ok()) return s;
     if (auto v = validate(settings.profile); !v.ok()) return v;
     auto path = canonical_directory_path(dir);
     if (!path.ok()) return Error{path.error()};
@@ -116,11 +164,15 @@ class FuseMountControl final : public MountControl {
       return make_error(*path + (errno == ENOTDIR ? ": not a directory"
                                                   : ": " + std::string(std::strerror(errno))));
     }
-    if (auto s = ensure_run_directory(); !s.ok()) {
+    const uid_t me = geteuid();
+    Status allowed = may_condition(*path, fd);
+    if (allowed.ok()) allowed = ensure_run_directory(me);
+    if (!allowed.ok()) {
       close(fd);
-      return s;
+      return allowed;
     }
-    DaemonConfig config{*path, fd, settings, run_paths_for(*path)};
+    DaemonConfig config{*path, fd, settings, run_paths_for(*path, me)};
+    config.allow_other = me == 0;
     auto pid = spawn_daemon(config);
     close(fd);
     if (!pid.ok()) return Error{*path + ": " + pid.error()};
@@ -130,14 +182,16 @@ class FuseMountControl final : public MountControl {
   Status stop(const std::string& dir, bool force) override {
     auto path = canonical_directory_path(dir);
     if (!path.ok()) return Error{path.error()};
-    const RunPaths paths = run_paths_for(*path);
     if (!is_conditioned_mount(*path)) {
       // Leftovers of a daemon whose mount is gone are not worth an error of their own.
+      const RunPaths paths = run_paths_for(*path, geteuid());
       auto state = read_state(paths.state);
       if (state.ok() && !process_alive(state->pid)) remove_run_files(paths);
       return make_error(*path + " is not conditioned");
     }
-    if (auto s = need_root("stop"); !s.ok()) return s;
+    const uid_t owner = conditioned_mount_owner(*path);
+    if (auto s = need_owner("stop", *path, owner); !s.ok()) return s;
+    const RunPaths paths = run_paths_for(*path, owner);
     auto state = read_state(paths.state);
     ControlRequest request;
     request.op = ControlOp::kStop;
@@ -145,10 +199,7 @@ class FuseMountControl final : public MountControl {
     auto reply = control_call(paths.socket, encode_request(request));
     if (!reply.ok()) {
       // No daemon behind the mount: a stale mount ("Transport endpoint is not connected").
-      if (umount2(path->c_str(), MNT_DETACH) < 0) {
-        return make_error("cannot detach the stale mount on " + *path + ": " +
-                          std::strerror(errno));
-      }
+      if (auto s = detach_stale_mount(*path); !s.ok()) return s;
       remove_run_files(paths);
       return ok_status();
     }
@@ -169,8 +220,13 @@ class FuseMountControl final : public MountControl {
     const std::string holder = conditioned_mount_holding(*path);
     st.mounted = !holder.empty();
     st.mount_point = st.mounted ? holder : *path;
-    if (!st.mounted) return st;
-    const RunPaths paths = run_paths_for(holder);
+    if (!st.mounted) {
+      struct stat dir {};
+      if (::stat(path->c_str(), &dir) == 0) st.owner = dir.st_uid;
+      return st;
+    }
+    st.owner = conditioned_mount_owner(holder);
+    const RunPaths paths = run_paths_for(holder, st.owner);
     auto reply = control_call(paths.socket, encode_request(ControlRequest{}));
     auto decoded = reply.ok() ? decode_status(*reply) : Result<StatusReply>(Error{reply.error()});
     if (!decoded.ok()) {
@@ -193,7 +249,7 @@ class FuseMountControl final : public MountControl {
     if (!is_conditioned_mount(*path)) return make_error(*path + " is not conditioned");
     ControlRequest request;
     request.op = ControlOp::kSync;
-    auto reply = control_call(run_paths_for(*path).socket, encode_request(request));
+    auto reply = control_call(paths_of_mount(*path).socket, encode_request(request));
     if (!reply.ok())
       return make_error(*path + ": the daemon does not answer (" + reply.error() + "); run stop");
     auto durable_at = decode_synced(*reply);
@@ -263,15 +319,16 @@ class FuseMountControl final : public MountControl {
   }
 
   Status update(const std::string& dir, const MountSettings& settings) override {
-    if (auto s = need_root("change"); !s.ok()) return s;
     if (auto v = validate(settings.profile); !v.ok()) return v;
     auto path = canonical_directory_path(dir);
     if (!path.ok()) return Error{path.error()};
     if (!is_conditioned_mount(*path)) return make_error(*path + " is not conditioned");
+    const uid_t owner = conditioned_mount_owner(*path);
+    if (auto s = need_owner("change", *path, owner); !s.ok()) return s;
     ControlRequest request;
     request.op = ControlOp::kUpdate;
     request.settings = settings;
-    auto reply = control_call(run_paths_for(*path).socket, encode_request(request));
+    auto reply = control_call(run_paths_for(*path, owner).socket, encode_request(request));
     if (!reply.ok())
       return make_error(*path + ": the daemon does not answer (" + reply.error() + "); run stop");
     return decode_ack(*reply);

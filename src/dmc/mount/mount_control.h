@@ -80,6 +80,9 @@ struct MountStatus {
   bool mounted = false;       // a conditioned FUSE mount is on mount_point
   bool daemon_alive = false;  // false with mounted = true means the daemon died (stale mount)
   pid_t daemon_pid = 0;
+  // Who may change it besides root: the user who mounted it when mounted, else the directory's
+  // owner (0 when it cannot be read).
+  uid_t owner = 0;
   MountSettings settings;  // valid when mounted && daemon_alive
   MountCounters counters;
   MountDiagnostics diagnostics;  // valid when mounted && daemon_alive

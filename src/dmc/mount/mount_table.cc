@@ -30,6 +30,26 @@ std::string unescape_mountinfo(const std::string& field) {
   return out;
 }
 
+namespace {
+
+// user_id=N among a FUSE mount's super options when allow_other is not; else 0 (also when
+// absent or malformed).
+uid_t private_owner(const std::string& super_options) {
+  std::istringstream options(super_options);
+  uid_t uid = 0;
+  for (std::string option; std::getline(options, option, ',');) {
+    if (option == "allow_other") return 0;
+    if (option.rfind("user_id=", 0) != 0) continue;
+    const char* begin = option.data() + 8;
+    const char* end = option.data() + option.size();
+    auto [ptr, ec] = std::from_chars(begin, end, uid);
+    if (ec != std::errc() || ptr != end) return 0;
+  }
+  return uid;
+}
+
+}  // namespace
+
 std::vector<MountEntry> parse_mountinfo(const std::string& text) {
   std::vector<MountEntry> entries;
   std::istringstream in(text);
@@ -49,6 +69,7 @@ std::vector<MountEntry> parse_mountinfo(const std::string& text) {
     }
     e.mount_point = unescape_mountinfo(f[4]);
     e.type = f[dash + 1];
+    if (e.type.rfind("fuse", 0) == 0 && dash + 3 < f.size()) e.owner = private_owner(f[dash + 3]);
     entries.push_back(std::move(e));
   }
   return entries;
@@ -132,6 +153,15 @@ std::string conditioned_mount_holding(const std::string& canonical_path) {
   return holder != nullptr && holder->type == kFuseType ? holder->mount_point : "";
 }
 
+uid_t conditioned_mount_owner(const std::string& mount_point) {
+  uid_t owner = 0;
+  // Later lines are mounted on top of earlier ones: the last match wins.
+  for (const MountEntry& e : read_mountinfo()) {
+    if (e.mount_point == mount_point) owner = e.type == kFuseType ? e.owner : 0;
+  }
+  return owner;
+}
+
 std::string filesystem_type_holding(const std::string& canonical_path) {
   const std::vector<MountEntry> entries = read_mountinfo();
   const MountEntry* holder = holding_mount(entries, canonical_path);
@@ -155,15 +185,21 @@ std::vector<std::string> conditioned_mount_points() {
   return points;
 }
 
-Result<std::string> canonical_directory_path(const std::string& path) {
-  if (path.empty()) return make_error("empty path");
+namespace {
+
+bool is_dead_mount_error(int err) {
+  return err == ENOTCONN || err == ECONNABORTED;
+}
+bool is_dead_or_closed_mount_error(int err) {
+  return is_dead_mount_error(err) || err == EACCES;
+}
+
+// `path` through its nearest ancestor that realpath resolves, the rest kept as written (lexically
+// normalized); `climb_past(errno)` says which errors of an ancestor to go on from. `err` is the
+// error `path` itself gave, for the message when nothing resolves.
+Result<std::string> resolve_through_ancestor(const std::string& path, int err,
+                                             bool (*climb_past)(int)) {
   char buf[PATH_MAX];
-  if (realpath(path.c_str(), buf) != nullptr) return std::string(buf);
-  const int err = errno;
-  // A dead FUSE daemon's mount answers ENOTCONN (ECONNABORTED while the connection is being
-  // torn down), for itself and everything below it: resolve the nearest ancestor that answers,
-  // keep the rest as written (lexically normalized: nothing below a dead mount resolves).
-  if (err != ENOTCONN && err != ECONNABORTED) return make_error(path + ": " + std::strerror(err));
   std::string head = std::filesystem::path(path).lexically_normal().string();
   std::vector<std::string> tail;  // components below `head`, innermost first
   for (;;) {
@@ -175,13 +211,31 @@ Result<std::string> canonical_directory_path(const std::string& path) {
     tail.push_back(name);
     head = slash == std::string::npos ? "." : slash == 0 ? "/" : head.substr(0, slash);
     if (realpath(head.c_str(), buf) != nullptr) break;
-    if (errno != ENOTCONN && errno != ECONNABORTED)
-      return make_error(path + ": " + std::strerror(errno));
+    if (!climb_past(errno)) return make_error(path + ": " + std::strerror(errno));
     if (head == "/" || head == ".") return make_error(path + ": " + std::strerror(err));
   }
   std::string out(buf);
   for (auto it = tail.rbegin(); it != tail.rend(); ++it) out += (out == "/" ? "" : "/") + *it;
   return out;
+}
+
+}  // namespace
+
+Result<std::string> canonical_directory_path(const std::string& path) {
+  if (path.empty()) return make_error("empty path");
+  char buf[PATH_MAX];
+  if (realpath(path.c_str(), buf) != nullptr) return std::string(buf);
+  const int err = errno;
+  // A dead FUSE daemon's mount answers ENOTCONN (ECONNABORTED while the connection is being
+  // torn down), for itself and everything below it: resolve the nearest ancestor that answers.
+  if (is_dead_mount_error(err)) return resolve_through_ancestor(path, err, is_dead_mount_error);
+  // An ordinary user's own mount answers EACCES to everyone else, root included (it has no
+  // allow_other): the same, when the path turns out to be on a conditioned mount.
+  if (err == EACCES) {
+    auto through = resolve_through_ancestor(path, err, is_dead_or_closed_mount_error);
+    if (through.ok() && !conditioned_mount_holding(*through).empty()) return through;
+  }
+  return make_error(path + ": " + std::strerror(err));
 }
 
 }  // namespace diskcond::mount

@@ -2,6 +2,8 @@
 // touching the path: a dead daemon's mount answers "Transport endpoint is not connected").
 #pragma once
 
+#include <sys/types.h>
+
 #include <string>
 #include <vector>
 
@@ -21,6 +23,10 @@ struct MountEntry {
   int parent = 0;           // parent's mount ID (the mount it is on; itself absent for the root)
   std::string mount_point;  // unescaped
   std::string type;         // "ext4", "fuse.diskcond", ...
+  // A FUSE mount's user_id= (who mounted it) when it lacks allow_other: an ordinary user's own
+  // mount, theirs alone. 0 for mounts open to everyone (root's, dmc run's in its namespace) and
+  // other types.
+  uid_t owner = 0;
 };
 
 // The lines of a mountinfo text, in order.
@@ -37,6 +43,10 @@ const MountEntry* holding_mount(const std::vector<MountEntry>& entries,
 // The mount point of the diskcond mount that holds `canonical_path` (the path itself or the
 // conditioned directory it is inside), or "" when the file system holding it is not one.
 std::string conditioned_mount_holding(const std::string& canonical_path);
+
+// Whose own the diskcond mount on `mount_point` is (MountEntry::owner): a user's uid for their
+// `dmc start` without root, 0 for root's and when there is none.
+uid_t conditioned_mount_owner(const std::string& mount_point);
 
 // The type of the file system holding `canonical_path` ("" if unknown).
 std::string filesystem_type_holding(const std::string& canonical_path);

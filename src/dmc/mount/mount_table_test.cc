@@ -24,6 +24,28 @@ TEST(MountTable, ParsesIdsMountPointsAndTypesUnescaped) {
   EXPECT_EQ(entries[1].type, "fuse.diskcond");
 }
 
+// Issue 17, item 2: a mount an ordinary user made through fusermount3 carries their user_id,
+// which says whose run directory holds its socket and who may change it.
+TEST(MountTable, AFuseMountsOwnerIsItsUserId) {
+  const std::string user =
+      "9 1 0:50 / /home/u/d rw,nosuid,nodev,relatime shared:5 - fuse.diskcond diskcond "
+      "rw,user_id=1000,group_id=1000,default_permissions\n";
+  const std::string root =
+      "10 1 0:51 / /srv/d rw,relatime shared:6 - fuse.diskcond diskcond "
+      "rw,user_id=0,group_id=0,default_permissions,allow_other\n";
+  const std::string odd = "11 1 0:52 / /x rw - fuse.diskcond diskcond rw,user_id=12x\n";
+  // dmc run by a user: mounted in their namespace with allow_other, open to all in it.
+  const std::string run =
+      "13 1 0:53 / /r rw - fuse.diskcond diskcond rw,user_id=1000,group_id=1000,allow_other\n";
+  auto entries = parse_mountinfo(user + root + odd + line(12, 1, "/y", "ext4") + run);
+  ASSERT_EQ(entries.size(), 5u);
+  EXPECT_EQ(entries[0].owner, 1000u);
+  EXPECT_EQ(entries[1].owner, 0u);
+  EXPECT_EQ(entries[2].owner, 0u);  // malformed: nobody's but root's
+  EXPECT_EQ(entries[3].owner, 0u);
+  EXPECT_EQ(entries[4].owner, 0u);
+}
+
 std::string holder_of(const std::vector<MountEntry>& entries, const std::string& path) {
   const MountEntry* e = holding_mount(entries, path);
   return e ? std::to_string(e->id) + " " + e->mount_point : "none";

@@ -80,7 +80,7 @@ bool kernel_at_least(const std::string& release, int major, int minor) {
   return have_major > major || (have_major == major && have_minor >= minor);
 }
 
-std::string private_mount_problem(const NamespaceSupport& s) {
+std::string fuse_device_problem(const NamespaceSupport& s) {
   if (s.fuse_device_errno == ENOENT || s.fuse_device_errno == ENODEV) {
     return "no /dev/fuse: load the fuse module (modprobe fuse); in a container, pass the device "
            "(--device /dev/fuse)";
@@ -93,6 +93,11 @@ std::string private_mount_problem(const NamespaceSupport& s) {
   if (s.fuse_device_errno != 0) {
     return std::string("cannot use /dev/fuse: ") + std::strerror(s.fuse_device_errno);
   }
+  return "";
+}
+
+std::string private_mount_problem(const NamespaceSupport& s) {
+  if (std::string device = fuse_device_problem(s); !device.empty()) return device;
   if (s.as_root) return "";
   if (s.max_user_namespaces == 0) {
     return "user namespaces are disabled (user.max_user_namespaces = 0): enable them "

@@ -32,8 +32,15 @@ std::string escape_mount_point(const std::string& path) {
   return posix::escape_path(path);
 }
 
-RunPaths run_paths_for(const std::string& canonical_path) {
-  return run_paths_in(run_directory(), canonical_path);
+std::string run_directory_of(uid_t owner) {
+  if (owner == 0) return run_directory();
+  const std::string id = std::to_string(owner);
+  const char* env = std::getenv("DISKCOND_RUN_DIR");
+  return env && *env ? std::string(env) + "/user-" + id : "/tmp/diskcond-" + id;
+}
+
+RunPaths run_paths_for(const std::string& canonical_path, uid_t owner) {
+  return run_paths_in(run_directory_of(owner), canonical_path);
 }
 
 RunPaths run_paths_in(const std::string& dir, const std::string& canonical_path) {
@@ -58,10 +65,23 @@ std::string private_run_base() {
   return "/tmp";
 }
 
-Status ensure_run_directory() {
-  const std::string dir = run_directory();
-  if (mkdir(dir.c_str(), 0755) < 0 && errno != EEXIST) {
+Status ensure_run_directory(uid_t owner) {
+  const std::string dir = run_directory_of(owner);
+  const mode_t mode = owner == 0 ? 0755 : 0711;
+  if (mkdir(dir.c_str(), mode) < 0 && errno != EEXIST) {
     return make_error("cannot create " + dir + ": " + std::strerror(errno));
+  }
+  if (owner == 0) return ok_status();
+  struct stat st {};
+  if (lstat(dir.c_str(), &st) < 0)
+    return make_error("cannot read " + dir + ": " + std::strerror(errno));
+  if (!S_ISDIR(st.st_mode) || st.st_uid != owner || (st.st_mode & 022) != 0) {
+    return make_error(dir + " is not a directory of uid " + std::to_string(owner) +
+                      " that only it may write (owner uid " + std::to_string(st.st_uid) +
+                      "); remove it and try again");
+  }
+  if ((st.st_mode & 0777) != mode && chmod(dir.c_str(), mode) < 0) {
+    return make_error("cannot chmod " + dir + ": " + std::strerror(errno));
   }
   return ok_status();
 }

@@ -1,5 +1,8 @@
 // Where a conditioned mount's daemon can be found: a unix control socket and a state file in
-// the run directory (/run/diskcond, or $DISKCOND_RUN_DIR), both named after the mount point.
+// its owner's run directory, both named after the mount point. Root's is /run/diskcond (or
+// $DISKCOND_RUN_DIR); an ordinary user's (`dmc start` without root) is /tmp/diskcond-<uid> (or
+// $DISKCOND_RUN_DIR/user-<uid>), which anyone can find from the mount's owner alone: mode 0711,
+// so others may connect to a socket they know the name of (for status) but not list it.
 //
 //   /run/diskcond/<name>.sock   control socket (mode 0666: anyone may ask for status)
 //   /run/diskcond/<name>.json   {"pid":..,"mount_point":"..","socket":".."}
@@ -24,9 +27,11 @@ struct RunPaths {
 };
 
 std::string run_directory();
+// The run directory of mounts started by `owner` (run_directory() for root).
+std::string run_directory_of(uid_t owner);
 std::string escape_mount_point(const std::string& canonical_path);
-// The paths in run_directory().
-RunPaths run_paths_for(const std::string& canonical_path);
+// The paths in run_directory_of(owner).
+RunPaths run_paths_for(const std::string& canonical_path, uid_t owner = 0);
 // The same names in another directory (a `dmc run` daemon's private one).
 RunPaths run_paths_in(const std::string& dir, const std::string& canonical_path);
 
@@ -41,8 +46,10 @@ struct DaemonState {
   std::string socket;
 };
 
-// Creates the run directory (0755) if needed.
-Status ensure_run_directory();
+// Creates run_directory_of(owner) if needed: root's 0755, a user's 0711. A user's that exists
+// must be a real directory (not a symlink) that `owner` owns and nobody else may write; else an
+// error says whose it is (someone may have made it first to catch the user's daemon).
+Status ensure_run_directory(uid_t owner = 0);
 // Written atomically (temporary file, fsync, rename: posix::replace_file).
 Status write_state(const std::string& path, const DaemonState& state);
 Result<DaemonState> read_state(const std::string& path);

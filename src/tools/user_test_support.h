@@ -1,0 +1,92 @@
+// What the tests that run dmc as an ordinary user share: an unused uid, the mount table and the
+// processes a test left behind, /dev/fuse opened to users for the test, dd's timings.
+#pragma once
+
+#include <grp.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tools/bad_input_harness.h"
+
+namespace diskcond::tools {
+
+inline constexpr uid_t kNobody = 65534;
+
+// A uid and gid (the same number) no user or group has here: an ordinary user made for the test
+// with nothing to clean up (the kernel needs no passwd entry), the first above `after`. Not nobody:
+// 65534 is the overflow id a user namespace shows for every unmapped owner, so nobody would seem to
+// own everything.
+inline uid_t unused_uid(uid_t after = 60999) {
+  for (uid_t uid = after + 1; uid < 62000; ++uid) {
+    if (::getpwuid(uid) == nullptr && ::getgrgid(uid) == nullptr) return uid;
+  }
+  return kNobody;
+}
+
+// The lines of /proc/self/mountinfo whose mount point is exactly `dir`.
+inline std::vector<std::string> mounts_on(const std::string& dir) {
+  std::vector<std::string> lines;
+  for (const std::string& line : mounts_under(dir)) {
+    std::istringstream fields(line);
+    std::string id, parent, dev, root, mount_point;
+    fields >> id >> parent >> dev >> root >> mount_point;
+    if (mount_point == dir) lines.push_back(line);
+  }
+  return lines;
+}
+
+// "<pid>" of processes whose command line mentions `word` (a test's own directory).
+inline std::vector<std::string> processes_mentioning(const std::string& word) {
+  std::vector<std::string> found;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string pid = entry.path().filename();
+    if (!std::all_of(pid.begin(), pid.end(), ::isdigit) || pid == std::to_string(::getpid()))
+      continue;
+    std::string cmdline = read_whole_file(entry.path().string() + "/cmdline");
+    std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+    if (cmdline.find(word) != std::string::npos) found.push_back(pid + ": " + cmdline);
+  }
+  return found;
+}
+
+// /dev/fuse with mode 0666 while alive (an ordinary user needs it; most distributions have it),
+// then the mode it had.
+class FuseDeviceOpen {
+ public:
+  FuseDeviceOpen() {
+    struct stat st {};
+    if (::stat("/dev/fuse", &st) != 0) return;
+    mode_ = st.st_mode & 07777;
+    changed_ = mode_ != 0666 && ::chmod("/dev/fuse", 0666) == 0;
+  }
+  ~FuseDeviceOpen() {
+    if (changed_) ::chmod("/dev/fuse", mode_);
+  }
+  FuseDeviceOpen(const FuseDeviceOpen&) = delete;
+  FuseDeviceOpen& operator=(const FuseDeviceOpen&) = delete;
+  mode_t original_mode() const { return mode_; }
+
+ private:
+  mode_t mode_ = 0;
+  bool changed_ = false;
+};
+
+// The seconds of every "... copied, <s> s, ..." line dd printed.
+inline std::vector<double> dd_seconds(const std::string& text) {
+  std::vector<double> seconds;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    const size_t at = line.find(" copied, ");
+    if (at != std::string::npos) seconds.push_back(std::stod(line.substr(at + 9)));
+  }
+  return seconds;
+}
+
+}  // namespace diskcond::tools
