@@ -13,9 +13,12 @@
 #include <string>
 #include <vector>
 
+#include "dmc/mount/mount_test_support.h"
 #include "tools/bad_input_harness.h"
 
 namespace diskcond::tools {
+
+using mount::testing::FuseDeviceOpen;
 
 inline constexpr uid_t kNobody = 65534;
 
@@ -55,28 +58,6 @@ inline std::vector<std::string> processes_mentioning(const std::string& word) {
   }
   return found;
 }
-
-// /dev/fuse with mode 0666 while alive (an ordinary user needs it; most distributions have it),
-// then the mode it had.
-class FuseDeviceOpen {
- public:
-  FuseDeviceOpen() {
-    struct stat st {};
-    if (::stat("/dev/fuse", &st) != 0) return;
-    mode_ = st.st_mode & 07777;
-    changed_ = mode_ != 0666 && ::chmod("/dev/fuse", 0666) == 0;
-  }
-  ~FuseDeviceOpen() {
-    if (changed_) ::chmod("/dev/fuse", mode_);
-  }
-  FuseDeviceOpen(const FuseDeviceOpen&) = delete;
-  FuseDeviceOpen& operator=(const FuseDeviceOpen&) = delete;
-  mode_t original_mode() const { return mode_; }
-
- private:
-  mode_t mode_ = 0;
-  bool changed_ = false;
-};
 
 // The seconds of every "... copied, <s> s, ..." line dd printed.
 inline std::vector<double> dd_seconds(const std::string& text) {

@@ -8,6 +8,7 @@
 
 #include <sys/stat.h>
 #include <sys/xattr.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -72,8 +73,42 @@ inline std::string path_state(const std::string& root, const std::string& rel, c
   return out.str();
 }
 
-// REQUIRES: root (the children switch to each actor). Steps run in order, one child each.
-inline std::vector<Record> run_script(const std::string& root, const std::vector<Step>& script) {
+// The watched paths' states after `step` (its exit code `code`), as `observer` sees them (root
+// when null; a user's own mount shows itself to no one else, root included).
+inline std::string watched_state(const std::string& root, const Step& step, int code,
+                                 const Actor* observer) {
+  auto states = [&] {
+    std::string text;
+    for (size_t i = 0; i < step.watch.size(); ++i) {
+      text += (i ? "; " : "") + path_state(root, step.watch[i], i == 0 ? step.xattr : nullptr,
+                                           i == 0 && step.mtime && code == 0);
+    }
+    return text;
+  };
+  if (observer == nullptr) return states();
+  int pipe_fds[2];
+  if (pipe(pipe_fds) != 0) return "pipe failed";
+  run_as(
+      observer->uid, observer->gid,
+      [&] {
+        const std::string text = states();
+        return write(pipe_fds[1], text.data(), text.size()) == static_cast<ssize_t>(text.size())
+                   ? 0
+                   : 1;
+      },
+      observer->groups);
+  close(pipe_fds[1]);
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; (n = read(pipe_fds[0], buf, sizeof buf)) > 0;) text.append(buf, n);
+  close(pipe_fds[0]);
+  return text;
+}
+
+// REQUIRES: root (the children switch to each actor). Steps run in order, one child each; the
+// states are recorded as `observer` sees them (root when null).
+inline std::vector<Record> run_script(const std::string& root, const std::vector<Step>& script,
+                                      const Actor* observer = nullptr) {
   std::vector<Record> records;
   for (const Step& step : script) {
     const int code = run_as(
@@ -86,10 +121,7 @@ inline std::vector<Record> run_script(const std::string& root, const std::vector
         step.actor->groups);
     Record r{std::string(step.actor->name) + " " + step.name, errno_text(code), ""};
     if (code == 254 || code == 255) r.outcome = "child failed (" + std::to_string(code) + ")";
-    for (size_t i = 0; i < step.watch.size(); ++i) {
-      r.state += (i ? "; " : "") + path_state(root, step.watch[i], i == 0 ? step.xattr : nullptr,
-                                              i == 0 && step.mtime && code == 0);
-    }
+    r.state = watched_state(root, step, code, observer);
     records.push_back(r);
   }
   return records;

@@ -3,7 +3,9 @@
 // step's outcome (errno) and resulting owner/group/mode must be the same. Covers a sticky
 // directory, a setgid directory, umask 077, files 0700..0600, directories with each class's read
 // and search bits alone (open, list, reach an entry), create/open/chmod/chown/truncate/
-// unlink/rename/mkdir/rmdir/link/symlink/utimensat/setxattr. Numeric ids, no /etc/passwd entry.
+// unlink/rename/mkdir/rmdir/link/symlink/utimensat/setxattr. Numeric ids, no /etc/passwd entry
+// but the owner's, who is nobody: fusermount3 mounts only for users it can name, and the owner
+// also starts a mount of their own (dmc start without root).
 #include <dirent.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
@@ -11,12 +13,13 @@
 #include <filesystem>
 #include <fstream>
 
+#include "dmc/mount/fusermount.h"
 #include "dmc/mount/mount_matrix_support.h"
 
 namespace diskcond::mount::testing {
 namespace {
 
-constexpr uid_t kOwner = 61001, kMember = 61003, kOther = 61002;
+constexpr uid_t kOwner = 65534, kMember = 61003, kOther = 61002;
 constexpr gid_t kShared = 62001;   // the owner and the member are in it, the other is not
 constexpr gid_t kForeign = 62002;  // nobody is in it
 
@@ -443,6 +446,37 @@ TEST_F(MountMatrix, NoCacheMountAnswersLikeThePlainDirectory) {
   const std::vector<Record> plain = run_script(plain_, steps);
   start(ssd_profile(0), CacheMode::kNoCache);
   EXPECT_EQ(diff_records(plain, run_script(dir_, steps)), "");
+}
+
+// Issue 17, item 4: a user's own mount (dmc start without root: the daemon runs as the user, and
+// fusermount3 mounts it without allow_other, so only they may enter) answers the owner's steps of
+// the script like the plain directory: the daemon gives the user nothing their own rights do not.
+// The states are recorded as the owner sees them, on both sides (root may not look inside).
+TEST_F(MountMatrix, AUsersOwnMountAnswersTheirStepsLikeThePlainDirectory) {
+  if (fusermount_path().empty()) GTEST_SKIP() << "no fusermount3";
+  std::vector<Step> steps;  // the owner's steps: nobody else may enter a user's own mount
+  for (Step& step : script()) {
+    if (step.actor == &kOwnerActor) steps.push_back(std::move(step));
+  }
+  for (const std::string& root : {plain_, dir_}) ASSERT_EQ(chown(root.c_str(), kOwner, kOwner), 0);
+  const std::vector<Record> plain = run_script(plain_, steps, &kOwnerActor);
+  FuseDeviceOpen device;  // 0666, as most distributions have it: the user's libfuse opens it
+  const int started = run_as(
+      kOwner, kOwner,
+      [this] {
+        auto s = make_fuse_mount_control()->start(dir_, MountSettings{ssd_profile(0)});
+        if (!s.ok()) std::fprintf(stderr, "start as the owner: %s\n", s.error().c_str());
+        return s.ok() ? 0 : 1;
+      },
+      kOwnerActor.groups);
+  ASSERT_EQ(started, 0);
+  ASSERT_EQ(conditioned_mount_owner(dir_), kOwner);
+  const std::vector<Record> mounted = run_script(dir_, steps, &kOwnerActor);
+  int denied = 0;
+  for (const Record& r : plain) denied += r.outcome != "ok";
+  EXPECT_GT(denied, 5);  // the owner is refused too: others' files, root's sticky directory
+  EXPECT_LT(denied, static_cast<int>(plain.size()) - 20);
+  EXPECT_EQ(diff_records(plain, mounted), "");
 }
 
 // Writes a POSIX access ACL granting `uid` read on top of mode 0600 (the xattr that setfacl

@@ -7,6 +7,7 @@
 #include <grp.h>
 #include <gtest/gtest.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -56,6 +57,28 @@ inline int run_as(uid_t uid, gid_t gid, const std::function<int()>& body,
   waitpid(pid, &status, 0);
   return WIFEXITED(status) ? WEXITSTATUS(status) : 255;
 }
+
+// /dev/fuse with mode 0666 while alive (an ordinary user needs it; most distributions have it),
+// then the mode it had.
+class FuseDeviceOpen {
+ public:
+  FuseDeviceOpen() {
+    struct stat st {};
+    if (::stat("/dev/fuse", &st) != 0) return;
+    mode_ = st.st_mode & 07777;
+    changed_ = mode_ != 0666 && ::chmod("/dev/fuse", 0666) == 0;
+  }
+  ~FuseDeviceOpen() {
+    if (changed_) ::chmod("/dev/fuse", mode_);
+  }
+  FuseDeviceOpen(const FuseDeviceOpen&) = delete;
+  FuseDeviceOpen& operator=(const FuseDeviceOpen&) = delete;
+  mode_t original_mode() const { return mode_; }
+
+ private:
+  mode_t mode_ = 0;
+  bool changed_ = false;
+};
 
 // Pressure stall information (Linux PSI, /proc/pressure/<resource>): the share of a stretch of
 // time during which some task waited for the resource. A timing test measures its workload inside
