@@ -156,7 +156,8 @@ int64_t DiskModel::submit(const Command& c) {
     uint64_t remaining = c.length;
     do {
       uint64_t piece = max_piece == 0 ? remaining : std::min(remaining, max_piece);
-      completion = std::max(completion, submit_piece(c.op, offset, piece, arrival));
+      completion = std::max(completion,
+                            submit_piece(c.op, offset, piece, std::max(arrival, c.not_before_ns)));
       offset += piece;
       remaining -= piece;
     } while (remaining > 0);

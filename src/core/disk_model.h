@@ -40,6 +40,10 @@ struct Command {
   uint64_t offset = 0;  // in the device address space, bytes
   uint64_t length = 0;  // bytes; ignored for kFlush
   int64_t arrival_ns = 0;
+  // A command its issuer sends only once earlier ones are done (a journal's commit block after
+  // its journal blocks are durable): it takes its place in the order at arrival_ns but starts
+  // no earlier than this. 0: no such wait.
+  int64_t not_before_ns = 0;
 };
 
 struct ModelCounters {

@@ -25,9 +25,11 @@
 //    ranges merged into one command.
 //  - Journal: metadata changes (and the inode change of a write) join the running transaction
 //    and are acknowledged at once. The transaction commits `commit_interval_ns` after its first
-//    entry (ext4's commit=5), or at an fsync of a file it holds: one sequential write of a
-//    descriptor block, one block per distinct home block and a commit block at the journal's
-//    head, then a device flush. After a commit its home blocks are dirty (the checkpoint), and
+//    entry (ext4's commit=5), or at an fsync of a file it holds, as jbd2 does with barriers: one
+//    sequential write of a descriptor block and one block per distinct home block at the
+//    journal's head, a device flush, then the commit block after them and a second flush (its
+//    FUA, a flush on disks without FUA): two round trips. After a commit its home blocks are
+//    dirty (the checkpoint), and
 //    the writeback above writes them to their home addresses like any dirty data.
 //  - fsync(file): that file's dirty data (address order), the commit of the running transaction
 //    if it holds the file, then a flush. fdatasync (`datasync`) skips the commit when the

@@ -150,6 +150,29 @@ TEST(Writeback, FsyncWritesItsFileCommitsTheSharedJournalAndFlushes) {
   EXPECT_EQ(f.wb.counters().commits, 1u);
 }
 
+// Issue 12: an fsync on an SSD paid one access time for data, journal and commit block together
+// (all in flight at once), where ext4 pays two: the commit block goes out only once the data and
+// the journal's blocks are durable (REQ_PREFLUSH), then a flush makes it durable (REQ_FUA).
+TEST(Writeback, TheCommitBlockWaitsForTheDataAndTheJournalToBeDurable) {
+  Profile ssd = one_byte_per_ns();
+  ssd.access_time_ns = 1000;
+  ssd.queue_depth = 32;
+  Fixture f(small_limits(kMiB, 2 * kMiB), ssd);
+  f.wb.write(1, 0, kBlock, kInodes, 0);
+  // At 100: the data block (access 100 .. 1100, transfer .. 5196) and the descriptor + inode
+  // block in parallel (access .. 1100, transfer after the data's: 5196 .. 13388); the flush at
+  // 13388; the commit block (access 13388 .. 14388, transfer .. 18484); the flush.
+  EXPECT_EQ(f.wb.fsync(1, 100), 18484);
+  EXPECT_EQ(f.device_writes(), 3u);
+  EXPECT_EQ(f.model.counters().commands[int(Op::kFlush)], 2u);
+  // A read arriving while the journal is still going out is not held back by the commit block
+  // that follows it: it takes its place in the order at its own arrival.
+  Fixture g(small_limits(kMiB, 2 * kMiB), ssd);
+  g.wb.write(1, 0, kBlock, kInodes, 0);
+  g.wb.fsync(1, 100);
+  EXPECT_EQ(g.wb.submit(Command{Op::kRead, kGiB, 4096, 200}), 18484 + 4096);
+}
+
 TEST(Writeback, FdatasyncSkipsTheCommitWhenOnlyTimestampsChanged) {
   Fixture f(small_limits(kMiB, 2 * kMiB));
   f.wb.write(1, 0, kBlock, kInodes, 0, /*resizes=*/false);  // an overwrite: mtime only
@@ -182,11 +205,11 @@ TEST(Writeback, JournalCommitsFiveSecondsAfterItsFirstEntry) {
   EXPECT_EQ(f.wb.journal(9, kInodes, 3 * kS), 3 * kS);  // same block as the first: counted once
   f.wb.advance(6 * kS - 1);
   EXPECT_EQ(f.device_writes(), 0u);
-  // At 6 s: descriptor + 2 blocks + commit block, sequential at the journal; a read arriving then
-  // waits behind it.
+  // At 6 s: descriptor + 2 blocks, a flush, the commit block after them at the journal, a flush;
+  // a read arriving then waits behind them.
   EXPECT_EQ(f.wb.submit(Command{Op::kRead, 0, 4096, 6 * kS}), 6 * kS + 4 * 4096 + 4096);
   EXPECT_EQ(f.wb.counters().commits, 1u);
-  EXPECT_EQ(f.model.counters().commands[int(Op::kFlush)], 1u);
+  EXPECT_EQ(f.model.counters().commands[int(Op::kFlush)], 2u);
   // A new transaction starts with the next entry and commits 5 s after it.
   f.wb.journal(7, kInodes, 7 * kS);
   f.wb.advance(12 * kS - 1);
@@ -213,8 +236,9 @@ TEST(Writeback, WritebackMergesAdjacentRangesOfDifferentFiles) {
   f.wb.write(2, kBlock, kBlock, kInodes, 0);
   f.wb.write(1, 3 * kBlock, kBlock, kInodes, 0);
   f.wb.sync_all(10);
-  // Data: [0, 8192) in one command and [12288, 16384); the journal; the checkpoint.
-  EXPECT_EQ(f.device_writes(), 4u);
+  // Data: [0, 8192) in one command and [12288, 16384); the journal's blocks and its commit
+  // block; the checkpoint.
+  EXPECT_EQ(f.device_writes(), 5u);
   EXPECT_EQ(f.wb.counters().dirty_bytes, 0u);
 }
 
