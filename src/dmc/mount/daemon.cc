@@ -331,6 +331,9 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
     fuse_session_destroy(se);
     return 1;
   }
+  // DISKCOND_KILLPRIV_V2=off: the kernel's own getxattr before each write, for comparison.
+  const char* killpriv = std::getenv("DISKCOND_KILLPRIV_V2");
+  if (killpriv == nullptr || std::string_view(killpriv) != "off") KillprivV2::install(se);
 
   ControlServer control;
   TransitProbe probe(config.mount_point, fs.probe_stamp, conditioner.transit_bound(), clock);

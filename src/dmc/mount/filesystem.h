@@ -18,6 +18,7 @@
 #include "dmc/mount/buffer_pool.h"
 #include "dmc/mount/conditioner.h"
 #include "dmc/mount/inode_table.h"
+#include "dmc/mount/killpriv_v2.h"
 #include "dmc/mount/mount_control.h"
 #include "dmc/mount/space_quota.h"
 #include "dmc/mount/transit_probe.h"
@@ -53,7 +54,8 @@ struct Filesystem {
   ProbeStamp probe_stamp;        // the daemon's transit probe's own getattr requests
   double entry_timeout_s = 1.0;
   double attr_timeout_s = 1.0;
-  int ready_fd = -1;  // the daemon's readiness pipe; init writes "ok <pid>" to it and closes it
+  int ready_fd = -1;    // the daemon's readiness pipe; init writes "ok <pid>" to it and closes it
+  KillprivV2 killpriv;  // the session's /dev/fuse I/O (killpriv_v2.h)
 
  private:
   static LayoutParams with_capacity(LayoutParams p, uint64_t capacity) {

@@ -150,6 +150,25 @@ bool is_privilege_kill(int inode_fd, const struct stat& attr, int to_set) {
   return (now.st_mode & kill) != 0 && (attr.st_mode & 07777) == (now.st_mode & 07777 & ~kill);
 }
 
+// With FUSE_HANDLE_KILLPRIV_V2 (killpriv_v2.h) the same kill comes as the kernel's
+// FATTR_KILL_SUIDGID with no mode at all, which libfuse 3.14 drops: a setattr of nothing (a
+// chown(-1, -1) still carries its ctime). The file system is to clear setuid, and setgid when
+// the group may execute (the kernel's rule), itself. The kernel has already decided that the
+// caller must lose them, and clearing them never grants a right, so it is done with the daemon's
+// own rights too. Returns the mode to set, or -1 when the request is not such a kill (or there
+// is nothing to clear).
+mode_t killpriv_v2_mode(const Filesystem& fs, int inode_fd, int to_set) {
+  if (to_set != 0 || !fs.killpriv.enabled()) return static_cast<mode_t>(-1);
+  struct stat now;
+  if (fstatat(inode_fd, "", &now, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0 ||
+      !S_ISREG(now.st_mode)) {
+    return static_cast<mode_t>(-1);
+  }
+  mode_t mode = now.st_mode & 07777 & ~S_ISUID;
+  if ((mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP)) mode &= ~S_ISGID;
+  return mode == (now.st_mode & 07777) ? static_cast<mode_t>(-1) : mode;
+}
+
 void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set, fuse_file_info* fi) {
   Filesystem& fs = fs_of(req);
   Inode& inode = fs.inodes.get(ino);
@@ -165,6 +184,11 @@ void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set, f
     // reply below
   } else if (is_privilege_kill(fd.get(), *attr, to_set)) {
     r = apply_setattr(inode, fd.get(), *attr, to_set, fi, fs.quota);  // as root, like ATTR_FORCE
+  } else if (const mode_t killed = killpriv_v2_mode(fs, fd.get(), to_set);
+             killed != static_cast<mode_t>(-1)) {
+    struct stat mode_only = *attr;
+    mode_only.st_mode = killed;
+    r = apply_setattr(inode, fd.get(), mode_only, FUSE_SET_ATTR_MODE, fi, fs.quota);  // as above
   } else {
     CallerCredentials creds(req);
     r = creds.error() ? creds.error() : apply_setattr(inode, fd.get(), *attr, to_set, fi, fs.quota);
