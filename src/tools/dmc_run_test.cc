@@ -166,7 +166,7 @@ class DmcRun : public ::testing::Test {
 
   // 4 KiB O_DIRECT reads of a file in dir_ at offsets far apart, backwards (never sequential),
   // timed by dd: inside `dmc run` on profile 0, each pays at least the HDD model's floor for a
-  // non-sequential access (a third of the access time: hdd_seek_ns); outside, each is faster.
+  // non-sequential access (a third of the access time: hdd_seek_ns); outside, most are faster.
   void check_slow_inside_and_fast_outside(std::optional<uid_t> uid) {
     const std::string file = dir_ + "/data";
     {
@@ -192,7 +192,11 @@ class DmcRun : public ::testing::Test {
     ASSERT_EQ(outside.code, 0) << outside.out;
     const std::vector<double> fast = dd_seconds(outside.out);
     ASSERT_EQ(fast.size(), 5u) << outside.out;
-    for (double s : fast) EXPECT_LT(s, floor_s) << outside.out;
+    // The host's own disk is shared: one read may wait behind another program's I/O, so the
+    // median says whether the outside view is unconditioned.
+    std::vector<double> sorted = fast;
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_LT(sorted[sorted.size() / 2], floor_s) << outside.out;
     std::cout << "[ timing ] 4 KiB O_DIRECT reads inside (profile 0, floor " << floor_s * 1e3
               << " ms):";
     for (double s : slow) std::cout << " " << s * 1e3;
