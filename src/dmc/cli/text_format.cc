@@ -47,8 +47,13 @@ std::string counter_lines(const mount::MountCounters& c) {
       c.files_hashed > 0 ? " hashed (the backing file system has no FIEMAP)" : " hashed");
   out += fmt::format(" Metadata reads: {}\n",
                      count(c.metadata_reads, "inode-table read", "inode-table reads"));
-  out += fmt::format(" Error rules: {} live, {} injected (dmc fault list)\n", c.fault_rules,
+  out += fmt::format(" Fault rules: {} live, {} injected (dmc fault list)\n", c.fault_rules,
                      count(c.faults_injected, "fault", "faults"));
+  if (c.stall_active != 0 || c.stalled_ns != 0) {
+    out += fmt::format(" Stalls: {}, {:.3f} s stalled since start\n",
+                       c.stall_active != 0 ? "STALLED now" : "none now",
+                       static_cast<double>(c.stalled_ns) / 1e9);
+  }
   return out;
 }
 

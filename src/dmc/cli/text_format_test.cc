@@ -150,7 +150,7 @@ TEST(DmcTextFormat, StatusOnShowsFieldsThenLiveCounters) {
             " Placement: 7 files from the backing file's extents (FIEMAP), 1 file linear "
             "(O_DIRECT), 0 files hashed\n"
             " Metadata reads: 2 inode-table reads\n"
-            " Error rules: 0 live, 0 faults injected (dmc fault list)\n");
+            " Fault rules: 0 live, 0 faults injected (dmc fault list)\n");
 }
 
 // Issue 13, item 8: one command is singular, in every counter.

@@ -50,7 +50,12 @@ class Conditioner {
   Conditioner(const Profile& profile, uint64_t capacity, const Clock& clock, ReplyTimer& scheduler,
               const WritebackParams& writeback = {});
 
+  // The model's clock: the device's (mount/device_clock.h), which stalls stop.
   int64_t now() const { return clock_.now_ns(); }
+  // CLOCK_MONOTONIC: for what is not the device's (fault rules' windows and log, `dmc sync`'s
+  // reply), and when the device clock reads `device_ns` (kNeverNs while a stall holds it).
+  int64_t wall_now() const { return clock_.wall_now_ns(); }
+  int64_t wall_when(int64_t device_ns) const { return clock_.wall_ns_when(device_ns); }
 
   // ---- 1. Begin: the request arrives now.
   // A data request (op kRead or kWrite, `length` bytes asked) or a flush/fsync (op kFlush,
