@@ -7,7 +7,9 @@
 //      the ticket's arrival, so the model sees commands in the order the kernel delivered them;
 //   3. does the backing I/O;
 //   4. finish()es the ticket with its reply, which is handed at max(model completion - lead,
-//      backing I/O done) to the ReplyTimer (the ReplyScheduler): a worker never sleeps. For data
+//      backing I/O done) to the ReplyTimer (the ReplyScheduler): a worker never sleeps. Times are
+//      device times (mount/device_clock.h: stalls stop the clock); a reply that waited for a device
+//      command or an fsync is due at least 1 ns after its arrival, so a stall holds it. For data
 //      (reads and writes) the lead is a lower bound of the FUSE round trip (TransitBound, from
 //      the daemon's own probes), so a queue-depth-1 caller sees the model's time plus at most the
 //      rest of its round trip, and never less; for everything else it is 0.
