@@ -103,6 +103,10 @@ std::string profile_field_lines(const Profile& p) {
                        format_duration(static_cast<double>(p.spinup_idle_ns)));
   }
   if (p.capacity_bytes > 0) out += fmt::format(" Capacity: {}\n", format_size(p.capacity_bytes));
+  if (!p.latency_table.empty()) {
+    out += fmt::format(" Latency table: {} (quantile:multiplier, mean kept; seed {})\n",
+                       p.latency_table, p.latency_seed);
+  }
   if (p.latency_tail_milli > 1000) {
     out += fmt::format(" Latency tail: p99 {:g}x the median, mean kept (seed {})\n",
                        p.latency_tail_milli / 1000.0, p.latency_seed);
