@@ -242,5 +242,36 @@ TEST_F(DmcCliFault, StartReadsTheFaultsFileAndRefusesABadOne) {
   EXPECT_FALSE(store().load(third)->has_value());
 }
 
+TEST_F(DmcCliFault, StartReadsATomlFaultsFileAndPrintsTheSeedsItPicked) {
+  const std::string file = root_ + "/faults.toml";
+  std::ofstream(file) << "[[rule]]\n"
+                         "path = \"*.db\"\n"
+                         "ops = \"read\"\n"
+                         "corrupt = true\n"
+                         "\n"
+                         "[[rule]]\n"
+                         "stall = \"100ms-2s\"\n"
+                         "period = \"30s\"\n"
+                         "p = 0.5\n"
+                         "seed = 4\n";
+  EXPECT_EQ(run({"start", other_mount_, "0", "-faults", file}), 0) << err();
+  EXPECT_EQ(out().rfind("fault rule 1: path=*.db ops=read corrupt seed=", 0), 0u) << out();
+  EXPECT_NE(out().find("\nfault rule 2: stall=100ms-2s period=30s p=0.5 seed=4\n"),
+            std::string::npos)
+      << out();
+  ASSERT_EQ(fake_.mounts[other_mount_].settings.faults.size(), 2u);
+  EXPECT_TRUE(fake_.mounts[other_mount_].settings.faults[0].has_seed);
+
+  const std::string third = root_ + "/third";
+  std::filesystem::create_directories(third);
+  std::ofstream(file) << "[[rule]]\nstall = \"1s\"\nops = \"read\"\n";
+  const size_t calls = fake_.changing_calls().size();
+  EXPECT_EQ(run({"start", third, "0", "-faults", file}), 2);
+  EXPECT_EQ(err(),
+            "dmc: " + file +
+                ":1: ops does not go with stall= (it takes stall=, at=, period=, p=, seed)\n");
+  EXPECT_EQ(fake_.changing_calls().size(), calls);
+}
+
 }  // namespace
 }  // namespace diskcond::dmc

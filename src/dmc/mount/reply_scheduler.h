@@ -18,7 +18,8 @@
 // Every reply's lateness (the time it started to be sent minus its due time) goes into a
 // LatenessHistogram, for status.
 //
-// Locking: mu_ is a leaf lock; replies run with no lock held.
+// Locking: mu_ is held while the thread reads the clock, which takes the fault rules' mutex while
+// a stall rule is live (DeviceClock; that mutex is a leaf); replies run with no lock held.
 #pragma once
 
 #include <condition_variable>
