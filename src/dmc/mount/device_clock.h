@@ -5,6 +5,11 @@
 // reply due after its start later, and one that lasts until released holds them until
 // `dmc fault release`. A FUSE worker still never waits.
 //
+// A read racing with the addition of a stall that starts at once may still take the fast path and
+// return a device time up to that race's length later than the stall's start; the model treats
+// the next, earlier arrival as arriving with it (DiskModel::submit), so time never runs backwards
+// inside the model.
+//
 // Cost without a stall rule: one relaxed load of the rules' fixed lag (0 until a stall has
 // happened) and one of the attached rules, on top of the wall clock's read. With one, the rules'
 // mutex.
