@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""check.py CLAT_LOG TAIL SEED SERVICE_NS: compares fio's completion latencies (a --write_lat_log
+"""check.py CLAT_LOG TAIL|TABLE SEED SERVICE_NS (TABLE: a latency_table, "0.5:0.9,0.99:3,1:8"): compares fio's completion latencies (a --write_lat_log
 clat log of a queue-depth-1 run, ns) with the latency tail's model (core/disk_model.h): each I/O
 should take SERVICE_NS times the factor of its piece, plus the mount's own small overhead and
 never less. Prints the per-I/O excess, the Kolmogorov-Smirnov distance between the measured and
@@ -21,7 +21,25 @@ def factor(tail,seed,i):
     u1=unit(mix64(key)); u2=unit(mix64(key^0xD1B54A32D192ED03))
     z=math.sqrt(-2*math.log(u1))*math.cos(2*math.pi*u2)
     return math.exp(s*z-s*s/2)
-log, tail, seed, base_ns = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+def parse_table(text):
+    pts=[tuple(float(v) for v in p.split(':')) for p in text.split(',')]
+    mean=pts[0][0]*pts[0][1]+sum((b[0]-a[0])*(a[1]+b[1])/2 for a,b in zip(pts,pts[1:]))
+    return [(q,m/mean) for q,m in pts]
+def table_factor(pts,seed,i):
+    # core/latency_table.h: the quantile function at a uniform draw from (seed, index).
+    key=((seed<<32)^mix64(i^0x5851F42D4C957F2D))&M
+    u=(mix64(key)>>11)*2.0**-53
+    if u<=pts[0][0]: return pts[0][1]
+    for (qa,ma),(qb,mb) in zip(pts,pts[1:]):
+        if u<=qb: return ma+(mb-ma)*(u-qa)/(qb-qa)
+    return pts[-1][1]
+log, shape, seed, base_ns = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+if ':' in shape:  # a latency table (quantile:multiplier,...)
+    table=parse_table(shape)
+    factor=lambda _tail,seed,i: table_factor(table,seed,i)
+    tail=None
+else:
+    tail=float(shape)
 meas=[int(l.split(',')[1]) for l in open(log)]
 # The model's piece numbers of fio's reads start after whatever the mount served before (fio's
 # layout reads): take the offset that lines the sequences up best.

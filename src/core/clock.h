@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include <cstdint>
+#include <limits>
 
 namespace diskcond {
 
@@ -14,11 +15,20 @@ inline int64_t monotonic_now_ns() {
   return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
+// "Never": a time no clock reaches (a device clock held by a stall that lasts until released).
+constexpr int64_t kNeverNs = std::numeric_limits<int64_t>::max();
+
 class Clock {
  public:
   virtual ~Clock() = default;
   // Nanoseconds on a monotonic clock. Thread-safe.
   virtual int64_t now_ns() const = 0;
+  // A clock may stand still for a while: the mount's device clock does while its device stalls
+  // (mount/device_clock.h). The wall (CLOCK_MONOTONIC) time now, and the wall time at which
+  // now_ns() will read `ns` (kNeverNs while a stall of unknown length holds it; at or before now
+  // when it already has). For every other clock both are the clock itself.
+  virtual int64_t wall_now_ns() const { return now_ns(); }
+  virtual int64_t wall_ns_when(int64_t ns) const { return ns; }
 };
 
 // CLOCK_MONOTONIC: the clock FUSE replies and rawio timestamps use.

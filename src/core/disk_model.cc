@@ -52,6 +52,13 @@ double unit_open(uint64_t bits) {
   return static_cast<double>((bits >> 11) + 1) * 0x1.0p-53;
 }
 
+// REQUIRES: validate(profile) is ok (the table parses).
+LatencyTable parsed_table(const Profile& profile) {
+  if (profile.latency_table.empty()) return {};
+  auto table = parse_latency_table(profile.latency_table);
+  return table.ok() ? *table : LatencyTable{};
+}
+
 int64_t scaled_ns(int64_t ns, double factor) {
   return factor == 1.0 ? ns : static_cast<int64_t>(std::llround(static_cast<double>(ns) * factor));
 }
@@ -71,6 +78,7 @@ double latency_factor(uint32_t tail_milli, uint32_t seed, uint64_t index) {
 
 DiskModel::DiskModel(const Profile& profile, uint64_t capacity_bytes)
     : profile_(profile),
+      latency_table_(parsed_table(profile)),
       capacity_(std::max<uint64_t>(capacity_bytes, 1)),
       last_arrival_ns_(kLongAgo),
       channel_free_ns_(kLongAgo),
@@ -103,7 +111,9 @@ int64_t DiskModel::submit_piece(Op op, uint64_t offset, uint64_t length, int64_t
   const uint64_t rate =
       op == Op::kRead ? profile_.read_bytes_per_sec : profile_.write_bytes_per_sec;
   const double factor =
-      latency_factor(profile_.latency_tail_milli, profile_.latency_seed, counters_.pieces);
+      latency_table_.empty()
+          ? latency_factor(profile_.latency_tail_milli, profile_.latency_seed, counters_.pieces)
+          : latency_table_factor(latency_table_, profile_.latency_seed, counters_.pieces);
   int64_t start = take_slot(arrival);
   int64_t done;
   if (profile_.type == DiskType::kSSD) {
@@ -174,6 +184,7 @@ void DiskModel::set_profile(const Profile& profile) {
   std::lock_guard lock(mu_);
   if (profile.queue_depth != profile_.queue_depth) resize_slots(profile.queue_depth);
   profile_ = profile;
+  latency_table_ = parsed_table(profile);
 }
 
 Profile DiskModel::profile() const {

@@ -17,7 +17,9 @@
 //    next piece first waits spinup_ns (when both are non-zero).
 //  - With a latency tail (Profile::latency_tail_milli), each piece's service time (SSD: its
 //    access and its transfer; HDD: its seek and transfer, not a spin-up) is multiplied by
-//    latency_factor(), lognormal with mean 1: the same mean, uneven pieces.
+//    latency_factor(), lognormal with mean 1: the same mean, uneven pieces. With a latency table
+//    (Profile::latency_table) the factor is latency_table_factor() instead: the table's
+//    distribution, normalized to mean 1.
 //  - A flush completes when every write submitted before it has completed (and not before it
 //    arrived); it occupies no slot and moves no data.
 //  - set_profile() applies to commands submitted afterwards; commands already submitted keep the
@@ -29,6 +31,7 @@
 #include <mutex>
 #include <vector>
 
+#include "core/latency_table.h"
 #include "core/profile.h"
 
 namespace diskcond {
@@ -103,6 +106,7 @@ class DiskModel {
 
   mutable std::mutex mu_;
   Profile profile_;
+  LatencyTable latency_table_;  // profile_.latency_table, parsed
   const uint64_t capacity_;
   std::vector<int64_t> slots_;  // min-heap of the times each service slot becomes free
   int64_t last_arrival_ns_;

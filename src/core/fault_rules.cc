@@ -1,289 +1,16 @@
+// The live fault rules of a mount (fault_rules.h): deciding, counting, logging; stalls.
 #include "core/fault_rules.h"
 
-#include <fmt/format.h>
 #include <fnmatch.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <charconv>
-#include <map>
+#include <cstring>
+#include <optional>
 
-#include "core/units.h"
+#include "core/bad_sectors.h"
+#include "core/stall_timeline.h"
 
 namespace diskcond {
-namespace {
-
-constexpr std::string_view kOpNames[kFaultOpCount] = {
-    "read", "write", "fsync", "open", "create", "unlink", "rename", "mkdir", "rmdir", "setattr"};
-constexpr uint32_t kAllOps = (uint32_t{1} << kFaultOpCount) - 1;
-constexpr uint32_t kDataOps = fault_op_bit(FaultOp::kRead) | fault_op_bit(FaultOp::kWrite);
-
-constexpr FaultErrorName kErrors[] = {
-    {"EIO", EIO},
-    {"ENOSPC", ENOSPC},
-    {"EROFS", EROFS},
-    {"EDQUOT", EDQUOT},
-    {"EACCES", EACCES},
-    {"EPERM", EPERM},
-    {"ENOENT", ENOENT},
-    {"EEXIST", EEXIST},
-    {"ENOTEMPTY", ENOTEMPTY},
-    {"EBUSY", EBUSY},
-    {"EAGAIN", EAGAIN},
-    {"EINTR", EINTR},
-    {"EFBIG", EFBIG},
-    {"ENOMEM", ENOMEM},
-    {"ENXIO", ENXIO},
-    {"ENODEV", ENODEV},
-    {"ETIMEDOUT", ETIMEDOUT},
-    {"EINVAL", EINVAL},
-    {"EMFILE", EMFILE},
-    {"ENAMETOOLONG", ENAMETOOLONG},
-    {"ESTALE", ESTALE},
-    {"EOVERFLOW", EOVERFLOW},
-};
-
-constexpr std::string_view kKeys = "path, ops, range, error, short, every, after, p, seed, window";
-
-Result<uint32_t> parse_ops(std::string_view text) {
-  uint32_t ops = 0;
-  while (!text.empty()) {
-    const size_t comma = text.find(',');
-    const std::string_view name = text.substr(0, comma);
-    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
-    if (name == "all") {
-      ops |= kAllOps;
-      continue;
-    }
-    auto it = std::find(std::begin(kOpNames), std::end(kOpNames), name);
-    if (it == std::end(kOpNames)) {
-      return make_error(fmt::format(
-          "unknown operation '{}' (read, write, fsync, open, create, unlink, rename, mkdir, "
-          "rmdir, setattr or all)",
-          name));
-    }
-    ops |= uint32_t{1} << (it - std::begin(kOpNames));
-  }
-  if (ops == 0) return make_error("ops= names no operation");
-  return ops;
-}
-
-Result<uint64_t> parse_count(std::string_view key, std::string_view text) {
-  uint64_t n = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
-    return make_error(fmt::format("{}= takes a whole number, not '{}'", key, text));
-  }
-  return n;
-}
-
-// "A-B" -> {A, B} with `parse` for each side; A < B.
-template <class T, class Parse>
-Result<std::pair<T, T>> parse_span(std::string_view key, std::string_view text, Parse parse) {
-  const size_t dash = text.find('-');
-  if (dash == std::string_view::npos || dash == 0 || dash + 1 == text.size()) {
-    return make_error(fmt::format("{}= takes FROM-TO, not '{}'", key, text));
-  }
-  auto a = parse(text.substr(0, dash));
-  auto b = parse(text.substr(dash + 1));
-  if (!a.ok()) return make_error(fmt::format("{}=: {}", key, a.error()));
-  if (!b.ok()) return make_error(fmt::format("{}=: {}", key, b.error()));
-  if (static_cast<T>(*a) >= static_cast<T>(*b)) {
-    return make_error(fmt::format("{}={} is empty: FROM must be below TO", key, text));
-  }
-  return std::pair<T, T>{static_cast<T>(*a), static_cast<T>(*b)};
-}
-
-std::string format_time(int64_t ns) {
-  if (ns % kNsPerSec == 0) return fmt::format("{}s", ns / kNsPerSec);
-  if (ns % kNsPerMs == 0) return fmt::format("{}ms", ns / kNsPerMs);
-  if (ns % kNsPerUs == 0) return fmt::format("{}us", ns / kNsPerUs);
-  return fmt::format("{}ns", ns);
-}
-
-// Checks what no single word can: an action, ops it suits, one trigger.
-Status check_rule(const FaultRule& r,
-                  const std::map<std::string, std::string, std::less<>>& given) {
-  if (given.count("ops") == 0) return make_error("a rule needs ops= (read, write, ... or all)");
-  const bool has_error = given.count("error") != 0, has_short = given.count("short") != 0;
-  if (has_error == has_short) return make_error("a rule needs one action: error=NAME or short");
-  int triggers = 0;
-  for (const char* key : {"every", "after", "p"}) triggers += static_cast<int>(given.count(key));
-  if (triggers > 1) return make_error("a rule takes one trigger: every=, after= or p=");
-  if (given.count("seed") != 0 && given.count("p") == 0)
-    return make_error("seed= goes with p= (a probability)");
-  if ((has_short || r.has_range) && (r.ops & ~kDataOps) != 0) {
-    return make_error(fmt::format("{} applies to read and write only; ops= names others",
-                                  has_short ? "short" : "range="));
-  }
-  return ok_status();
-}
-
-}  // namespace
-
-std::string_view fault_op_name(FaultOp op) {
-  return kOpNames[static_cast<int>(op)];
-}
-
-Result<FaultOp> fault_op_from_name(std::string_view name) {
-  auto it = std::find(std::begin(kOpNames), std::end(kOpNames), name);
-  if (it == std::end(kOpNames)) return make_error(fmt::format("unknown operation '{}'", name));
-  return static_cast<FaultOp>(it - std::begin(kOpNames));
-}
-
-std::span<const FaultErrorName> fault_error_names() {
-  return kErrors;
-}
-
-std::string fault_error_name(int error) {
-  for (const FaultErrorName& e : kErrors) {
-    if (e.error == error) return std::string(e.name);
-  }
-  return fmt::format("errno {}", error);
-}
-
-Result<FaultRule> parse_fault_rule(std::span<const std::string> words) {
-  if (words.empty()) return make_error("empty rule (for example: path=*.db ops=read error=EIO)");
-  FaultRule r;
-  std::map<std::string, std::string, std::less<>> given;
-  for (const std::string& word : words) {
-    const size_t eq = word.find('=');
-    const std::string key = word.substr(0, eq);
-    const std::string_view value =
-        eq == std::string::npos ? std::string_view() : std::string_view(word).substr(eq + 1);
-    if (!given.emplace(key, std::string(value)).second)
-      return make_error(fmt::format("'{}' given twice", key));
-    if (key == "short") {
-      if (eq != std::string::npos) return make_error("short takes no value");
-      r.action = FaultAction::kShort;
-      continue;
-    }
-    if (eq == std::string::npos) {
-      return make_error(fmt::format("'{}' is not key=value (keys: {})", word, kKeys));
-    }
-    if (key == "path") {
-      if (value.empty()) return make_error("path= is empty");
-      if (value.find_first_of(" \t\n") != std::string_view::npos)
-        return make_error("path= may not contain blanks (use ? for one character)");
-      r.path = std::string(value);
-    } else if (key == "ops") {
-      auto ops = parse_ops(value);
-      if (!ops.ok()) return Error{ops.error()};
-      r.ops = *ops;
-    } else if (key == "range") {
-      auto span = parse_span<uint64_t>(key, value, parse_size);
-      if (!span.ok()) return Error{span.error()};
-      r.has_range = true;
-      std::tie(r.range_begin, r.range_end) = *span;
-    } else if (key == "error") {
-      auto it = std::find_if(std::begin(kErrors), std::end(kErrors),
-                             [&](const FaultErrorName& e) { return e.name == value; });
-      if (it == std::end(kErrors)) {
-        return make_error(
-            fmt::format("unknown error '{}' (EIO, ENOSPC, EROFS, EDQUOT, EACCES, ...; "
-                        "see dmc fault --help)",
-                        value));
-      }
-      r.action = FaultAction::kError;
-      r.error = it->error;
-    } else if (key == "every" || key == "after") {
-      auto n = parse_count(key, value);
-      if (!n.ok()) return Error{n.error()};
-      if (key == "every" && *n == 0) return make_error("every= must be at least 1");
-      r.trigger = key == "every" ? FaultTrigger::kEvery : FaultTrigger::kAfter;
-      r.n = *n;
-    } else if (key == "p") {
-      double p = -1;
-      auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), p);
-      if (ec != std::errc() || end != value.data() + value.size() || !(p >= 0 && p <= 1))
-        return make_error(fmt::format("p= takes a probability from 0 to 1, not '{}'", value));
-      r.trigger = FaultTrigger::kProbability;
-      r.probability = p;
-    } else if (key == "seed") {
-      auto seed = parse_count(key, value);
-      if (!seed.ok()) return Error{seed.error()};
-      r.has_seed = true;
-      r.seed = *seed;
-    } else if (key == "window") {
-      auto span = parse_span<int64_t>(
-          key, value, [](std::string_view t) { return parse_time_ns(t, TimeUnit::kSeconds); });
-      if (!span.ok()) return Error{span.error()};
-      if (span->first < 0) return make_error("window= times count from the rule's start");
-      r.has_window = true;
-      std::tie(r.window_begin_ns, r.window_end_ns) = *span;
-    } else {
-      return make_error(fmt::format("unknown key '{}' (keys: {})", key, kKeys));
-    }
-  }
-  if (Status s = check_rule(r, given); !s.ok()) return Error{s.error()};
-  return r;
-}
-
-std::vector<std::string> format_fault_rule(const FaultRule& r) {
-  std::vector<std::string> words = {"path=" + r.path};
-  std::string ops;
-  if (r.ops == kAllOps) {
-    ops = "all";
-  } else {
-    for (int i = 0; i < kFaultOpCount; ++i) {
-      if ((r.ops & (uint32_t{1} << i)) == 0) continue;
-      if (!ops.empty()) ops += ',';
-      ops += kOpNames[i];
-    }
-  }
-  words.push_back("ops=" + ops);
-  if (r.has_range) words.push_back(fmt::format("range={}-{}", r.range_begin, r.range_end));
-  words.push_back(r.action == FaultAction::kShort ? "short" : "error=" + fault_error_name(r.error));
-  switch (r.trigger) {
-    case FaultTrigger::kAlways:
-      break;
-    case FaultTrigger::kEvery:
-      words.push_back(fmt::format("every={}", r.n));
-      break;
-    case FaultTrigger::kAfter:
-      words.push_back(fmt::format("after={}", r.n));
-      break;
-    case FaultTrigger::kProbability:
-      words.push_back(fmt::format("p={}", r.probability));
-      if (r.has_seed) words.push_back(fmt::format("seed={}", r.seed));
-      break;
-  }
-  if (r.has_window) {
-    words.push_back(
-        fmt::format("window={}-{}", format_time(r.window_begin_ns), format_time(r.window_end_ns)));
-  }
-  return words;
-}
-
-std::string fault_rule_text(const FaultRule& rule) {
-  return fmt::format("{}", fmt::join(format_fault_rule(rule), " "));
-}
-
-Result<std::vector<FaultRule>> parse_fault_file(std::string_view text, const std::string& origin) {
-  std::vector<FaultRule> rules;
-  int line_no = 0;
-  while (!text.empty()) {
-    ++line_no;
-    const size_t nl = text.find('\n');
-    std::string_view line = text.substr(0, nl);
-    text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
-    line = line.substr(0, line.find('#'));
-    std::vector<std::string> words;
-    size_t i = 0;
-    while (i < line.size()) {
-      const size_t start = line.find_first_not_of(" \t\r", i);
-      if (start == std::string_view::npos) break;
-      const size_t end = std::min(line.find_first_of(" \t\r", start), line.size());
-      words.emplace_back(line.substr(start, end - start));
-      i = end;
-    }
-    if (words.empty()) continue;
-    auto rule = parse_fault_rule(words);
-    if (!rule.ok()) return make_error(fmt::format("{}:{}: {}", origin, line_no, rule.error()));
-    rules.push_back(std::move(rule).value());
-  }
-  return rules;
-}
 
 uint64_t splitmix64(uint64_t& state) {
   uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
@@ -296,6 +23,35 @@ double uniform01(uint64_t& state) {
   return static_cast<double>(splitmix64(state) >> 11) * 0x1.0p-53;
 }
 
+void corrupt_reply(const FaultDecision& d, uint64_t offset, std::span<char> data) {
+  if (d.action != FaultAction::kCorrupt || data.empty()) return;
+  const uint64_t begin = std::max(offset, d.corrupt_begin);
+  const uint64_t end = std::min(offset + data.size(), d.corrupt_end);
+  if (begin >= end) return;
+  if (d.corrupt == CorruptMode::kZero) {
+    std::memset(data.data() + (begin - offset), 0, end - begin);
+    return;
+  }
+  constexpr uint64_t kSector = 512;
+  for (uint64_t sector = begin / kSector; sector * kSector < end; ++sector) {
+    // A bit of this sector's bytes inside [begin, end), the same for the same seed and sector.
+    const uint64_t from = std::max(begin, sector * kSector);
+    const uint64_t to = std::min(end, (sector + 1) * kSector);
+    uint64_t state = d.corrupt_seed ^ (sector * 0xD1B54A32D192ED03ULL);
+    const uint64_t bit = splitmix64(state) % ((to - from) * 8);
+    data[from - offset + bit / 8] ^= static_cast<char>(1u << (bit % 8));
+  }
+}
+
+struct FaultRules::Entry {
+  FaultRuleState state;
+  uint64_t rng = 0;                       // splitmix64 state (probability triggers)
+  std::optional<BadSectors> bad_sectors;  // kBadSectors
+};
+
+FaultRules::FaultRules() : stalls_(std::make_unique<StallTimeline>()) {}
+FaultRules::~FaultRules() = default;
+
 uint64_t FaultRules::add(const FaultRule& rule, int64_t now_ns) {
   std::lock_guard lock(mu_);
   Entry e;
@@ -303,26 +59,43 @@ uint64_t FaultRules::add(const FaultRule& rule, int64_t now_ns) {
   e.state.rule = rule;
   e.state.added_ns = now_ns;
   e.rng = rule.seed;
+  if (rule.action == FaultAction::kBadSectors) e.bad_sectors.emplace(rule.bad, rule.sector_bytes);
+  if (rule.action == FaultAction::kStall) {
+    note_stalls(now_ns);
+    stalls_->add(e.state.id, rule, now_ns);
+  }
   rules_.push_back(std::move(e));
   update_ops();
+  if (rule.action == FaultAction::kStall) update_fixed_lag(now_ns);
   return rules_.back().state.id;
 }
 
-bool FaultRules::remove(uint64_t id) {
+bool FaultRules::remove(uint64_t id, int64_t now_ns) {
   std::lock_guard lock(mu_);
   auto it =
       std::find_if(rules_.begin(), rules_.end(), [id](const Entry& e) { return e.state.id == id; });
   if (it == rules_.end()) return false;
+  if (it->state.rule.action == FaultAction::kStall) {
+    note_stalls(now_ns);
+    stalls_->remove(id, now_ns);
+  }
+  const bool stall = it->state.rule.action == FaultAction::kStall;
   rules_.erase(it);
   update_ops();
+  if (stall) update_fixed_lag(now_ns);
   return true;
 }
 
-size_t FaultRules::clear() {
+size_t FaultRules::clear(int64_t now_ns) {
   std::lock_guard lock(mu_);
   const size_t n = rules_.size();
+  note_stalls(now_ns);
+  for (const Entry& e : rules_) {
+    if (e.state.rule.action == FaultAction::kStall) stalls_->remove(e.state.id, now_ns);
+  }
   rules_.clear();
   update_ops();
+  update_fixed_lag(now_ns);
   return n;
 }
 
@@ -344,6 +117,60 @@ void FaultRules::update_ops() {
   ops_.store(ops, std::memory_order_relaxed);
 }
 
+void FaultRules::update_fixed_lag(int64_t now_ns) {
+  note_stalls(now_ns);
+  fixed_lag_.store(stalls_->settled() ? stalls_->stalled_by_checkpoint() : kStallsLive,
+                   std::memory_order_relaxed);
+}
+
+void FaultRules::note_stalls(int64_t wall_ns) {
+  for (const StallStart& s : stalls_->advance(wall_ns)) {
+    for (Entry& e : rules_) {
+      if (e.state.id == s.id) ++e.state.fired;
+    }
+    FaultEvent event;
+    event.at_ns = s.start_ns;
+    event.rule_id = s.id;
+    event.length = s.length_ns == kNeverNs ? 0 : static_cast<uint64_t>(s.length_ns);
+    event.action = FaultAction::kStall;
+    record(std::move(event));
+  }
+}
+
+int64_t FaultRules::device_ns(int64_t wall_ns) {
+  std::lock_guard lock(mu_);
+  note_stalls(wall_ns);
+  const int64_t device = stalls_->device_ns(wall_ns);
+  // The last stall over and no stall rule left: back to the fast path.
+  if (fixed_lag_.load(std::memory_order_relaxed) == kStallsLive) update_fixed_lag(wall_ns);
+  return device;
+}
+
+int64_t FaultRules::wall_ns(int64_t device_ns) const {
+  std::lock_guard lock(mu_);
+  return stalls_->wall_ns(device_ns);
+}
+
+size_t FaultRules::release(int64_t now_ns) {
+  std::lock_guard lock(mu_);
+  note_stalls(now_ns);
+  const size_t released = stalls_->release(now_ns);
+  update_fixed_lag(now_ns);
+  return released;
+}
+
+bool FaultRules::stalled(int64_t now_ns) {
+  std::lock_guard lock(mu_);
+  note_stalls(now_ns);
+  return stalls_->stalled(now_ns);
+}
+
+int64_t FaultRules::stalled_ns(int64_t now_ns) {
+  std::lock_guard lock(mu_);
+  note_stalls(now_ns);
+  return stalls_->stalled_by_checkpoint();
+}
+
 std::vector<FaultEvent> FaultRules::log(uint64_t after) const {
   std::lock_guard lock(mu_);
   std::vector<FaultEvent> out;
@@ -354,14 +181,40 @@ std::vector<FaultEvent> FaultRules::log(uint64_t after) const {
   return out;
 }
 
+void FaultRules::record(FaultEvent event) {
+  event.seq = ++log_seq_;
+  injected_.fetch_add(1, std::memory_order_relaxed);
+  if (log_.size() < kFaultLogCapacity) {
+    log_.push_back(std::move(event));
+  } else {
+    log_[log_next_] = std::move(event);
+    log_next_ = (log_next_ + 1) % kFaultLogCapacity;
+  }
+}
+
 FaultDecision FaultRules::decide(FaultOp op, std::string_view path, uint64_t offset,
                                  uint64_t length, int64_t now_ns, int32_t pid) {
   if (!wants(op)) return {};
   const std::string path_z(path);  // fnmatch wants it NUL-terminated
   std::lock_guard lock(mu_);
+  FaultDecision d;
   for (Entry& e : rules_) {
     const FaultRule& r = e.state.rule;
     if ((r.ops & fault_op_bit(op)) == 0) continue;
+    if (r.action == FaultAction::kBadSectors) {
+      // Reads of a bad sector fail; writes are seen below, once the decision is known.
+      if (op != FaultOp::kRead || fnmatch(r.path.c_str(), path_z.c_str(), 0) != 0 ||
+          !e.bad_sectors->read_fails(path_z, offset, length))
+        continue;
+      ++e.state.matched;
+      ++e.state.fired;
+      d.action = FaultAction::kError;
+      d.error = EIO;
+      d.rule_id = e.state.id;
+      record(FaultEvent{0, now_ns, d.rule_id, op, path_z, offset, length, FaultAction::kBadSectors,
+                        EIO, 0, pid});
+      return d;
+    }
     if (r.has_range &&
         (offset >= r.range_end || offset + std::max<uint64_t>(length, 1) <= r.range_begin))
       continue;
@@ -386,25 +239,35 @@ FaultDecision FaultRules::decide(FaultOp op, std::string_view path, uint64_t off
         break;
     }
     if (!fires) continue;
-    ++e.state.fired;
-    injected_.fetch_add(1, std::memory_order_relaxed);
-    FaultDecision d;
+    const uint64_t fired = ++e.state.fired;
     d.action = r.action;
     d.error = r.error;
     d.rule_id = e.state.id;
     if (r.action == FaultAction::kShort)
       d.length = std::max<uint64_t>(length / 2, std::min<uint64_t>(length, 1));
-    FaultEvent event{++log_seq_, now_ns,   d.rule_id, op,       path_z, offset,
-                     length,     d.action, d.error,   d.length, pid};
-    if (log_.size() < kFaultLogCapacity) {
-      log_.push_back(std::move(event));
-    } else {
-      log_[log_next_] = std::move(event);
-      log_next_ = (log_next_ + 1) % kFaultLogCapacity;
+    if (r.action == FaultAction::kCorrupt) {
+      d.corrupt = r.corrupt;
+      if (r.has_range) {
+        d.corrupt_begin = r.range_begin;
+        d.corrupt_end = r.range_end;
+      }
+      uint64_t state = r.seed ^ (fired * 0x9E3779B97F4A7C15ULL);
+      d.corrupt_seed = splitmix64(state);
     }
-    return d;
+    record(FaultEvent{0, now_ns, d.rule_id, op, path_z, offset, length, d.action, d.error, d.length,
+                      pid});
+    break;
   }
-  return {};
+  // A write that reaches the file (in full, or its first bytes when short) repairs what it covers.
+  if (op == FaultOp::kWrite &&
+      (d.action == FaultAction::kNone || d.action == FaultAction::kShort)) {
+    const uint64_t done = d.action == FaultAction::kShort ? d.length : length;
+    for (Entry& e : rules_) {
+      if (e.bad_sectors && fnmatch(e.state.rule.path.c_str(), path_z.c_str(), 0) == 0)
+        e.state.repaired += e.bad_sectors->wrote(path_z, offset, done);
+    }
+  }
+  return d;
 }
 
 }  // namespace diskcond

@@ -78,8 +78,10 @@ TEST(FaultRuleParse, FormatsCanonicallyAndBack) {
 TEST(FaultRuleParse, RefusesWithOneLine) {
   EXPECT_EQ(error_of(""), "empty rule (for example: path=*.db ops=read error=EIO)");
   EXPECT_EQ(error_of("path=*.db error=EIO"), "a rule needs ops= (read, write, ... or all)");
-  EXPECT_EQ(error_of("ops=read"), "a rule needs one action: error=NAME or short");
-  EXPECT_EQ(error_of("ops=read short error=EIO"), "a rule needs one action: error=NAME or short");
+  EXPECT_EQ(error_of("ops=read"),
+            "a rule needs one action: error=NAME, short, corrupt, lost-write, bad= or stall=");
+  EXPECT_EQ(error_of("ops=read short error=EIO"),
+            "a rule needs one action: error=NAME, short, corrupt, lost-write, bad= or stall=");
   EXPECT_EQ(error_of("ops=reed error=EIO"),
             "unknown operation 'reed' (read, write, fsync, open, create, unlink, rename, mkdir, "
             "rmdir, setattr or all)");
@@ -99,11 +101,11 @@ TEST(FaultRuleParse, RefusesWithOneLine) {
   EXPECT_EQ(error_of("ops=read range=4k error=EIO"), "range= takes FROM-TO, not '4k'");
   EXPECT_EQ(error_of("ops=read error=EIO ops=write"), "'ops' given twice");
   EXPECT_EQ(error_of("ops=read error=EIO colour=red"),
-            "unknown key 'colour' (keys: path, ops, range, error, short, every, after, p, seed, "
-            "window)");
+            "unknown key 'colour' (keys: path, ops, range, error, short, corrupt, lost-write, "
+            "every, after, p, seed, window, bad, sector, stall, at, period)");
   EXPECT_EQ(error_of("ops=read error=EIO oops"),
-            "'oops' is not key=value (keys: path, ops, range, error, short, every, after, p, "
-            "seed, window)");
+            "'oops' is not key=value (keys: path, ops, range, error, short, corrupt, lost-write, "
+            "every, after, p, seed, window, bad, sector, stall, at, period)");
   EXPECT_EQ(error_of("ops=read short=1"), "short takes no value");
 }
 
@@ -120,7 +122,9 @@ TEST(FaultRuleParse, FileHasOneRulePerLineWithComments) {
   EXPECT_EQ(fault_rule_text((*rules)[1]), "path=* ops=write error=ENOSPC after=100");
   auto bad = parse_fault_file("ops=read error=EIO\n\nops=read\n", "f.rules");
   ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.error(), "f.rules:3: a rule needs one action: error=NAME or short");
+  EXPECT_EQ(
+      bad.error(),
+      "f.rules:3: a rule needs one action: error=NAME, short, corrupt, lost-write, bad= or stall=");
   auto empty = parse_fault_file("# nothing\n", "f");
   ASSERT_TRUE(empty.ok());
   EXPECT_TRUE(empty->empty());
@@ -246,13 +250,13 @@ TEST(FaultRules, FirstFiringRuleDecidesAndRemoveClearStopIt) {
   EXPECT_EQ(rules.decide(FaultOp::kRead, "x.db", 0, 1, 0).error, EACCES);
   EXPECT_EQ(rules.decide(FaultOp::kRead, "x.db", 0, 1, 0).error, EIO);
   EXPECT_EQ(rules.list()[1].matched, 1u) << "the second rule did not see what the first failed";
-  EXPECT_TRUE(rules.remove(b));
-  EXPECT_FALSE(rules.remove(b));
+  EXPECT_TRUE(rules.remove(b, 0));
+  EXPECT_FALSE(rules.remove(b, 0));
   EXPECT_FALSE(rules.wants(FaultOp::kWrite));
   EXPECT_TRUE(rules.wants(FaultOp::kRead));
   EXPECT_EQ(rules.add(rule("ops=mkdir error=EDQUOT"), 0), 3u) << "ids are never reused";
   EXPECT_EQ(rules.size(), 2u);
-  EXPECT_EQ(rules.clear(), 2u);
+  EXPECT_EQ(rules.clear(0), 2u);
   EXPECT_FALSE(rules.wants(FaultOp::kRead));
   EXPECT_FALSE(rules.decide(FaultOp::kRead, "x.db", 0, 1, 0));
   EXPECT_EQ(rules.injected(), 2u) << "the count outlives the rules";

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <map>
 #include <optional>
 
 namespace diskcond {
@@ -125,7 +126,47 @@ Result<std::string> integer(std::string_view& s) {
   return digits;
 }
 
-Result<FlatTomlEntry> parse_line(std::string_view s, int line) {
+// A float as TOML writes it, without sign, inf or nan: digits with single underscores between
+// them, then a fraction, an exponent or both. Its text without underscores.
+Result<std::string> float_number(std::string_view& s) {
+  std::string text;
+  auto digits = [&](bool required) -> bool {
+    const size_t before = text.size();
+    bool last_underscore = true;
+    while (!s.empty() && (std::isdigit(static_cast<unsigned char>(s.front())) ||
+                          (s.front() == '_' && !last_underscore))) {
+      last_underscore = s.front() == '_';
+      if (!last_underscore) text += s.front();
+      s.remove_prefix(1);
+    }
+    return !last_underscore || (!required && text.size() == before);
+  };
+  if (!digits(true)) return make_error("expected a value: \"text\", 'text', a number or true");
+  if (text.size() > 1 && text[0] == '0') return make_error("leading zero in a number");
+  bool fraction_or_exponent = false;
+  if (!s.empty() && s.front() == '.') {
+    text += '.';
+    s.remove_prefix(1);
+    if (s.empty() || !std::isdigit(static_cast<unsigned char>(s.front())) || !digits(true))
+      return make_error("a float needs digits after '.'");
+    fraction_or_exponent = true;
+  }
+  if (!s.empty() && (s.front() == 'e' || s.front() == 'E')) {
+    text += 'e';
+    s.remove_prefix(1);
+    if (!s.empty() && (s.front() == '+' || s.front() == '-')) {
+      text += s.front();
+      s.remove_prefix(1);
+    }
+    if (s.empty() || !std::isdigit(static_cast<unsigned char>(s.front())) || !digits(true))
+      return make_error("a float needs digits in its exponent");
+    fraction_or_exponent = true;
+  }
+  if (!fraction_or_exponent) return make_error("not a float");
+  return text;
+}
+
+Result<FlatTomlEntry> parse_line(std::string_view s, int line, const FlatTomlOptions& options) {
   FlatTomlEntry entry;
   entry.line = line;
   size_t key_end = 0;
@@ -153,9 +194,19 @@ Result<FlatTomlEntry> parse_line(std::string_view s, int line) {
     s.remove_prefix(1);
     value = literal_string(s);
     entry.is_string = true;
+  } else if (options.floats_and_booleans && (s.starts_with("true") || s.starts_with("false"))) {
+    const bool yes = s.starts_with("true");
+    value = std::string(yes ? "true" : "false");
+    s.remove_prefix(yes ? 4 : 5);
+    entry.kind = FlatTomlKind::kBoolean;
+  } else if (options.floats_and_booleans &&
+             s.substr(0, s.find_first_of(" \t#")).find_first_of(".eE") != std::string_view::npos) {
+    value = float_number(s);
+    entry.kind = FlatTomlKind::kFloat;
   } else {
     value = integer(s);
   }
+  if (entry.is_string) entry.kind = FlatTomlKind::kString;
   if (!value.ok()) return make_error(value.error());
   entry.value = std::move(value).value();
   skip_blanks(s);
@@ -164,11 +215,31 @@ Result<FlatTomlEntry> parse_line(std::string_view s, int line) {
   return entry;
 }
 
+// "[[name]]" (blanks allowed inside and around, a comment after): the name; else "".
+std::string array_table_name(std::string_view line) {
+  if (!line.starts_with("[[")) return "";
+  line.remove_prefix(2);
+  skip_blanks(line);
+  size_t end = 0;
+  while (end < line.size() && is_bare_key_char(line[end])) ++end;
+  std::string name(line.substr(0, end));
+  line.remove_prefix(end);
+  skip_blanks(line);
+  if (name.empty() || !line.starts_with("]]")) return "";
+  line.remove_prefix(2);
+  skip_blanks(line);
+  return line.empty() || line.front() == '#' ? name : "";
+}
+
 }  // namespace
 
-Result<std::vector<FlatTomlEntry>> parse_flat_toml(std::string_view text,
-                                                   const std::string& origin) {
+Result<std::vector<FlatTomlEntry>> parse_flat_toml(std::string_view text, const std::string& origin,
+                                                   FlatTomlOptions options) {
   std::vector<FlatTomlEntry> entries;
+  std::map<std::string, int> tables;  // name -> tables of that name so far
+  std::string table;
+  int table_index = -1, table_line = 0;
+  size_t table_start = 0;  // entries of the current table begin here
   int line_number = 0;
   while (!text.empty()) {
     ++line_number;
@@ -178,15 +249,30 @@ Result<std::vector<FlatTomlEntry>> parse_flat_toml(std::string_view text,
     if (line.ends_with('\r')) line.remove_suffix(1);
     skip_blanks(line);
     if (line.empty() || line.front() == '#') continue;
-    auto entry = parse_line(line, line_number);
+    if (options.arrays_of_tables && line.front() == '[') {
+      table = array_table_name(line);
+      if (table.empty()) {
+        return make_error(fmt::format("{}:{}: only arrays of tables ([[name]]) are read here",
+                                      origin, line_number));
+      }
+      table_index = tables[table]++;
+      table_line = line_number;
+      table_start = entries.size();
+      continue;
+    }
+    auto entry = parse_line(line, line_number, options);
     if (!entry.ok())
       return make_error(fmt::format("{}:{}: {}", origin, line_number, entry.error()));
-    for (const FlatTomlEntry& seen : entries) {
+    for (size_t i = table_start; i < entries.size(); ++i) {
+      const FlatTomlEntry& seen = entries[i];
       if (seen.key == entry->key) {
         return make_error(fmt::format("{}:{}: duplicate key '{}' (first on line {})", origin,
                                       line_number, entry->key, seen.line));
       }
     }
+    entry->table = table;
+    entry->table_index = table_index;
+    entry->table_line = table_line;
     entries.push_back(std::move(entry).value());
   }
   return entries;

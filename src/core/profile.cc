@@ -5,6 +5,7 @@
 
 #include <array>
 
+#include "core/latency_table.h"
 #include "core/profile_fields.h"
 #include "core/units.h"
 
@@ -31,6 +32,11 @@ Status validate(const Profile& p) {
   }
   for (const ProfileField& field : profile_fields()) {
     if (Status s = check_field(field, p); !s.ok()) return s;
+  }
+  if (!p.latency_table.empty()) {
+    if (auto table = parse_latency_table(p.latency_table); !table.ok()) return Error{table.error()};
+    if (p.latency_tail_milli > 1000)
+      return make_error("a profile gives latency_tail or latency_table, not both");
   }
   return ok_status();
 }

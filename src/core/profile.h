@@ -40,6 +40,11 @@ struct Profile {
   // The pretend disk's size: a conditioned directory reports it in statfs and fails writes past
   // it with ENOSPC. 0 = the backing file system's (the built-in profiles).
   uint64_t capacity_bytes = 0;
+  // An empirical latency distribution instead of the lognormal tail (core/latency_table.h):
+  // "quantile:multiplier,..." such as "0.5:0.9,0.99:3,1:8", normalized to mean 1 and drawn with
+  // latency_seed. "" = none. A string, not a quantity: each form of a profile handles it itself,
+  // like the name (profile files and JSON: "latency_table").
+  std::string latency_table;
 
   bool operator==(const Profile&) const = default;
 };

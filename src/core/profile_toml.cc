@@ -39,7 +39,7 @@ Result<Profile> parse_profile_toml(std::string_view text, const std::string& ori
   if (!parsed.ok()) return make_error(parsed.error());
   const std::vector<FlatTomlEntry>& t = *parsed;
   for (const FlatTomlEntry& e : t) {
-    if (e.key == "name" || e.key == "type") continue;
+    if (e.key == "name" || e.key == "type" || e.key == "latency_table") continue;
     const ProfileField* field = find_profile_field(e.key);
     if (field == nullptr)
       return make_error(fmt::format("{}:{}: unknown key '{}'", origin, e.line, e.key));
@@ -58,6 +58,11 @@ Result<Profile> parse_profile_toml(std::string_view text, const std::string& ori
   if (!disk_type.ok()) return bad_value(origin, *type, disk_type.error());
   Profile p = profile_defaults(*disk_type);
   p.name = name->value;
+  if (const FlatTomlEntry* table = find_entry(t, "latency_table")) {
+    if (!table->is_string)
+      return bad_value(origin, *table, "a string such as \"0.5:0.9,0.99:3,1:8\"");
+    p.latency_table = table->value;
+  }
   for (const ProfileField& field : profile_fields()) {
     const FlatTomlEntry* e = find_entry(t, field);
     if (e == nullptr) {

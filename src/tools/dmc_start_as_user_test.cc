@@ -124,6 +124,12 @@ TEST_F(DmcStartAsUser, AUserConditionsTheirOwnDirectoryAndStopsIt) {
   ProgramRun changed = dmc({"select", dir_, "3"}, user_);
   EXPECT_EQ(changed.code, 0) << changed.err;
   EXPECT_EQ(status(user_)["profile"]["name"], "Slow SSD");
+  // Their own mount's fault rules too; nobody else's.
+  ProgramRun rule = dmc({"fault", "add", dir_, "path=*.db", "ops=read", "error=EIO"}, user_);
+  EXPECT_EQ(rule.code, 0) << rule.err;
+  EXPECT_EQ(dmc({"fault", "add", dir_, "path=*.db", "ops=read", "error=EIO"}, other_).code, 3);
+  ProgramRun cleared = dmc({"fault", "clear", dir_}, user_);
+  EXPECT_EQ(cleared.code, 0) << cleared.err;
 
   ProgramRun stopped = dmc({"stop", dir_}, user_);
   EXPECT_EQ(stopped.code, 0) << stopped.err;

@@ -1,6 +1,7 @@
-// dmc fault add|list|remove|clear|log <mount> ...: a conditioned directory's error rules, live
-// (core/fault_rules.h for the rule words; the daemon keeps and applies them). Adding, removing and
-// clearing need root; listing does not. Every word is checked before the mount is asked.
+// dmc fault add|list|remove|clear|release|log <mount> ...: a conditioned directory's fault rules,
+// live (core/fault_rules.h for the rule words; the daemon keeps and applies them). Adding,
+// removing, clearing and releasing need root; listing does not. Every word is checked before the
+// mount is asked.
 #include <fmt/format.h>
 
 #include <time.h>
@@ -17,6 +18,15 @@
 namespace diskcond::dmc {
 namespace {
 
+// True when `arg` names a directory inside a mount the caller started without root (dmc start
+// by an ordinary user): they may change its rules, as the daemon agrees (SO_PEERCRED).
+bool callers_own_mount(Context& ctx, const std::string& arg) {
+  auto named = resolve_mount_dir(arg);
+  if (!named.ok()) return false;
+  auto status = ctx.mounts().status(*named);
+  return status.ok() && status->mounted && status->owner == ctx.uid();
+}
+
 // The words after <mount> each subcommand takes, and whether it changes the rules.
 struct FaultSubcommand {
   std::string_view name;
@@ -25,8 +35,8 @@ struct FaultSubcommand {
 };
 
 constexpr FaultSubcommand kSubcommands[] = {
-    {"add", 1, SIZE_MAX, true}, {"list", 0, 0, false}, {"remove", 1, 1, true},
-    {"clear", 0, 0, true},      {"log", 0, 0, false},
+    {"add", 1, SIZE_MAX, true}, {"list", 0, 0, false},   {"remove", 1, 1, true},
+    {"clear", 0, 0, true},      {"release", 0, 0, true}, {"log", 0, 0, false},
 };
 
 // The conditioned directory holding `named`, running; else the Outcome to return.
@@ -50,10 +60,14 @@ Result<std::string> running_mount(Context& ctx, const std::string& named, Outcom
 nlohmann::ordered_json fault_list_json(const std::string& mount, const mount::FaultReport& report) {
   nlohmann::ordered_json rules = nlohmann::ordered_json::array();
   for (const FaultRuleState& s : report.rules) {
-    rules.push_back({{"id", s.id},
-                     {"rule", fault_rule_text(s.rule)},
-                     {"matched_requests", s.matched},
-                     {"injected_faults", s.fired}});
+    nlohmann::ordered_json rule = {{"id", s.id},
+                                   {"rule", fault_rule_text(s.rule)},
+                                   {"action", std::string(fault_action_name(s.rule.action))},
+                                   {"matched_requests", s.matched},
+                                   {"injected_faults", s.fired}};
+    if (s.rule.action == FaultAction::kBadSectors) rule["repaired_bytes"] = s.repaired;
+    if (s.rule.has_seed) rule["seed"] = s.rule.seed;
+    rules.push_back(std::move(rule));
   }
   return {{"schema_version", kJsonSchemaVersion},
           {"mount", mount},
@@ -61,13 +75,23 @@ nlohmann::ordered_json fault_list_json(const std::string& mount, const mount::Fa
           {"rules", rules}};
 }
 
-std::string fault_list_text(const std::string& mount, const mount::FaultReport& report) {
-  std::string out = fmt::format("Error rules of {}: {}; {} injected since start\n", mount,
-                                report.rules.size(), report.injected);
-  for (const FaultRuleState& s : report.rules) {
-    out += fmt::format(" {}: {} (matched {}, injected {})\n", s.id, fault_rule_text(s.rule),
-                       s.matched, s.fired);
+// What a rule has done, in words.
+std::string rule_counts(const FaultRuleState& s) {
+  switch (s.rule.action) {
+    case FaultAction::kStall:
+      return fmt::format("stalls {}", s.fired);
+    case FaultAction::kBadSectors:
+      return fmt::format("failed reads {}, repaired {} bytes", s.fired, s.repaired);
+    default:
+      return fmt::format("matched {}, injected {}", s.matched, s.fired);
   }
+}
+
+std::string fault_list_text(const std::string& mount, const mount::FaultReport& report) {
+  std::string out = fmt::format("Fault rules of {}: {}; {} injected since start\n", mount,
+                                report.rules.size(), report.injected);
+  for (const FaultRuleState& s : report.rules)
+    out += fmt::format(" {}: {} ({})\n", s.id, fault_rule_text(s.rule), rule_counts(s));
   return out;
 }
 
@@ -91,10 +115,25 @@ std::string clock_time(int64_t unix_ns) {
   return fmt::format("{}.{:03}", text, (unix_ns / 1'000'000) % 1000);
 }
 
+// "5.000 s", "120 ms".
+std::string duration_text(uint64_t ns) {
+  if (ns >= 1'000'000'000) return fmt::format("{:.3f} s", static_cast<double>(ns) / 1e9);
+  return fmt::format("{:.3g} ms", static_cast<double>(ns) / 1e6);
+}
+
 std::string what_was_done(const FaultEvent& e) {
-  if (e.action == FaultAction::kShort)
-    return fmt::format("short, {} of {} bytes done", e.done_length, e.length);
-  return fault_error_name(e.error);
+  switch (e.action) {
+    case FaultAction::kShort:
+      return fmt::format("short, {} of {} bytes done", e.done_length, e.length);
+    case FaultAction::kCorrupt:
+      return "corrupted (the reply's bytes, not the file's)";
+    case FaultAction::kLostWrite:
+      return "lost (acknowledged, not stored)";
+    case FaultAction::kBadSectors:
+      return fmt::format("{} (bad sector)", fault_error_name(e.error));
+    default:
+      return fault_error_name(e.error);
+  }
 }
 
 std::string fault_log_text(const std::string& mount, const std::vector<FaultEvent>& events,
@@ -102,6 +141,12 @@ std::string fault_log_text(const std::string& mount, const std::vector<FaultEven
   if (events.empty()) return fmt::format("No faults injected on {}\n", mount);
   std::string out;
   for (const FaultEvent& e : events) {
+    if (e.action == FaultAction::kStall) {
+      out += fmt::format("{} device stall {} (rule {})\n", clock_time(e.at_ns + offset_ns),
+                         e.length == 0 ? "until released" : "of " + duration_text(e.length),
+                         e.rule_id);
+      continue;
+    }
     const bool data = e.op == FaultOp::kRead || e.op == FaultOp::kWrite;
     out += fmt::format("{} pid {} {} {}{}: {} (rule {})\n", clock_time(e.at_ns + offset_ns), e.pid,
                        fault_op_name(e.op), e.path,
@@ -115,19 +160,21 @@ nlohmann::ordered_json fault_log_json(const std::string& mount,
                                       const std::vector<FaultEvent>& events, int64_t offset_ns) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const FaultEvent& e : events) {
+    const bool stall = e.action == FaultAction::kStall;
     list.push_back({{"seq", e.seq},
                     {"at_monotonic_ns", e.at_ns},
                     {"at_unix_ns", e.at_ns + offset_ns},
                     {"pid", e.pid},
-                    {"op", std::string(fault_op_name(e.op))},
+                    {"op", stall ? nlohmann::ordered_json(nullptr)
+                                 : nlohmann::ordered_json(std::string(fault_op_name(e.op)))},
                     {"path", e.path},
                     {"offset_bytes", e.offset},
-                    {"length_bytes", e.length},
-                    {"action", e.action == FaultAction::kShort ? "short" : "error"},
-                    {"error", e.action == FaultAction::kShort
-                                  ? nlohmann::ordered_json(nullptr)
-                                  : nlohmann::ordered_json(fault_error_name(e.error))},
+                    {"length_bytes", stall ? 0 : e.length},
+                    {"action", std::string(fault_action_name(e.action))},
+                    {"error", e.error == 0 ? nlohmann::ordered_json(nullptr)
+                                           : nlohmann::ordered_json(fault_error_name(e.error))},
                     {"done_bytes", e.done_length},
+                    {"stall_ns", stall ? e.length : 0},
                     {"rule_id", e.rule_id}});
   }
   return {{"schema_version", kJsonSchemaVersion}, {"mount", mount}, {"faults", list}};
@@ -143,7 +190,8 @@ Outcome run_fault(Context& ctx, const CommandArgs& args) {
   }
   if (sub == nullptr) {
     return usage_error(fmt::format(
-        "unknown fault command '{}' (add, list, remove, clear or log; see 'dmc fault --help')",
+        "unknown fault command '{}' (add, list, remove, clear, release or log; see 'dmc fault "
+        "--help')",
         word));
   }
   if (args.positional.size() < 2)
@@ -165,7 +213,7 @@ Outcome run_fault(Context& ctx, const CommandArgs& args) {
     auto parsed = parse_fault_rule(words);
     if (!parsed.ok()) return usage_error(fmt::format("bad rule: {}", parsed.error()));
     rule = std::move(parsed).value();
-    if (rule.trigger == FaultTrigger::kProbability && !rule.has_seed) {
+    if (needs_seed(rule) && !rule.has_seed) {
       rule.seed = std::random_device{}() | (uint64_t{std::random_device{}()} << 32);
       rule.has_seed = true;  // printed below, kept by the daemon
     }
@@ -179,9 +227,9 @@ Outcome run_fault(Context& ctx, const CommandArgs& args) {
           fmt::format("'{}' is not a rule id (a number from 'dmc fault list')", text));
     }
   }
-  if (sub->changes && !ctx.is_root()) {
+  if (sub->changes && !ctx.is_root() && !callers_own_mount(ctx, args.positional[1])) {
     return failure(ExitCode::kNeedsRoot,
-                   fmt::format("'dmc fault {}' changes a mount's error rules and needs root; run "
+                   fmt::format("'dmc fault {}' changes a mount's fault rules and needs root; run "
                                "it with sudo",
                                sub->name));
   }
@@ -209,6 +257,17 @@ Outcome run_fault(Context& ctx, const CommandArgs& args) {
     const int64_t offset = realtime_offset_ns();
     ctx.out << (args.has("json") ? render_json(fault_log_json(*mount, *events, offset))
                                  : fault_log_text(*mount, *events, offset));
+  } else if (sub->name == "release") {
+    auto released = ctx.mounts().fault_release(*mount);
+    if (!released.ok()) {
+      return failure(ExitCode::kFailed,
+                     fmt::format("cannot release the stalls of {}: {}", *mount, released.error()));
+    }
+    ctx.out << (*released == 0
+                    ? fmt::format("No stall in progress on {}\n", *mount)
+                    : fmt::format("Released the stall of {} on {}\n",
+                                  *released == 1 ? "1 rule" : std::to_string(*released) + " rules",
+                                  *mount));
   } else if (sub->name == "remove") {
     if (Status s = ctx.mounts().fault_remove(*mount, id); !s.ok()) {
       return failure(ExitCode::kFailed,

@@ -28,8 +28,9 @@ constexpr std::string_view kStartHelp =
     "  -force         start even though processes are inside <mount> (their working directory,\n"
     "                 root, open or mapped files): they keep the directory underneath, and their\n"
     "                 I/O is not conditioned; without it, start refuses and names them\n"
-    "  -faults <file> start with the error rules of <file>, one per line in the words of\n"
-    "                 'dmc fault add' ('#' comments); not stored, so not re-applied by -boot\n"
+    "  -faults <file> start with the fault rules of <file>, one per line in the words of\n"
+    "                 'dmc fault add' ('#' comments) or TOML [[rule]] tables; not stored, so\n"
+    "                 not re-applied by -boot\n"
     "\n"
     "Example: sudo dmc start /srv/data 'Slow SSD' -boot\n";
 
@@ -148,9 +149,9 @@ constexpr std::string_view kRunHelp =
     "Example: dmc run ./data 0 -- make test\n";
 
 constexpr std::string_view kFaultHelp =
-    "Error rules of a conditioned directory, live (beyond macOS): requests that match a rule fail\n"
-    "with an errno, or read or write only half their bytes, before they reach the backing file.\n"
-    "A rule is words key=value:\n"
+    "Fault rules of a conditioned directory, live (beyond macOS): requests that match a rule fail\n"
+    "with an errno, read or write half their bytes, read corrupted data or lose their write;\n"
+    "bad sectors fail reads until rewritten; the whole device stalls. A rule is words key=value:\n"
     "\n"
     "  path=GLOB     fnmatch(3) on the path inside <mount> (a/b.db); * matches / too; default *\n"
     "  ops=LIST      required: read,write,fsync,open,create,unlink,rename,mkdir,rmdir,setattr or\n"
@@ -159,7 +160,10 @@ constexpr std::string_view kFaultHelp =
     "  error=NAME    fail with EIO, ENOSPC, EROFS, EDQUOT, EACCES, EPERM, ENOENT, EEXIST,\n"
     "                ENOTEMPTY, EBUSY, EAGAIN, EINTR, EFBIG, ENOMEM, ENXIO, ENODEV, ETIMEDOUT,\n"
     "                EINVAL, EMFILE, ENAMETOOLONG, ESTALE or EOVERFLOW; or\n"
-    "  short         read or write the first half of the bytes (read/write only)\n"
+    "  short         read or write the first half of the bytes (read/write only); or\n"
+    "  corrupt[=flip|zero]  ops=read: the reply (its bytes in range=) gets one flipped bit per\n"
+    "                512-byte sector (from seed=), or zeros; the file is not touched; or\n"
+    "  lost-write    ops=write: acknowledged in full, never stored\n"
     "  every=N       the Nth, 2Nth, ... matching request fails; or\n"
     "  after=N       every matching request after the first N fails; or\n"
     "  p=P [seed=S]  each matching request fails with probability P; the seed (printed when dmc\n"
@@ -167,15 +171,22 @@ constexpr std::string_view kFaultHelp =
     "  window=A-B    only from A to B after the rule was added (500ms, 10s; plain: seconds)\n"
     "Without every=, after= or p=, every matching request fails. Errors are replied at once.\n"
     "\n"
-    "add <mount> <rule words>  adds a rule (root) and prints its id and words\n"
+    "Bad sectors (dm-dust): path=GLOB bad=A-B[,C-D...] [sector=512|4096]: reads overlapping a bad\n"
+    "range fail with EIO until a write covers it (per file).\n"
+    "Stalls: stall=D | stall=MIN-MAX | stall=unbounded [at=T] [period=P [p=P]] [seed=S]: the\n"
+    "whole device stops for D, a random time in [MIN, MAX], or until 'dmc fault release'; first\n"
+    "T after the rule is added (default now), then every P (each with probability p).\n"
+    "\n"
+    "add <mount> <rule words>  adds a rule (root) and prints its id and words (with its seed)\n"
     "list <mount> [-json]      the rules, with requests matched and faults injected\n"
-    "remove <mount> <id>       removes one rule (root)\n"
+    "remove <mount> <id>       removes one rule (root); a stall of it ends\n"
     "clear <mount>             removes every rule (root)\n"
+    "release <mount>           ends the stalls in progress (root)\n"
     "log <mount> [-json]       the latest 1000 faults: time, pid, operation, path, bytes, what\n"
     "                          was done, which rule\n"
     "\n"
-    "'dmc start <mount> <profile> -faults FILE' starts with the rules of FILE, one per line, '#'\n"
-    "comments. Rules are not stored: a restarted mount has none.\n"
+    "'dmc start <mount> <profile> -faults FILE' starts with the rules of FILE: one per line,\n"
+    "'#' comments, or TOML [[rule]] tables. Rules are not stored: a restarted mount has none.\n"
     "Example: sudo dmc fault add /srv/data path=*.db ops=read error=EIO every=2\n";
 
 constexpr std::string_view kDiskHelp =
@@ -280,13 +291,14 @@ std::vector<CommandSpec> make_table() {
        run_conditioned,
        kRunHelp},
       {"fault",
-       // Five lines: `dmc help` indents each like a command of its own.
+       // Six lines: `dmc help` indents each like a command of its own.
        "fault add <mount> <rule words...>\n"
        "  fault list <mount> [-json]\n"
        "  fault remove <mount> <id>\n"
        "  fault clear <mount>\n"
+       "  fault release <mount>\n"
        "  fault log <mount> [-json]",
-       {"fault", 2, 64, {"json"}, {"add|list|remove|clear", "<mount>"}},
+       {"fault", 2, 64, {"json"}, {"add|list|remove|clear|release|log", "<mount>"}},
        Who::kAnyone,
        run_fault,
        kFaultHelp},

@@ -16,8 +16,8 @@ namespace diskcond::dmc {
 
 namespace {
 
-// The rules of a faults file (core/fault_rules.h parse_fault_file); a probability rule without a
-// seed gets one here, printed by start. Errors are one line naming the file and line.
+// The rules of a faults file (core/fault_rules.h parse_fault_file); a rule that draws from a seed
+// and has none gets one here, printed by start. Errors are one line naming the file and line.
 Result<std::vector<FaultRule>> read_fault_file(const std::string& file) {
   std::ifstream in(file);
   if (!in) return make_error(fmt::format("cannot read the faults file '{}'", file));
@@ -27,7 +27,7 @@ Result<std::vector<FaultRule>> read_fault_file(const std::string& file) {
   if (!rules.ok()) return rules;
   std::random_device random;
   for (FaultRule& rule : *rules) {
-    if (rule.trigger == FaultTrigger::kProbability && !rule.has_seed) {
+    if (needs_seed(rule) && !rule.has_seed) {
       rule.seed = random() | (uint64_t{random()} << 32);
       rule.has_seed = true;
     }
@@ -125,7 +125,7 @@ Outcome run_start(Context& ctx, const CommandArgs& args) {
     }
   }
   for (size_t i = 0; i < faults.size(); ++i)  // ids are 1, 2, ... in the file's order
-    ctx.out << fmt::format("error rule {}: {}\n", i + 1, fault_rule_text(faults[i]));
+    ctx.out << fmt::format("fault rule {}: {}\n", i + 1, fault_rule_text(faults[i]));
   if (!inside.empty()) {
     ctx.err << fmt::format("dmc: warning: {} {} inside {} and not conditioned: {}\n", inside.size(),
                            inside.size() == 1 ? "process stays" : "processes stay", *mount,

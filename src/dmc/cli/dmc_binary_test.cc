@@ -99,6 +99,7 @@ TEST_F(DmcBinary, HelpHasMacOSUsageShape) {
                     "  fault list <mount> [-json]\n"
                     "  fault remove <mount> <id>\n"
                     "  fault clear <mount>\n"
+                    "  fault release <mount>\n"
                     "  fault log <mount> [-json]\n"
                     "  disk create <image> <size> [profile] [-start] [-existing] [-mkfs ext4] "
                     "[-mount <dir>] [-json]\n"

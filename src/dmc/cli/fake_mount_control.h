@@ -16,7 +16,7 @@ class FakeMountControl final : public mount::MountControl {
   // Every call, in order: "check <dir>", "start <dir>", "stop <dir>", "stop -force <dir>", "status
   // <dir>", "update <dir>", "sync <dir>", "run <dir> <profile name> <cache> -- <command words>",
   // "fault add <dir> <rule words>", "fault list <dir>", "fault remove <dir> <id>", "fault clear
-  // <dir>", "fault log <dir>".
+  // <dir>", "fault log <dir>", "fault release <dir>".
   std::vector<std::string> calls;
   // The mounts the fake "runs", by directory.
   std::map<std::string, mount::MountStatus> mounts;
@@ -27,6 +27,7 @@ class FakeMountControl final : public mount::MountControl {
   std::map<std::string, mount::FaultReport> faults;
   std::map<std::string, std::vector<FaultEvent>> fault_events;  // what fault_log answers
   uint64_t next_fault_id = 1;
+  uint64_t stalls_to_release = 0;  // what fault_release answers (then 0)
   // What run() reports about the command it "ran".
   mount::CommandEnd run_end;
   // Directories check_conditionable refuses, with the reason (besides "/" and the own dirs).
@@ -149,13 +150,18 @@ class FakeMountControl final : public mount::MountControl {
         return ok_status();
       }
     }
-    return make_error("no error rule " + std::to_string(id));
+    return make_error("no fault rule " + std::to_string(id));
   }
   Status fault_clear(const std::string& dir) override {
     calls.push_back("fault clear " + dir);
     if (!alive(dir)) return make_error("not conditioned");
     faults[dir].rules.clear();
     return ok_status();
+  }
+  Result<uint64_t> fault_release(const std::string& dir) override {
+    calls.push_back("fault release " + dir);
+    if (!alive(dir)) return make_error("not conditioned");
+    return std::exchange(stalls_to_release, 0);
   }
   Result<std::vector<FaultEvent>> fault_log(const std::string& dir) override {
     calls.push_back("fault log " + dir);

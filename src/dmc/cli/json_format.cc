@@ -36,6 +36,8 @@ json counters_json(const mount::MountCounters& c) {
       {"metadata_reads", c.metadata_reads},
       {"fault_rules", c.fault_rules},
       {"faults_injected", c.faults_injected},
+      {"stall_active", c.stall_active != 0},
+      {"stalled_ns", c.stalled_ns},
   };
 }
 

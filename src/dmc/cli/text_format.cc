@@ -47,8 +47,13 @@ std::string counter_lines(const mount::MountCounters& c) {
       c.files_hashed > 0 ? " hashed (the backing file system has no FIEMAP)" : " hashed");
   out += fmt::format(" Metadata reads: {}\n",
                      count(c.metadata_reads, "inode-table read", "inode-table reads"));
-  out += fmt::format(" Error rules: {} live, {} injected (dmc fault list)\n", c.fault_rules,
+  out += fmt::format(" Fault rules: {} live, {} injected (dmc fault list)\n", c.fault_rules,
                      count(c.faults_injected, "fault", "faults"));
+  if (c.stall_active != 0 || c.stalled_ns != 0) {
+    out += fmt::format(" Stalls: {}, {:.3f} s stalled since start\n",
+                       c.stall_active != 0 ? "STALLED now" : "none now",
+                       static_cast<double>(c.stalled_ns) / 1e9);
+  }
   return out;
 }
 
@@ -98,6 +103,10 @@ std::string profile_field_lines(const Profile& p) {
                        format_duration(static_cast<double>(p.spinup_idle_ns)));
   }
   if (p.capacity_bytes > 0) out += fmt::format(" Capacity: {}\n", format_size(p.capacity_bytes));
+  if (!p.latency_table.empty()) {
+    out += fmt::format(" Latency table: {} (quantile:multiplier, mean kept; seed {})\n",
+                       p.latency_table, p.latency_seed);
+  }
   if (p.latency_tail_milli > 1000) {
     out += fmt::format(" Latency tail: p99 {:g}x the median, mean kept (seed {})\n",
                        p.latency_tail_milli / 1000.0, p.latency_seed);

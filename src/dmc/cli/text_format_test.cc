@@ -149,7 +149,26 @@ TEST(DmcTextFormat, StatusOnShowsFieldsThenLiveCounters) {
                 " Placement: 7 files from the backing file's extents (FIEMAP), 1 file linear "
                 "(O_DIRECT), 0 files hashed\n"
                 " Metadata reads: 2 inode-table reads\n"
-                " Error rules: 0 live, 0 faults injected (dmc fault list)\n");
+                " Fault rules: 0 live, 0 faults injected (dmc fault list)\n");
+}
+
+TEST(DmcTextFormat, StatusSaysWhenTheDeviceIsStalled) {
+  StatusView view = on_with_profile_0(mount::CacheMode::kNoCache);
+  view.daemon_pid = 4242;
+  mount::MountCounters c;
+  c.fault_rules = 1;
+  c.faults_injected = 2;
+  c.stall_active = 1;
+  c.stalled_ns = 1'250'000'000;
+  view.counters = c;
+  const std::string text = format_status(view);
+  EXPECT_NE(text.find(" Fault rules: 1 live, 2 faults injected (dmc fault list)\n"
+                      " Stalls: STALLED now, 1.250 s stalled since start\n"),
+            std::string::npos)
+      << text;
+  view.counters->stall_active = 0;
+  EXPECT_NE(format_status(view).find(" Stalls: none now, 1.250 s stalled since start\n"),
+            std::string::npos);
 }
 
 // Issue 13, item 8: one command is singular, in every counter.

@@ -37,6 +37,7 @@ bool Conditioner::check_ticket(const Ticket& t) {
 void Conditioner::submit(Ticket& t, Op op, uint64_t address, uint64_t length) {
   if (!check_ticket(t)) return;
   t.charge(writeback_.submit(Command{op, address, length, t.arrival_ns()}));
+  t.device_ = true;
 }
 
 void Conditioner::buffered_write(Ticket& t, uint64_t file, uint64_t address, uint64_t length,
@@ -53,6 +54,7 @@ void Conditioner::journal(Ticket& t, uint64_t file, uint64_t home_address) {
 void Conditioner::fsync(Ticket& t, uint64_t file, bool datasync) {
   if (!check_ticket(t)) return;
   t.charge(writeback_.fsync(file, t.arrival_ns(), datasync));
+  t.device_ = true;
 }
 
 void Conditioner::change_metadata(Ticket& t, uint64_t file, uint64_t home_address, bool journaled) {
@@ -84,7 +86,11 @@ void Conditioner::finish(Ticket t, ReplyTimer::Reply send) {
   const bool data = t.kind() == RequestKind::kData;
   const int64_t io_done = clock_.now_ns();
   const int64_t lead = data ? transit_lead_ns() : 0;
-  const int64_t due = std::max(t.completion_ns() - lead, io_done);
+  int64_t due = std::max(t.completion_ns() - lead, io_done);
+  // A reply that waited for the device leaves once the device clock has run past its arrival: a
+  // request that arrives during a stall (device time frozen at its start) is held until the stall
+  // ends, however short its service or large the lead.
+  if (t.device_) due = std::max(due, t.arrival_ns() + 1);
   added_delay_sum_ns_.fetch_add(due - io_done, std::memory_order_relaxed);
   replies_.fetch_add(1, std::memory_order_relaxed);
   if (io_done > t.completion_ns()) {

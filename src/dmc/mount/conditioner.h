@@ -7,7 +7,9 @@
 //      the ticket's arrival, so the model sees commands in the order the kernel delivered them;
 //   3. does the backing I/O;
 //   4. finish()es the ticket with its reply, which is handed at max(model completion - lead,
-//      backing I/O done) to the ReplyTimer (the ReplyScheduler): a worker never sleeps. For data
+//      backing I/O done) to the ReplyTimer (the ReplyScheduler): a worker never sleeps. Times are
+//      device times (mount/device_clock.h: stalls stop the clock); a reply that waited for a device
+//      command or an fsync is due at least 1 ns after its arrival, so a stall holds it. For data
 //      (reads and writes) the lead is a lower bound of the FUSE round trip (TransitBound, from
 //      the daemon's own probes), so a queue-depth-1 caller sees the model's time plus at most the
 //      rest of its round trip, and never less; for everything else it is 0.
@@ -50,7 +52,12 @@ class Conditioner {
   Conditioner(const Profile& profile, uint64_t capacity, const Clock& clock, ReplyTimer& scheduler,
               const WritebackParams& writeback = {});
 
+  // The model's clock: the device's (mount/device_clock.h), which stalls stop.
   int64_t now() const { return clock_.now_ns(); }
+  // CLOCK_MONOTONIC: for what is not the device's (fault rules' windows and log, `dmc sync`'s
+  // reply), and when the device clock reads `device_ns` (kNeverNs while a stall holds it).
+  int64_t wall_now() const { return clock_.wall_now_ns(); }
+  int64_t wall_when(int64_t device_ns) const { return clock_.wall_ns_when(device_ns); }
 
   // ---- 1. Begin: the request arrives now.
   // A data request (op kRead or kWrite, `length` bytes asked) or a flush/fsync (op kFlush,

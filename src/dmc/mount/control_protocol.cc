@@ -110,7 +110,9 @@ json counters_to_json(const MountCounters& c) {
               {"files_linear", c.files_linear},
               {"metadata_reads", c.metadata_reads},
               {"fault_rules", c.fault_rules},
-              {"faults_injected", c.faults_injected}};
+              {"faults_injected", c.faults_injected},
+              {"stall_active", c.stall_active},
+              {"stalled_ns", c.stalled_ns}};
 }
 
 Result<MountCounters> counters_from_json(const json& j) {
@@ -140,8 +142,8 @@ Result<MountCounters> counters_from_json(const json& j) {
   for (auto [key, out] :
        {std::pair{"files_mapped", &c.files_mapped}, std::pair{"files_hashed", &c.files_hashed},
         std::pair{"files_linear", &c.files_linear}, std::pair{"metadata_reads", &c.metadata_reads},
-        std::pair{"fault_rules", &c.fault_rules},
-        std::pair{"faults_injected", &c.faults_injected}}) {
+        std::pair{"fault_rules", &c.fault_rules}, std::pair{"faults_injected", &c.faults_injected},
+        std::pair{"stall_active", &c.stall_active}, std::pair{"stalled_ns", &c.stalled_ns}}) {
     if (j.contains(key)) TRY(read_int(j, key, *out));
   }
   return c;
@@ -202,6 +204,9 @@ std::string encode_request(const ControlRequest& r) {
     case ControlOp::kFaultLog:
       j = {{"op", "fault_log"}};
       break;
+    case ControlOp::kFaultRelease:
+      j = {{"op", "fault_release"}};
+      break;
   }
   return j.dump() + "\n";
 }
@@ -238,6 +243,8 @@ Result<ControlRequest> decode_request(const std::string& line) {
     r.op = ControlOp::kFaultClear;
   } else if (op == "fault_log") {
     r.op = ControlOp::kFaultLog;
+  } else if (op == "fault_release") {
+    r.op = ControlOp::kFaultRelease;
   } else if (op == "stop") {
     r.op = ControlOp::kStop;
     auto it = j.find("force");
@@ -301,7 +308,8 @@ std::string encode_fault_report(const FaultReport& report) {
                          {"rule", rule_to_json(s.rule)},
                          {"added_ns", s.added_ns},
                          {"matched", s.matched},
-                         {"fired", s.fired}});
+                         {"fired", s.fired},
+                         {"repaired", s.repaired}});
   }
   return json{{"ok", true}, {"injected", report.injected}, {"rules", rules}}.dump() + "\n";
 }
@@ -321,6 +329,7 @@ Result<FaultReport> decode_fault_report(const std::string& line) {
     TRY(read_int(r, "added_ns", s.added_ns));
     TRY(read_int(r, "matched", s.matched));
     TRY(read_int(r, "fired", s.fired));
+    if (r.contains("repaired")) TRY(read_int(r, "repaired", s.repaired));
     auto rule = rule_from_json(r.value("rule", json()));
     if (!rule.ok()) return Error{"bad fault list from daemon: " + rule.error()};
     s.rule = std::move(rule).value();
@@ -329,20 +338,33 @@ Result<FaultReport> decode_fault_report(const std::string& line) {
   return report;
 }
 
+std::string encode_released(uint64_t released) {
+  return json{{"ok", true}, {"released", released}}.dump() + "\n";
+}
+
+Result<uint64_t> decode_released(const std::string& line) {
+  auto ack = decode_ack(line);
+  if (!ack.ok()) return Error{ack.error()};
+  uint64_t released = 0;
+  TRY(read_int(*parse_object(line), "released", released));
+  return released;
+}
+
 std::string encode_fault_log(const std::vector<FaultEvent>& events) {
   json list = json::array();
   for (const FaultEvent& e : events) {
-    list.push_back(json{{"seq", e.seq},
-                        {"at_ns", e.at_ns},
-                        {"rule_id", e.rule_id},
-                        {"op", std::string(fault_op_name(e.op))},
-                        {"path", e.path},
-                        {"offset", e.offset},
-                        {"length", e.length},
-                        {"action", e.action == FaultAction::kShort ? "short" : "error"},
-                        {"errno", e.error},
-                        {"done_length", e.done_length},
-                        {"pid", e.pid}});
+    list.push_back(json{
+        {"seq", e.seq},
+        {"at_ns", e.at_ns},
+        {"rule_id", e.rule_id},
+        {"op", e.action == FaultAction::kStall ? std::string() : std::string(fault_op_name(e.op))},
+        {"path", e.path},
+        {"offset", e.offset},
+        {"length", e.length},
+        {"action", std::string(fault_action_name(e.action))},
+        {"errno", e.error},
+        {"done_length", e.done_length},
+        {"pid", e.pid}});
   }
   return json{{"ok", true}, {"events", list}}.dump() + "\n";
 }
@@ -369,11 +391,15 @@ Result<std::vector<FaultEvent>> decode_fault_log(const std::string& line) {
     TRY(read_int(e, "errno", event.error));
     TRY(read_int(e, "done_length", event.done_length));
     TRY(read_int(e, "pid", event.pid));
-    auto parsed_op = fault_op_from_name(op);
-    if (!parsed_op.ok()) return Error{"bad fault log from daemon: " + parsed_op.error()};
-    event.op = *parsed_op;
-    if (action != "error" && action != "short") return make_error("bad fault log from daemon");
-    event.action = action == "short" ? FaultAction::kShort : FaultAction::kError;
+    auto parsed_action = fault_action_from_name(action);
+    if (!parsed_action.ok() || *parsed_action == FaultAction::kNone)
+      return make_error("bad fault log from daemon: action '" + action + "'");
+    event.action = *parsed_action;
+    if (event.action != FaultAction::kStall) {
+      auto parsed_op = fault_op_from_name(op);
+      if (!parsed_op.ok()) return Error{"bad fault log from daemon: " + parsed_op.error()};
+      event.op = *parsed_op;
+    }
     out.push_back(std::move(event));
   }
   return out;

@@ -7,18 +7,22 @@
 //   {"op":"fault_add","rule":["path=*.db",...]}  root only; {"ok":true,"id":N}
 //   {"op":"fault_list"}                          anyone; {"ok":true,"injected":N,"rules":[{"id":N,
 //                                                "rule":[words],"added_ns":T,"matched":N,
-//                                                "fired":N}, ...]}
+//                                                "fired":N,"repaired":N}, ...]}
 //   {"op":"fault_remove","id":N}                 root only
 //   {"op":"fault_clear"}                         root only
+//   {"op":"fault_release"}                       root only; ends the stalls in progress:
+//                                                {"ok":true,"released":N}
 //   {"op":"fault_log"}                           anyone; {"ok":true,"events":[{"seq":N,"at_ns":T,
 //                                                "rule_id":N,"op":"read","path":"a.db","offset":N,
-//                                                "length":N,"action":"error"|"short","errno":N,
+//                                                "length":N,"action":"error"|"short"|"corrupt"|
+//                                                "lost-write"|"bad-sector"|"stall","errno":N,
 //                                                "done_length":N,"pid":N}, ...]}
 //                                                (rules in core/fault_rules.h's words)
 //   {"op":"sync"}                                anyone: commits the journal, writes every dirty
 //                                                byte back and flushes; the reply says when that is
 //                                                done on the daemon's CLOCK_MONOTONIC:
-//                                                {"ok":true,"durable_at_ns":N}
+//                                                {"ok":true,"durable_at_ns":N}; -1 while a stall
+//                                                until released holds the device (ask again)
 // Replies: {"ok":true, ...} or {"ok":false,"error":"<one line>"}. A status reply carries
 // "pid", "mount_point", "settings", "counters" and "diagnostics" (optional). Settings and
 // diagnostics use settings_json.h's vocabulary, the one of the settings store and -json output:
@@ -49,7 +53,8 @@ enum class ControlOp {
   kFaultList,
   kFaultRemove,
   kFaultClear,
-  kFaultLog
+  kFaultLog,
+  kFaultRelease
 };
 
 struct ControlRequest {
@@ -85,6 +90,8 @@ std::string encode_fault_added(uint64_t id);
 Result<uint64_t> decode_fault_added(const std::string& line);
 std::string encode_fault_report(const FaultReport& report);
 Result<FaultReport> decode_fault_report(const std::string& line);
+std::string encode_released(uint64_t released);
+Result<uint64_t> decode_released(const std::string& line);
 std::string encode_fault_log(const std::vector<FaultEvent>& events);
 Result<std::vector<FaultEvent>> decode_fault_log(const std::string& line);
 

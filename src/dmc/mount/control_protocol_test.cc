@@ -230,7 +230,9 @@ TEST(MountControlProtocol, TheFaultLogRoundTrips) {
 TEST(MountControlProtocol, ABadRuleIsRefusedByTheDaemonToo) {
   auto r = decode_request(R"({"op":"fault_add","rule":["ops=read"]})");
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error(), "fault_add: a rule needs one action: error=NAME or short");
+  EXPECT_EQ(r.error(),
+            "fault_add: a rule needs one action: error=NAME, short, corrupt, lost-write, bad= or "
+            "stall=");
   EXPECT_FALSE(decode_request(R"({"op":"fault_add","rule":"ops=read error=EIO"})").ok());
   EXPECT_FALSE(decode_request(R"({"op":"fault_remove"})").ok());
 }

@@ -26,6 +26,7 @@
 #include "dmc/mount/control_protocol.h"
 #include "dmc/mount/control_socket.h"
 #include "dmc/mount/credentials.h"
+#include "dmc/mount/device_clock.h"
 #include "dmc/mount/filesystem.h"
 #include "dmc/mount/fusermount.h"
 #include "dmc/mount/machine_writeback.h"
@@ -66,10 +67,10 @@ std::string mount_options(const struct statvfs& backing, bool allow_other) {
   return o;
 }
 
-// A probability rule sent without a seed (dmc always sends one) gets one here, kept in the rule
-// so that fault_list shows it.
+// A rule that draws from a seed sent without one (dmc always sends one) gets one here, kept in the
+// rule so that fault_list shows it.
 FaultRule with_seed(FaultRule rule, int64_t now_ns) {
-  if (rule.trigger == FaultTrigger::kProbability && !rule.has_seed) {
+  if (needs_seed(rule) && !rule.has_seed) {
     uint64_t state = static_cast<uint64_t>(now_ns) ^ (static_cast<uint64_t>(getpid()) << 32);
     rule.seed = splitmix64(state);
     rule.has_seed = true;
@@ -109,6 +110,8 @@ struct Daemon {
         s.counters.metadata_reads = placed.metadata_reads;
         s.counters.fault_rules = fs.faults.size();
         s.counters.faults_injected = fs.faults.injected();
+        s.counters.stall_active = fs.faults.stalled(conditioner.wall_now()) ? 1 : 0;
+        s.counters.stalled_ns = static_cast<uint64_t>(fs.faults.stalled_ns(conditioner.wall_now()));
         const BackingBound bound = conditioner.backing_bound();
         s.diagnostics.backing_bound_replies = bound.replies;
         s.diagnostics.backing_bound_mean_excess_ns = bound.mean_excess_ns;
@@ -144,23 +147,34 @@ struct Daemon {
       case ControlOp::kFaultAdd:
       case ControlOp::kFaultRemove:
       case ControlOp::kFaultClear:
-        if (!may_change(peer_uid)) return encode_error("only root may change the error rules");
+      case ControlOp::kFaultRelease:
+        if (!may_change(peer_uid)) return encode_error("only root may change the fault rules");
         return change_faults(*request);
     }
     return encode_error("unknown request");
   }
 
+  // Stalls end or go away with a release, a removal or a clear: the scheduler looks again at when
+  // the replies they held are due.
   std::string change_faults(const ControlRequest& request) {
+    const int64_t now = conditioner.wall_now();
     switch (request.op) {
       case ControlOp::kFaultAdd:
-        return encode_fault_added(
-            fs.faults.add(with_seed(request.rule, conditioner.now()), conditioner.now()));
-      case ControlOp::kFaultRemove:
-        if (!fs.faults.remove(request.id))
-          return encode_error("no error rule " + std::to_string(request.id));
+        return encode_fault_added(fs.faults.add(with_seed(request.rule, now), now));
+      case ControlOp::kFaultRemove: {
+        const bool removed = fs.faults.remove(request.id, now);
+        scheduler.poke();
+        if (!removed) return encode_error("no fault rule " + std::to_string(request.id));
         return encode_ok();
+      }
+      case ControlOp::kFaultRelease: {
+        const size_t released = fs.faults.release(now);
+        scheduler.poke();
+        return encode_released(released);
+      }
       default:
-        fs.faults.clear();
+        fs.faults.clear(now);
+        scheduler.poke();
         return encode_ok();
     }
   }
@@ -174,7 +188,9 @@ struct Daemon {
     const int r = dir < 0 ? -errno : (::syncfs(dir) == 0 ? 0 : -errno);
     if (dir >= 0) close(dir);
     if (r < 0) return encode_error(std::string("syncfs: ") + std::strerror(-r));
-    return encode_synced(conditioner.sync_all(conditioner.now()));
+    // In wall time; -1 while a stall that lasts until released holds it (the client asks again).
+    const int64_t durable = conditioner.wall_when(conditioner.sync_all(conditioner.now()));
+    return encode_synced(durable == kNeverNs ? -1 : durable);
   }
 
   std::string stop(bool force) {
@@ -297,7 +313,8 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
   const uint64_t capacity =
       std::max<uint64_t>(static_cast<uint64_t>(backing.f_blocks) * backing.f_frsize, 1 << 20);
 
-  MonotonicClock clock;
+  MonotonicClock wall_clock;
+  DeviceClock clock(wall_clock);  // stopped by the fault rules' stalls, once attached
   ReplyScheduler scheduler(clock);
   Conditioner conditioner(config.settings.profile, capacity, clock, scheduler,
                           machine_writeback_params(capacity));
@@ -312,8 +329,9 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
   fs.ready_fd = ready_fd;
   fs.quota.set_capacity(config.settings.profile.capacity_bytes, config.root_fd);
   fs.mount_point = config.mount_point;
+  clock.attach(fs.faults);
   for (const FaultRule& rule : config.settings.faults)
-    fs.faults.add(with_seed(rule, conditioner.now()), conditioner.now());
+    fs.faults.add(with_seed(rule, conditioner.wall_now()), conditioner.wall_now());
 
   const std::string options = mount_options(backing, config.allow_other);
   std::vector<const char*> argv = {"diskcond", "-o", options.c_str()};
@@ -336,7 +354,7 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
   if (killpriv == nullptr || std::string_view(killpriv) != "off") KillprivV2::install(se);
 
   ControlServer control;
-  TransitProbe probe(config.mount_point, fs.probe_stamp, conditioner.transit_bound(), clock);
+  TransitProbe probe(config.mount_point, fs.probe_stamp, conditioner.transit_bound(), wall_clock);
   Daemon daemon{config, conditioner, scheduler, fs, control, probe};
   auto listening = control.start(
       config.paths.socket,

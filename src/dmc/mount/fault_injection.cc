@@ -37,7 +37,7 @@ int32_t pid_of(fuse_req_t req) {
 
 FaultDecision decide_fault_at_fd(Filesystem& fs, fuse_req_t req, FaultOp op, int fd,
                                  uint64_t offset, uint64_t length) {
-  return fs.faults.decide(op, relative_path(fs, fd), offset, length, fs.conditioner.now(),
+  return fs.faults.decide(op, relative_path(fs, fd), offset, length, fs.conditioner.wall_now(),
                           pid_of(req));
 }
 
@@ -53,7 +53,7 @@ FaultDecision decide_fault_at_entry(Filesystem& fs, fuse_req_t req, FaultOp op, 
   if (!dir.ok()) return {};
   std::string path = relative_path(fs, dir.get());
   path = path == "." ? std::string(name) : path + "/" + name;
-  return fs.faults.decide(op, path, 0, 0, fs.conditioner.now(), pid_of(req));
+  return fs.faults.decide(op, path, 0, 0, fs.conditioner.wall_now(), pid_of(req));
 }
 
 }  // namespace diskcond::mount

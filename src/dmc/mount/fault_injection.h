@@ -1,9 +1,13 @@
-// Where the handlers ask the mount's error rules (core/fault_rules.h, Filesystem::faults) about a
+// Where the handlers ask the mount's fault rules (core/fault_rules.h, Filesystem::faults) about a
 // request. Each helper names the request's path relative to the conditioned directory and asks
-// FaultRules::decide(); the handler applies the answer before any backing operation and before
-// the model: an error is replied at once (nothing reaches the backing file or the model, so it
-// costs no pretend-disk time), a short read or write does only the first `length` bytes and is
-// timed by the model for those.
+// FaultRules::decide() (at wall time); the handler applies the answer before any backing
+// operation and before the model: an error (a bad sector's EIO too) is replied at once (nothing
+// reaches the backing file or the model, so it costs no pretend-disk time); a short read or
+// write does only the first `length` bytes and is timed by the model for those; a corrupted read
+// is read and timed as any other and only its reply buffer is altered (corrupt_reply), never
+// the backing file; a lost write is timed by the model and acknowledged in full, and its bytes
+// are never written (nor is the quota charged). Nothing but these decisions changes what a
+// request does: with no rule firing, the handler's path is the one without rules.
 //
 // Cost without a rule for the operation: one relaxed atomic load (FaultRules::wants), inline. With
 // one, a readlink of the file's /proc/self/fd entry and the rules' mutex.

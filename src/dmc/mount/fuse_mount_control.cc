@@ -249,10 +249,15 @@ class FuseMountControl final : public MountControl {
     if (!is_conditioned_mount(*path)) return make_error(*path + " is not conditioned");
     ControlRequest request;
     request.op = ControlOp::kSync;
-    auto reply = control_call(paths_of_mount(*path).socket, encode_request(request));
-    if (!reply.ok())
-      return make_error(*path + ": the daemon does not answer (" + reply.error() + "); run stop");
-    auto durable_at = decode_synced(*reply);
+    Result<int64_t> durable_at = int64_t{-1};
+    // -1: a stall until released holds the device; asked again until it is released.
+    for (bool first = true; durable_at.ok() && *durable_at < 0; first = false) {
+      if (!first) sleep_ms(50);
+      auto reply = control_call(paths_of_mount(*path).socket, encode_request(request));
+      if (!reply.ok())
+        return make_error(*path + ": the daemon does not answer (" + reply.error() + "); run stop");
+      durable_at = decode_synced(*reply);
+    }
     if (!durable_at.ok()) return Error{*path + ": " + durable_at.error()};
     // The daemon's model time is CLOCK_MONOTONIC, the same clock here.
     const timespec at{static_cast<time_t>(*durable_at / 1'000'000'000),
@@ -308,6 +313,14 @@ class FuseMountControl final : public MountControl {
     auto reply = fault_call(dir, request);
     if (!reply.ok()) return Error{reply.error()};
     return decode_ack(*reply);
+  }
+
+  Result<uint64_t> fault_release(const std::string& dir) override {
+    ControlRequest request;
+    request.op = ControlOp::kFaultRelease;
+    auto reply = fault_call(dir, request);
+    if (!reply.ok()) return Error{reply.error()};
+    return decode_released(*reply);
   }
 
   Result<std::vector<FaultEvent>> fault_log(const std::string& dir) override {

@@ -45,10 +45,13 @@ struct MountCounters {
   uint64_t files_hashed = 0;    // hashed addresses: the backing file system has no FIEMAP
   uint64_t files_linear = 0;    // opened O_DIRECT: one linear region each
   uint64_t metadata_reads = 0;  // inode-table reads (inodes the kernel did not hold)
-  // Error rules (core/fault_rules.h): how many are live now, and requests they failed or
-  // shortened since start.
+  // Fault rules (core/fault_rules.h): how many are live now, and faults injected since start
+  // (requests failed, shortened, corrupted or lost; stalls begun).
   uint64_t fault_rules = 0;
   uint64_t faults_injected = 0;
+  // Stalls: 1 while the device is stalled, else 0; the time it has stood still since start.
+  uint64_t stall_active = 0;
+  uint64_t stalled_ns = 0;
 };
 
 // A running mount's error rules, with what each has done, and the mount's total.
@@ -134,14 +137,16 @@ class MountControl {
   virtual Result<CommandEnd> run(const std::string& dir, const MountSettings& settings,
                                  const std::vector<std::string>& command) = 0;
 
-  // Error rules of the running mount `dir` (core/fault_rules.h), live. Adding, removing and
-  // clearing need root (the daemon checks its caller), listing does not.
+  // Fault rules of the running mount `dir` (core/fault_rules.h), live. Adding, removing,
+  // clearing and releasing need root (the daemon checks its caller), listing does not.
   // Adds `rule` (REQUIRES: a seed when it has a probability); returns its id.
   virtual Result<uint64_t> fault_add(const std::string& dir, const FaultRule& rule) = 0;
   virtual Result<FaultReport> fault_list(const std::string& dir) = 0;
   // Errors: no rule `id`.
   virtual Status fault_remove(const std::string& dir, uint64_t id) = 0;
   virtual Status fault_clear(const std::string& dir) = 0;
+  // Ends the stalls in progress (those until released too); returns how many rules had one.
+  virtual Result<uint64_t> fault_release(const std::string& dir) = 0;
   // The latest faults injected (FaultRules::log, at most kFaultLogCapacity), oldest first. Anyone.
   virtual Result<std::vector<FaultEvent>> fault_log(const std::string& dir) = 0;
 };

@@ -159,6 +159,11 @@ void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_fil
   auto buf = std::make_shared<BufferPool::Buffer>(fs.buffers.get(size));
   ssize_t n = buf->data() ? pread(h.read_fd, buf->data(), size, offset) : -1;
   const int err = n < 0 ? (buf->data() ? errno : ENOMEM) : 0;
+  // Silent corruption: the reply's copy only.
+  if (fault.action == FaultAction::kCorrupt && n > 0) {
+    corrupt_reply(fault, static_cast<uint64_t>(offset),
+                  std::span<char>(static_cast<char*>(buf->data()), static_cast<size_t>(n)));
+  }
   fs.conditioner.finish(std::move(ticket), [req, buf, n, err] {
     if (err != 0) {
       fuse_reply_err(req, err);
@@ -204,8 +209,10 @@ void op_write_buf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t offset,
     return;
   }
   if (fault.action == FaultAction::kShort) size = fault.length;
+  // A lost write: everything as usual but the backing write and the space it would take.
+  const bool lost = fault.action == FaultAction::kLostWrite;
   const bool buffered = h.writeback && !h.direct;
-  const bool quota_on = fs.quota.capacity() != 0;
+  const bool quota_on = fs.quota.capacity() != 0 && !lost;
   // One fstat serves the quota (the worst-case new allocation) and write-back (whether the write
   // grows the file); neither needs it otherwise.
   struct stat before {};
@@ -241,8 +248,8 @@ void op_write_buf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t offset,
       fs.conditioner.submit(ticket, Op::kWrite, p.address, p.length);
     }
   }
-  ssize_t n;
-  {
+  ssize_t n = static_cast<ssize_t>(size);
+  if (!lost) {
     CapabilityDrop drop(fuse_req_ctx(req)->uid);  // a write by a user clears setuid bits
     n = backing_write(fs.buffers, handle_of(fi), in, offset, size);
   }

@@ -83,13 +83,22 @@ void ReplyScheduler::run() {
     const int64_t due = heap_.front().due_ns;
     const int64_t wake_at = due - wake_ahead_ns_;
     if (wake_at > now && !stopping_) {
+      // The wall time at which the clock reads wake_at: later by any stall before it; never while
+      // a stall that lasts until released holds it (poke() wakes the thread then).
+      const int64_t wall_wake_at = clock_.wall_ns_when(wake_at);
+      if (wall_wake_at == kNeverNs) {
+        wake_.wait(lock);
+        continue;
+      }
       // steady_clock is CLOCK_MONOTONIC on Linux, the clock MonotonicClock reads.
-      auto deadline = std::chrono::steady_clock::time_point(std::chrono::nanoseconds(wake_at));
+      auto deadline = std::chrono::steady_clock::time_point(std::chrono::nanoseconds(wall_wake_at));
       if (wake_.wait_until(lock, deadline) == std::cv_status::no_timeout) continue;
       now = clock_.now_ns();
       if (heap_.empty() || heap_.front().due_ns != due) continue;
+      if (now < wake_at) continue;  // a stall began while it waited: wait again
       // Woken by the timer for the entry we waited for: learn how late timers fire.
-      const int64_t late = std::clamp<int64_t>(now - wake_at, 0, kMaxWakeAheadNs);
+      const int64_t late =
+          std::clamp<int64_t>(clock_.wall_now_ns() - wall_wake_at, 0, kMaxWakeAheadNs);
       wake_ahead_ns_ = (wake_ahead_ns_ * 7 + late) / 8;
     }
     if (due > now && !stopping_) {
@@ -115,14 +124,22 @@ void ReplyScheduler::run() {
 }
 
 int64_t ReplyScheduler::spin_until(int64_t due_ns) const {
+  // A stall that begins meanwhile stops the clock: give up after kMaxWakeAheadNs of wall time,
+  // and the loop in run() waits again.
+  const int64_t give_up = clock_.wall_now_ns() + kMaxWakeAheadNs;
   int64_t now = clock_.now_ns();
-  while (now < due_ns) {
+  while (now < due_ns && clock_.wall_now_ns() < give_up) {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
 #endif
     now = clock_.now_ns();
   }
   return now;
+}
+
+void ReplyScheduler::poke() {
+  { std::lock_guard lock(mu_); }
+  wake_.notify_one();
 }
 
 }  // namespace diskcond::mount

@@ -11,10 +11,15 @@
 // their due time instead of always late. A reply is never sent before its due time (the one
 // exception: drain(), when the mount goes away). The spin lasts at most kMaxWakeAheadNs.
 //
+// The clock may stand still (mount/device_clock.h: the device's clock during a stall): due times
+// are on it, and the thread's timed waits end at the wall time it reaches them
+// (Clock::wall_ns_when); while it is held until released the thread waits for poke().
+//
 // Every reply's lateness (the time it started to be sent minus its due time) goes into a
 // LatenessHistogram, for status.
 //
-// Locking: mu_ is a leaf lock; replies run with no lock held.
+// Locking: mu_ is held while the thread reads the clock, which takes the fault rules' mutex while
+// a stall rule is live (DeviceClock; that mutex is a leaf); replies run with no lock held.
 #pragma once
 
 #include <condition_variable>
@@ -49,6 +54,9 @@ class ReplyScheduler final : public ReplyTimer {
 
   // ReplyTimer. A reply already due runs at once on the caller.
   void at(int64_t due_ns, Reply reply) override;
+  // The clock has changed its mind (a stall released or removed): the thread looks again at when
+  // the next reply is due.
+  void poke();
   // Sends every queued reply now (in due order) and stops the thread; later at() calls reply at
   // once. Used when the mount goes away: nothing acknowledged may be left unsent.
   void drain();
@@ -74,8 +82,8 @@ class ReplyScheduler final : public ReplyTimer {
     }
   };
   void run();
-  // Busy-waits until clock_ reaches `due_ns`; returns the time it then read. A FakeClock that
-  // never reaches it would spin forever: tests with a FakeClock only use past-due replies.
+  // Busy-waits until clock_ reaches `due_ns`, for at most kMaxWakeAheadNs of wall time; returns
+  // the time it then read. Tests with a FakeClock only use past-due replies.
   int64_t spin_until(int64_t due_ns) const;
 
   const Clock& clock_;

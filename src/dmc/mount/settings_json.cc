@@ -63,7 +63,7 @@ Status read_type(const json& j, Profile& p) {
 }
 
 bool known_key(const std::string& key) {
-  if (key == "name" || key == "type") return true;
+  if (key == "name" || key == "type" || key == "latency_table") return true;
   for (const ProfileField& field : profile_fields()) {
     if (json_key(field) == key) return true;
   }
@@ -77,6 +77,10 @@ Status read_profile(const json& j, Profile& p) {
   }
   if (Status s = read_name(j, p); !s.ok()) return s;
   if (Status s = read_type(j, p); !s.ok()) return s;
+  if (auto v = j.find("latency_table"); v != j.end()) {
+    if (!v->is_string()) return make_error("'latency_table' must be a string");
+    p.latency_table = v->get<std::string>();
+  }
   for (const ProfileField& field : profile_fields()) {
     const std::string key = json_key(field);
     auto v = j.find(key);
@@ -115,6 +119,7 @@ json profile_to_json(const Profile& p) {
   j["name"] = p.name;
   j["type"] = std::string(to_string(p.type));
   for (const ProfileField& field : profile_fields()) j[json_key(field)] = field_to_json(field, p);
+  if (!p.latency_table.empty()) j["latency_table"] = p.latency_table;  // only when set
   return j;
 }
 

@@ -20,7 +20,8 @@ Ticket::Ticket(Ticket&& other) noexcept
       length_(other.length_),
       op_(other.op_),
       kind_(other.kind_),
-      conditioned_(other.conditioned_) {
+      conditioned_(other.conditioned_),
+      device_(other.device_) {
   other.owner_ = nullptr;
 }
 

@@ -69,6 +69,7 @@ class [[nodiscard]] Ticket {
   Op op_;
   RequestKind kind_;
   bool conditioned_;
+  bool device_ = false;  // a device command or an fsync was charged (finish: a stall holds it)
 };
 
 }  // namespace diskcond::mount
