@@ -212,8 +212,8 @@ TEST(RawioTextFormat, VerbosityTwoAddsLatencyPercentiles) {
   EXPECT_NE(out.find("Test    ID        p50 us    p90 us    p99 us  p99.9 us    max us\n"),
             std::string::npos)
       << out;
-  // Bucket midpoints within 0.4% of the exact 500, 900, 990, 999 us; the max is exact.
-  EXPECT_NE(out.find("RR      anon       501.8     897.0     987.1     995.3    1000.0\n"),
+  // Bucket midpoints within 0.05% of the exact 500, 900, 990, 999 us; the max is exact.
+  EXPECT_NE(out.find("RR      anon       500.1     899.8     990.0     999.2    1000.0\n"),
             std::string::npos)
       << out;
 }
@@ -240,6 +240,31 @@ TEST(RawioJsonFormat, OneDocumentWithUnitsInKeysAndOptionsEchoed) {
   EXPECT_GT(rr["cpu"]["cpu_us_per_transfer"].get<double>(), 0.0);
   EXPECT_EQ(rr["intervals"]["samples"][1]["bytes"], 32768);
   EXPECT_EQ(doc["targets"][0]["tests"].size(), 4u);
+}
+
+TEST(RawioJsonFormat, HistogramsCarryTheirBucketsAndTheLayout) {
+  std::vector<TargetReport> reports = {
+      seed_report({271.0, 17}, {5290.5, 323}, {514.1, 32}, {1454.7, 89})};
+  RunResult& rr = reports[0].tests[0];
+  for (uint64_t v : {1500u, 1500u, 3'000'000u}) rr.latency.record(v);
+  rr.intervals = {{16384, 1}, {32768, 2}};
+  LatencyHistogram second;
+  second.record(3'000'000);
+  rr.interval_latency = {SparseHistogram{}, second.sparse()};
+  auto doc = nlohmann::json::parse(make_json_formatter({})->render(reports));
+  EXPECT_EQ(doc["schema_version"], 2);
+  EXPECT_EQ(doc["histogram"]["scheme"], "log_linear");
+  EXPECT_EQ(doc["histogram"]["sub_bucket_bits"], 10);
+  EXPECT_EQ(doc["histogram"]["bucket_count"], 33792);
+  const auto& t = doc["targets"][0]["tests"][0];
+  EXPECT_EQ(t["lat_ns"]["sum"], 3'003'000);
+  EXPECT_EQ(t["lat_ns"]["buckets"], nlohmann::json::parse("[[1500, 2], [12728, 1]]"));
+  EXPECT_EQ(LatencyHistogram::bucket_index(3'000'000), 12728u);
+  const auto& s = t["intervals"]["samples"];
+  EXPECT_EQ(s[0]["lat_ns"]["samples"], 0);
+  EXPECT_EQ(s[1]["lat_ns"]["samples"], 1);
+  EXPECT_EQ(s[1]["lat_ns"]["max"], 3'000'000);
+  EXPECT_EQ(s[1]["lat_ns"]["buckets"], nlohmann::json::parse("[[12728, 1]]"));
 }
 
 // An open-loop RR over 10 s at 2000/s requested, with known lag samples.

@@ -9,8 +9,20 @@ namespace {
 
 using nlohmann::json;
 
+// 2: histogram buckets (lat_ns.buckets, per-interval lat_ns) with sub_bucket_bits 10. Documents
+// without the key are version 1.
+constexpr int kJsonSchemaVersion = 2;
+
+// Non-empty buckets as [index, samples] pairs (the layout is the document's "histogram" object).
+json buckets_json(const BucketList& buckets) {
+  json out = json::array();
+  for (auto [index, samples] : buckets) out.push_back({index, samples});
+  return out;
+}
+
 json latency_json(const LatencyHistogram& h) {
   return {{"samples", h.count()},
+          {"sum", h.sum_ns()},
           {"min", h.min_ns()},
           {"mean", h.mean_ns()},
           {"p50", h.percentile_ns(50)},
@@ -18,7 +30,26 @@ json latency_json(const LatencyHistogram& h) {
           {"p99", h.percentile_ns(99)},
           {"p99_9", h.percentile_ns(99.9)},
           {"p99_99", h.percentile_ns(99.99)},
-          {"max", h.max_ns()}};
+          {"max", h.max_ns()},
+          {"buckets", buckets_json(h.non_empty_buckets())}};
+}
+
+// One second's histogram: exact count, sum, min and max, and its buckets.
+json interval_latency_json(const SparseHistogram& h) {
+  return {{"samples", h.count},
+          {"sum", h.sum_ns},
+          {"min", h.min_ns},
+          {"max", h.max_ns},
+          {"buckets", buckets_json(h.buckets)}};
+}
+
+// How to read bucket indices, so that a reader can merge and recompute without rawio.
+json histogram_layout_json() {
+  return {{"scheme", "log_linear"},
+          {"sub_bucket_bits", LatencyHistogram::kSubBucketBits},
+          {"bucket_count", LatencyHistogram::kBucketCount},
+          {"max_tracked_ns", LatencyHistogram::kMaxTrackedNs},
+          {"value", "midpoint"}};
 }
 
 // Open loop's figures, or null for a closed-loop test.
@@ -36,9 +67,11 @@ json open_loop_json(const RunResult& t) {
 json test_json(const RunResult& t) {
   json intervals = json::array();
   for (size_t i = 0; i < t.intervals.size(); ++i) {
-    intervals.push_back({{"start_sec", i},
-                         {"bytes", t.intervals[i].bytes},
-                         {"transfers", t.intervals[i].transfers}});
+    json sample = {
+        {"start_sec", i}, {"bytes", t.intervals[i].bytes}, {"transfers", t.intervals[i].transfers}};
+    if (i < t.interval_latency.size())
+      sample["lat_ns"] = interval_latency_json(t.interval_latency[i]);
+    intervals.push_back(std::move(sample));
   }
   return {{"test", std::string(test_code(t.spec.kind))},
           {"name", std::string(test_key(t.spec.kind))},
@@ -95,6 +128,8 @@ class JsonFormatter final : public Formatter {
     }
     json doc = {{"tool", "rawio"},
                 {"version", DISKCOND_VERSION},
+                {"schema_version", kJsonSchemaVersion},
+                {"histogram", histogram_layout_json()},
                 {"partial", partial},
                 {"options", options_},
                 {"targets", targets}};

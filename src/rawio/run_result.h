@@ -35,6 +35,9 @@ struct RunResult {
   LatencyHistogram service_latency;
   int64_t behind_at_end_ns = 0;
   std::vector<IntervalSample> intervals;  // per second from the start
+  // The latency of the transfers completed in each second, as `intervals` (same length); their
+  // sum is `latency`.
+  std::vector<SparseHistogram> interval_latency;
   StopReason stopped_by = StopReason::kCount;
 
   double seconds() const { return static_cast<double>(elapsed_ns) / 1e9; }

@@ -174,7 +174,6 @@ Result<RunResult> run_test(const Target& target, const TestSpec& spec, const Run
   bool hit_deadline = false;
   for (const auto& w : workers) {
     if (!w->error().empty()) return make_error(fmt::format("{}: {}", target.name, w->error()));
-    result.latency.merge(w->latency());
     result.schedule_lag.merge(w->schedule_lag());
     result.service_latency.merge(w->service_latency());
     result.behind_at_end_ns = std::max(result.behind_at_end_ns, w->behind_at_end_ns());
@@ -186,6 +185,9 @@ Result<RunResult> run_test(const Target& target, const TestSpec& spec, const Run
   }
   result.elapsed_ns = end_ns - clock.measure_start_ns;
   result.intervals = intervals.samples();
+  std::vector<const IntervalHistograms*> seconds;
+  for (const auto& w : workers) seconds.push_back(&w->interval_latency());
+  result.interval_latency = merge_seconds(seconds, result.intervals.size(), result.latency);
   if (options.cancel && options.cancel->load()) {
     result.stopped_by = StopReason::kCancelled;
   } else if (hit_deadline) {

@@ -22,6 +22,7 @@ Worker::Worker(const TestSpec& spec, unsigned index)
       share_(worker_share(spec.transfer_count, spec.workers, index)),
       offsets_(is_random(spec.kind), spec.area_bytes, spec.transfer_bytes, spec.workers, index,
                spec.seed),
+      interval_latency_(interval_slots(spec.time_limit_ns)),
       intervals_(interval_slots(spec.time_limit_ns)) {
   if (spec.open_loop())
     schedule_.emplace(spec.arrival, spec.rate_per_sec, spec.workers, index, spec.seed);
@@ -42,6 +43,7 @@ Status Worker::prepare(int fd, const EngineInfo& engine, unsigned depth, uint32_
     uint64_t v = fill.next() | 1;
     memcpy(buffers_.get() + i, &v, 8);
   }
+  interval_latency_.prefault();
   submitted_ns_.assign(depth_, 0);
   intended_ns_.assign(depth_, 0);
   slot_offset_.assign(depth_, 0);
@@ -137,8 +139,8 @@ void Worker::loop(const TestClock& clock, std::atomic<bool>& stop, WorkerProgres
         if (error_.empty()) record_error(c.result, slot_offset_[c.slot]);
         stop.store(true, std::memory_order_relaxed);
       } else if (now >= measure_start) {
-        latency_.record(static_cast<uint64_t>(now - submitted_ns_[c.slot]));
-        intervals_.add(now, length);
+        size_t second = intervals_.add(now, length);
+        interval_latency_.record(second, static_cast<uint64_t>(now - submitted_ns_[c.slot]));
         ++transfers_;
         bytes_ += length;
       }
@@ -148,6 +150,7 @@ void Worker::loop(const TestClock& clock, std::atomic<bool>& stop, WorkerProgres
     progress.transfers.store(transfers_, std::memory_order_relaxed);
   }
   end_ns_ = now;
+  interval_latency_.finish();
 }
 
 }  // namespace diskcond::rawio
@@ -229,6 +232,7 @@ void Worker::open_loop(const TestClock& clock, std::atomic<bool>& stop, WorkerPr
     progress.transfers.store(transfers_, std::memory_order_relaxed);
   }
   end_ns_ = now;
+  interval_latency_.finish();
 }
 
 void Worker::complete(int n, int64_t now, int64_t measure_start, std::atomic<bool>& stop,
@@ -240,10 +244,10 @@ void Worker::complete(int n, int64_t now, int64_t measure_start, std::atomic<boo
       if (error_.empty()) record_error(c.result, slot_offset_[c.slot]);
       stop.store(true, std::memory_order_relaxed);
     } else if (now >= measure_start) {
-      latency_.record(static_cast<uint64_t>(now - intended_ns_[c.slot]));
+      size_t second = intervals_.add(now, length);
+      interval_latency_.record(second, static_cast<uint64_t>(now - intended_ns_[c.slot]));
       schedule_lag_.record(static_cast<uint64_t>(submitted_ns_[c.slot] - intended_ns_[c.slot]));
       service_latency_.record(static_cast<uint64_t>(now - submitted_ns_[c.slot]));
-      intervals_.add(now, length);
       ++transfers_;
       bytes_ += length;
     }

@@ -15,6 +15,7 @@
 #include "core/result.h"
 #include "rawio/arrival_schedule.h"
 #include "rawio/engine.h"
+#include "rawio/interval_histograms.h"
 #include "rawio/interval_log.h"
 #include "rawio/latency_histogram.h"
 #include "rawio/offsets.h"
@@ -61,8 +62,9 @@ class Worker {
   void run(StartBarrier& start, const TestClock& clock, std::atomic<bool>& stop,
            WorkerProgress& progress);
 
-  // Closed loop: submission to completion. Open loop: intended issue time to completion.
-  const LatencyHistogram& latency() const { return latency_; }
+  // Per second of the measured time, like intervals(). Closed loop: submission to completion.
+  // Open loop: intended issue time to completion.
+  const IntervalHistograms& interval_latency() const { return interval_latency_; }
   // Open loop only (empty closed loop): how late each transfer was issued after its intended
   // time, and its submission to completion (what closed loop calls latency).
   const LatencyHistogram& schedule_lag() const { return schedule_lag_; }
@@ -105,7 +107,7 @@ class Worker {
   std::vector<uint64_t> slot_offset_;        // per slot, for error messages
   std::vector<uint32_t> free_slots_;
   std::vector<Completion> completions_;
-  LatencyHistogram latency_;
+  IntervalHistograms interval_latency_;
   LatencyHistogram schedule_lag_;
   LatencyHistogram service_latency_;
   int64_t behind_at_end_ns_ = 0;
