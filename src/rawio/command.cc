@@ -214,6 +214,12 @@ int save_reports(const Invocation& inv, history::HistoryStore& store,
   return kExitOk;
 }
 
+// With --repeat N, each target's N reports (in order) shown as ID#1 ... ID#N.
+std::vector<TargetReport> label_repeats(std::vector<TargetReport> reports, unsigned repeat) {
+  for (size_t i = 0; i < reports.size(); ++i) reports[i].id += fmt::format("#{}", i % repeat + 1);
+  return reports;
+}
+
 }  // namespace
 
 int run_command(const Invocation& inv, std::FILE* out, std::FILE* err) {
@@ -243,35 +249,38 @@ int run_command(const Invocation& inv, std::FILE* out, std::FILE* err) {
       interrupted = true;
       break;
     }
-    TargetReport report{p.id,
-                        p.target.name,
-                        std::string(target_kind_key(p.target.kind)),
-                        p.target.io_path,
-                        p.area_bytes,
-                        p.target.sector_bytes,
-                        {}};
-    for (TestKind kind : inv.tests) {
-      RunOptions options;
-      options.engine = inv.engine;
-      options.cancel = &cancel_requested();
-      if (progress.active()) {
-        options.on_progress = [&](const Progress& pr) { progress.show(p.target.name, pr); };
+    for (unsigned repeat = 1; repeat <= inv.repeat && !interrupted; ++repeat) {
+      TargetReport report{p.id,
+                          p.target.name,
+                          std::string(target_kind_key(p.target.kind)),
+                          p.target.io_path,
+                          p.area_bytes,
+                          p.target.sector_bytes,
+                          {}};
+      for (TestKind kind : inv.tests) {
+        RunOptions options;
+        options.engine = inv.engine;
+        options.cancel = &cancel_requested();
+        if (progress.active()) {
+          options.on_progress = [&](const Progress& pr) { progress.show(p.target.name, pr); };
+        }
+        auto result = run_test(p.target, spec_for(inv, kind, p.area_bytes), options);
+        progress.clear();
+        if (!result) return say(err, result.error()), kExitIoError;
+        interrupted = result->stopped_by == StopReason::kCancelled;
+        report.tests.push_back(std::move(*result));
+        if (interrupted) break;
       }
-      auto result = run_test(p.target, spec_for(inv, kind, p.area_bytes), options);
-      progress.clear();
-      if (!result) return say(err, result.error()), kExitIoError;
-      interrupted = result->stopped_by == StopReason::kCancelled;
-      report.tests.push_back(std::move(*result));
-      if (interrupted) break;
+      if (!report.tests.empty()) reports.push_back(std::move(report));
     }
-    if (!report.tests.empty()) reports.push_back(std::move(report));
     if (interrupted) break;
   }
   if (interrupted) say(err, "interrupted; the results so far are partial; test files removed");
   if (!reports.empty()) {
     auto formatter = inv.json ? make_json_formatter(options_json(inv))
                               : make_text_formatter(inv.verbosity, inv.units);
-    std::string text = formatter->render(reports);
+    std::string text =
+        formatter->render(inv.repeat > 1 ? label_repeats(reports, inv.repeat) : reports);
     std::fwrite(text.data(), 1, text.size(), out);
     std::fflush(out);
   }

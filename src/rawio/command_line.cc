@@ -126,6 +126,11 @@ std::unique_ptr<CLI::App> build_app(Invocation& inv, RawText& raw, bool tests[4]
   app->add_option("--units", raw.units, kUnitsHelp);
   app->add_flag("--no-progress", raw.no_progress,
                 "No progress line on stderr (shown only on a terminal)");
+  app->add_option("--repeat", inv.repeat,
+                  "Run each target's tests N times in a row (default 1): rows ID#1..ID#N, and "
+                  "with --save one run each, for rawio compare --last N")
+      ->check(CLI::Range(1u, 1000u))
+      ->type_name("N");
   auto* save = app->add_flag("--save", inv.save,
                              "Also store the results in the history database (see rawio report)");
   app->add_option(
@@ -341,7 +346,8 @@ nlohmann::json options_json(const Invocation& inv) {
       {"direct", std::string(direct_mode_key(inv.direct))},
       {"force_write", inv.force_write},
       {"units", std::string(units_key(inv.units))},
-      {"progress", inv.progress}};
+      {"progress", inv.progress},
+      {"repeat", inv.repeat}};
 }
 
 }  // namespace diskcond::rawio

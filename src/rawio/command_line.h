@@ -19,9 +19,10 @@ namespace diskcond::rawio {
 // Exit codes, documented in man/rawio.1. A signal ends rawio with 128 + its number.
 enum ExitCode : int {
   kExitOk = 0,
-  kExitIoError = 1,  // a transfer, open or set-up failed at run time
-  kExitUsage = 2,    // a bad option, value or target; nothing was touched
-  kExitRefused = 3,  // a write test was refused for safety; nothing was touched
+  kExitIoError = 1,     // a transfer, open or set-up failed at run time
+  kExitUsage = 2,       // a bad option, value or target; nothing was touched
+  kExitRefused = 3,     // a write test was refused for safety; nothing was touched
+  kExitRegression = 4,  // rawio compare: B significantly slower than A beyond --threshold
 };
 
 struct Invocation {
@@ -52,6 +53,7 @@ struct Invocation {
   bool json = false;
   Units units = Units::kKib;  // --units: the text tables' rate columns
   bool progress = true;
+  unsigned repeat = 1;  // --repeat: run each target's tests this many times, one report each
   bool save = false;    // --save: store the runs in the history database
   std::string db_path;  // --db; empty: history::default_database_path()
 };
