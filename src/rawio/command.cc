@@ -17,6 +17,7 @@
 #include "rawio/progress_line.h"
 #include "rawio/runner.h"
 #include "rawio/safety.h"
+#include "rawio/steady_state_watch.h"
 
 namespace diskcond::rawio {
 namespace {
@@ -51,6 +52,7 @@ std::string row_id(const Invocation& inv, size_t index) {
 }
 
 bool any_write(const Invocation& inv) {
+  if (inv.precondition_passes > 0) return true;
   for (TestKind kind : inv.tests) {
     if (is_write(kind)) return true;
   }
@@ -69,6 +71,11 @@ TestSpec spec_for(const Invocation& inv, TestKind kind, uint64_t area_bytes) {
                             ? kUnlimitedTransfers
                             : inv.transfer_count.value_or(area_bytes / inv.transfer_bytes);
   spec.time_limit_ns = inv.time_limit_ns;
+  if (inv.steady_state) {
+    // The watcher stops the test; the deadline only backs it up (60 s is the longest chosen round).
+    const int64_t window = inv.ss_window_ns > 0 ? inv.ss_window_ns : 60'000'000'000;
+    spec.time_limit_ns = window * static_cast<int64_t>(inv.ss_max_rounds);
+  }
   spec.warmup_ns = inv.warmup_ns;
   spec.seed = inv.seed;
   spec.rate_per_sec = inv.rate_per_sec;
@@ -214,6 +221,33 @@ int save_reports(const Invocation& inv, history::HistoryStore& store,
   return kExitOk;
 }
 
+// --precondition: passes of sequential writes over the area (128 KiB transfers where the area
+// and the alignment allow, else the test's transfer size), one worker, before the tests. Says
+// what it did on stderr. Returns an exit code.
+int precondition(const PlannedTarget& p, const Invocation& inv, std::FILE* err) {
+  if (inv.precondition_passes == 0) return kExitOk;
+  constexpr uint32_t kPreconditionBytes = 128 * 1024;
+  TestSpec spec = spec_for(inv, TestKind::kSequentialWrite, p.area_bytes);
+  if (p.area_bytes % kPreconditionBytes == 0 && kPreconditionBytes % p.target.sector_bytes == 0)
+    spec.transfer_bytes = kPreconditionBytes;
+  spec.workers = 1;
+  spec.transfer_count = p.area_bytes / spec.transfer_bytes * inv.precondition_passes;
+  spec.time_limit_ns = 86'400'000'000'000;  // a day: the passes end it
+  spec.warmup_ns = 0;
+  spec.rate_per_sec = 0;
+  RunOptions options;
+  options.engine = inv.engine;
+  options.cancel = &cancel_requested();
+  auto result = run_test(p.target, spec, options);
+  if (!result) return say(err, "precondition: " + result.error()), kExitIoError;
+  say(err, fmt::format("preconditioned {}: {} pass{} of {}-byte sequential writes over {} bytes "
+                       "in {:.1f} s{}",
+                       p.id, inv.precondition_passes, inv.precondition_passes == 1 ? "" : "es",
+                       spec.transfer_bytes, p.area_bytes, result->seconds(),
+                       result->stopped_by == StopReason::kCancelled ? " (interrupted)" : ""));
+  return result->stopped_by == StopReason::kCancelled ? kExitIoError : kExitOk;
+}
+
 // With --repeat N, each target's N reports (in order) shown as ID#1 ... ID#N.
 std::vector<TargetReport> label_repeats(std::vector<TargetReport> reports, unsigned repeat) {
   for (size_t i = 0; i < reports.size(); ++i) reports[i].id += fmt::format("#{}", i % repeat + 1);
@@ -249,6 +283,11 @@ int run_command(const Invocation& inv, std::FILE* out, std::FILE* err) {
       interrupted = true;
       break;
     }
+    if (int code = precondition(p, inv, err); code != kExitOk) {
+      if (!cancel_requested().load()) return code;
+      interrupted = true;
+      break;
+    }
     for (unsigned repeat = 1; repeat <= inv.repeat && !interrupted; ++repeat) {
       TargetReport report{p.id,
                           p.target.name,
@@ -264,9 +303,18 @@ int run_command(const Invocation& inv, std::FILE* out, std::FILE* err) {
         if (progress.active()) {
           options.on_progress = [&](const Progress& pr) { progress.show(p.target.name, pr); };
         }
+        std::optional<SteadyStateWatch> watch;
+        if (inv.steady_state) {
+          watch.emplace(inv.ss_window_ns, inv.ss_max_rounds);
+          options.watcher = &*watch;
+        }
         auto result = run_test(p.target, spec_for(inv, kind, p.area_bytes), options);
         progress.clear();
         if (!result) return say(err, result.error()), kExitIoError;
+        if (watch) {
+          result->steady_state = steady_state_of(result->intervals, result->elapsed_ns,
+                                                 watch->window_ns(), inv.ss_max_rounds);
+        }
         interrupted = result->stopped_by == StopReason::kCancelled;
         report.tests.push_back(std::move(*result));
         if (interrupted) break;

@@ -23,7 +23,9 @@ constexpr int64_t kMaxTimeLimitNs = 86'400'000'000'000;  // a day
 // (CLI11 would saturate "99999999999999999999" and wrap "-1" into a uint64_t).
 struct RawText {
   std::string area, transfer, time_limit, warmup, direct = "auto", count, seed, units = "kib";
-  std::string rate, arrival;
+  std::string rate, arrival, ss_window;
+  std::optional<unsigned> precondition;
+  bool steady_state_given = false, ss_rounds_given = false;
   std::string engine = std::string(default_engine().name);  // checked by CLI11
   bool all = false;
   bool no_progress = false;
@@ -126,6 +128,24 @@ std::unique_ptr<CLI::App> build_app(Invocation& inv, RawText& raw, bool tests[4]
   app->add_option("--units", raw.units, kUnitsHelp);
   app->add_flag("--no-progress", raw.no_progress,
                 "No progress line on stderr (shown only on a terminal)");
+  app->add_flag("--steady-state", inv.steady_state,
+                "Run each test in rounds until steady, as SNIA's PTS: over the last 5 rounds the "
+                "range of IOPS within 20% of their mean and the least-squares slope within 10%; "
+                "says whether and when it was reached (not with -c or -t)");
+  app->add_option("--ss-window", raw.ss_window,
+                  "With --steady-state: the round length, whole seconds (default: long enough for "
+                  "about 1000 transfers at the first second's rate, 1s to 60s)")
+      ->type_name("TIME");
+  app->add_option("--ss-rounds", inv.ss_max_rounds,
+                  "With --steady-state: stop after this many rounds, steady or not (default 25)")
+      ->check(CLI::Range(size_t{5}, size_t{10000}))
+      ->type_name("N");
+  app->add_option("--precondition", raw.precondition,
+                  "Write each target's area sequentially N times (128 KiB transfers) before its "
+                  "tests; a write test's safety rules apply (default 2 with --steady-state and a "
+                  "write test, else 0)")
+      ->check(CLI::Range(0u, 100u))
+      ->type_name("N");
   app->add_option("--repeat", inv.repeat,
                   "Run each target's tests N times in a row (default 1): rows ID#1..ID#N, and "
                   "with --save one run each, for rawio compare --last N")
@@ -140,6 +160,34 @@ std::unique_ptr<CLI::App> build_app(Invocation& inv, RawText& raw, bool tests[4]
       ->type_name("PATH");
   app->add_option("targets", inv.targets, "Block devices, files or directories")->required();
   return app;
+}
+
+// --steady-state and its companions. Returns an error message or "".
+std::string finish_steady_state(Invocation& inv, const RawText& raw) {
+  if (!inv.steady_state && (!raw.ss_window.empty() || raw.ss_rounds_given))
+    return fmt::format("{}: needs --steady-state",
+                       raw.ss_window.empty() ? "--ss-rounds" : "--ss-window");
+  if (inv.steady_state && raw.count_given)
+    return "--steady-state: runs until steady, not for a count; leave out -c";
+  if (inv.steady_state && raw.time_given)
+    return "--steady-state: runs until steady (at most --ss-rounds rounds of --ss-window); leave "
+           "out -t";
+  if (!raw.ss_window.empty()) {
+    auto window = parse_time_ns(raw.ss_window, TimeUnit::kSeconds);
+    if (!window) return "--ss-window: " + window.error();
+    if (*window < 1'000'000'000 || *window > 3'600'000'000'000 || *window % 1'000'000'000 != 0)
+      return fmt::format("--ss-window: '{}' is not a whole number of seconds from 1s to 1h",
+                         raw.ss_window);
+    inv.ss_window_ns = *window;
+  }
+  if (raw.precondition) {
+    inv.precondition_passes = *raw.precondition;
+  } else if (inv.steady_state) {
+    bool writes = false;
+    for (TestKind kind : inv.tests) writes = writes || is_write(kind);
+    inv.precondition_passes = writes ? 2 : 0;
+  }
+  return "";
 }
 
 // Fills in the values CLI11 left as text. Returns an error message or "".
@@ -189,6 +237,7 @@ std::string finish(Invocation& inv, const RawText& raw) {
     if (!raw.rate_given) return "--arrival: needs --rate (arrivals are for open-loop runs)";
     inv.arrival = *arrival;
   }
+  if (std::string error = finish_steady_state(inv, raw); !error.empty()) return error;
   inv.progress = !raw.no_progress;
   inv.engine = find_engine(raw.engine);
   inv.time_limit_ns = inv.count_based ? kDefaultCountTimeLimitNs : kDefaultTimeLimitNs;
@@ -310,6 +359,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   raw.rate_given = app->count("--rate") > 0;
   raw.arrival_given = app->count("--arrival") > 0;
   raw.db_given = app->count("--db") > 0;
+  raw.ss_rounds_given = app->count("--ss-rounds") > 0;
   std::string error = repeated_flag_error(*app);
   if (error.empty()) error = finish(inv, raw);
   if (!error.empty()) {
@@ -347,6 +397,11 @@ nlohmann::json options_json(const Invocation& inv) {
       {"force_write", inv.force_write},
       {"units", std::string(units_key(inv.units))},
       {"progress", inv.progress},
+      {"steady_state", inv.steady_state},
+      {"ss_window_ns", inv.steady_state && inv.ss_window_ns > 0 ? nlohmann::json(inv.ss_window_ns)
+                                                                : nlohmann::json()},
+      {"ss_max_rounds", inv.steady_state ? nlohmann::json(inv.ss_max_rounds) : nlohmann::json()},
+      {"precondition_passes", inv.precondition_passes},
       {"repeat", inv.repeat}};
 }
 

@@ -53,6 +53,15 @@ struct Invocation {
   bool json = false;
   Units units = Units::kKib;  // --units: the text tables' rate columns
   bool progress = true;
+  // --steady-state: each test runs in rounds of ss_window_ns (0: chosen after the first second)
+  // until steady (steady_state.h) or ss_max_rounds rounds; not with -c or -t.
+  bool steady_state = false;
+  int64_t ss_window_ns = 0;
+  size_t ss_max_rounds = 25;
+  // --precondition: sequential-write passes over each target's area before its first test
+  // (SNIA's workload-independent preconditioning); default 2 with --steady-state and a write
+  // test, else 0.
+  unsigned precondition_passes = 0;
   unsigned repeat = 1;  // --repeat: run each target's tests this many times, one report each
   bool save = false;    // --save: store the runs in the history database
   std::string db_path;  // --db; empty: history::default_database_path()

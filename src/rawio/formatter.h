@@ -42,9 +42,14 @@ std::string format_summary_table(std::span<const TargetReport> reports, Units un
 std::string format_test_rows(std::span<const TargetReport> reports, Units units = Units::kKib);
 std::string format_latency_rows(std::span<const TargetReport> reports);
 // One line per target with how long each test was measured (and the warm-up before it), then a
-// format_open_loop_line() for each open-loop test, then a PARTIAL line for each test an interrupt
+// format_open_loop_line() for each open-loop test, a format_steady_state_line() for each
+// --steady-state test, then a PARTIAL line for each test an interrupt
 // stopped.
 std::string format_measured_time(std::span<const TargetReport> reports);
+// "Steady state anon RR: reached in round 7 of 2 s (at 14.0 s): ..." or "Steady state anon RR:
+// NOT reached in 25 rounds of 2 s: ...; these are not steady-state figures": a --steady-state
+// test's verdict, with the last window's mean, range and slope against the rule.
+std::string format_steady_state_line(const std::string& id, const RunResult& t);
 // "Open loop anon RR: requested 2000/s poisson (seed 1), achieved 1998/s; issue lag p99 0.1 ms,
 // max 212.4 ms[, 3.2 ms behind at the end]": what an open-loop test asked for and got.
 std::string format_open_loop_line(const std::string& id, const RunResult& t);

@@ -320,3 +320,46 @@ TEST(RawioJsonFormat, OpenLoopFiguresOrNullForClosedLoop) {
 
 }  // namespace
 }  // namespace diskcond::rawio
+
+namespace diskcond::rawio {
+namespace {
+
+TEST(RawioTextFormat, SteadyStateLinesSayWhetherItWasReachedAndNeverOtherwise) {
+  std::vector<TargetReport> reports = {
+      seed_report({271.0, 17}, {5290.5, 323}, {514.1, 32}, {1454.7, 89})};
+  std::vector<double> rounds = {50, 80, 100, 110, 95, 105, 100};
+  SteadyState reached = detect_steady_state(rounds, {});
+  reached.window_ns = 2'000'000'000;
+  reached.max_rounds = 25;
+  reports[0].tests[0].steady_state = reached;
+  std::vector<double> climbing = {10, 20, 30, 40, 50, 60};
+  SteadyState not_reached = detect_steady_state(climbing, {});
+  not_reached.window_ns = 19'000'000'000;
+  not_reached.max_rounds = 6;
+  reports[0].tests[1].steady_state = not_reached;
+  std::string out = make_text_formatter(0)->render(reports);
+  EXPECT_NE(out.find("Steady state anon RR: reached after 7 rounds of 2.00 s (14.00 s); rounds "
+                     "3-7: mean 102/s, range 14.7% (<= 20%), slope 2.0% (<= 10%)\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("Steady state anon SR: NOT reached in 6 rounds of 19.00 s (at most 6); last "
+                     "5 rounds: mean 40/s, range 100.0% (> 20%), slope 100.0% (> 10%); these "
+                     "are not steady-state figures\n"),
+            std::string::npos)
+      << out;
+  // The tables are the seed's.
+  EXPECT_EQ(out.substr(0, format_summary_table(reports).size()), format_summary_table(reports));
+  auto doc = nlohmann::json::parse(make_json_formatter({})->render(reports));
+  const auto& rr = doc["targets"][0]["tests"][0]["steady_state"];
+  EXPECT_EQ(rr["reached"], true);
+  EXPECT_EQ(rr["reached_round"], 7);
+  EXPECT_EQ(rr["reached_at_ns"], 14'000'000'000);
+  EXPECT_EQ(rr["rounds_per_sec"].size(), 7u);
+  const auto& sr = doc["targets"][0]["tests"][1]["steady_state"];
+  EXPECT_EQ(sr["reached"], false);
+  EXPECT_TRUE(sr["reached_round"].is_null());
+  EXPECT_TRUE(doc["targets"][0]["tests"][2]["steady_state"].is_null());
+}
+
+}  // namespace
+}  // namespace diskcond::rawio

@@ -2,6 +2,8 @@
 // `_percent`, `_us`); the schema is documented in docs/rawio.md.
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+
 #include "rawio/formatter.h"
 
 namespace diskcond::rawio {
@@ -64,6 +66,28 @@ json open_loop_json(const RunResult& t) {
           {"service_lat_ns", latency_json(t.service_latency)}};
 }
 
+// A --steady-state test's rounds and verdict, or null.
+json steady_state_json(const RunResult& t) {
+  if (!t.steady_state) return nullptr;
+  const SteadyState& s = *t.steady_state;
+  const SteadyStateRule rule;
+  auto finite = [](double v) { return std::isfinite(v) ? json(v) : json(); };
+  return {{"window_ns", s.window_ns},
+          {"max_rounds", s.max_rounds},
+          {"rounds_per_sec", s.rounds},
+          {"reached", s.reached},
+          {"reached_round", s.reached ? json(s.reached_round) : json()},
+          {"reached_at_ns",
+           s.reached ? json(s.window_ns * static_cast<int64_t>(s.reached_round)) : json()},
+          {"window_mean_per_sec", s.last.mean},
+          {"window_range_fraction", finite(s.last.range_fraction)},
+          {"window_slope_fraction", finite(s.last.slope_fraction)},
+          {"rule",
+           {{"rounds", rule.rounds},
+            {"max_range_fraction", rule.max_range},
+            {"max_slope_fraction", rule.max_slope}}}};
+}
+
 json test_json(const RunResult& t) {
   json intervals = json::array();
   for (size_t i = 0; i < t.intervals.size(); ++i) {
@@ -102,6 +126,7 @@ json test_json(const RunResult& t) {
             {"cpu_us_per_transfer", t.cpu_us_per_transfer()}}},
           {"lat_ns", latency_json(t.latency)},
           {"open_loop", open_loop_json(t)},
+          {"steady_state", steady_state_json(t)},
           {"intervals", {{"interval_ns", IntervalLog::kIntervalNs}, {"samples", intervals}}}};
 }
 

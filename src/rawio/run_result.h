@@ -3,18 +3,23 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "rawio/cpu_usage.h"
 #include "rawio/interval_log.h"
 #include "rawio/latency_histogram.h"
+#include "rawio/steady_state.h"
 #include "rawio/test_spec.h"
 
 namespace diskcond::rawio {
 
-enum class StopReason { kCount, kTimeLimit, kCancelled };
-std::string_view stop_reason_key(StopReason reason);  // "count", "time_limit", "cancelled"
+// kSteadyState and kMaxRounds: a --steady-state test's watcher ended it (steady, or the most
+// rounds allowed were done).
+enum class StopReason { kCount, kTimeLimit, kCancelled, kSteadyState, kMaxRounds };
+// "count", "time_limit", "cancelled", "steady_state", "max_rounds"
+std::string_view stop_reason_key(StopReason reason);
 
 struct RunResult {
   TestSpec spec;
@@ -39,6 +44,8 @@ struct RunResult {
   // sum is `latency`.
   std::vector<SparseHistogram> interval_latency;
   StopReason stopped_by = StopReason::kCount;
+  // --steady-state: the rounds and whether (and when) they were steady, judged on `intervals`.
+  std::optional<SteadyState> steady_state;
 
   double seconds() const { return static_cast<double>(elapsed_ns) / 1e9; }
   double bytes_per_sec() const {

@@ -24,6 +24,19 @@ struct Progress {
   uint64_t bytes;
 };
 
+// Watches a running test from the calling thread (--steady-state): called at the measured times
+// it asks for with the transfers completed so far, it can end the test early.
+class RunWatcher {
+ public:
+  enum class Decision { kContinue, kSteady, kGiveUp };
+  virtual ~RunWatcher() = default;
+  // Measured time (ns after the warm-up) at which to be called next.
+  virtual int64_t next_check_ns() const = 0;
+  // kSteady and kGiveUp stop the workers (after their transfers in flight), and the result's
+  // stopped_by is kSteadyState or kMaxRounds.
+  virtual Decision check(int64_t measured_ns, uint64_t transfers) = 0;
+};
+
 struct RunOptions {
   const EngineInfo* engine = &default_engine();  // REQUIRES: not null
   // When set and it becomes true, workers stop after their transfers in flight complete and the
@@ -31,6 +44,7 @@ struct RunOptions {
   const std::atomic<bool>* cancel = nullptr;
   // Called on the calling thread about once per second while the test runs.
   std::function<void(const Progress&)> on_progress;
+  RunWatcher* watcher = nullptr;  // optional; called on the calling thread
 };
 
 // REQUIRES: spec.area_bytes <= target.size_bytes, spec.area_bytes >= spec.transfer_bytes (and

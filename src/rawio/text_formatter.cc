@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "rawio/formatter.h"
@@ -284,6 +285,11 @@ std::string format_measured_time(std::span<const TargetReport> reports) {
   }
   for (const auto& report : reports) {
     for (const auto& t : report.tests) {
+      if (t.steady_state) out += format_steady_state_line(report.id, t);
+    }
+  }
+  for (const auto& report : reports) {
+    for (const auto& t : report.tests) {
       if (t.stopped_by != StopReason::kCancelled) continue;
       out += fmt::format("PARTIAL: interrupted during {} on {}; the figures are those up to then\n",
                          test_code(t.spec.kind), report.id);
@@ -303,6 +309,36 @@ std::string format_open_loop_line(const std::string& id, const RunResult& t) {
       id, test_code(t.spec.kind), rate_text(t.requested_rate_per_sec()),
       arrival_key(t.spec.arrival), t.spec.seed, rate_text(t.achieved_rate_per_sec()),
       ms(t.schedule_lag.percentile_ns(99)), ms(t.schedule_lag.max_ns()), behind);
+}
+
+std::string format_steady_state_line(const std::string& id, const RunResult& t) {
+  const SteadyState& s = *t.steady_state;
+  const SteadyStateRule rule;
+  const std::string window = seconds_text(static_cast<double>(s.window_ns) / 1e9);
+  auto percent = [](double f) {
+    return std::isfinite(f) ? fmt::format("{:.1f}%", f * 100) : std::string("inf");
+  };
+  const std::string figures = fmt::format(
+      "mean {}/s, range {} ({} {:.0f}%), slope {} ({} {:.0f}%)", rate_text(s.last.mean),
+      percent(s.last.range_fraction), s.last.range_fraction <= rule.max_range ? "<=" : ">",
+      rule.max_range * 100, percent(s.last.slope_fraction),
+      s.last.slope_fraction <= rule.max_slope ? "<=" : ">", rule.max_slope * 100);
+  if (s.reached) {
+    return fmt::format(
+        "Steady state {} {}: reached after {} rounds of {} s ({} s); rounds {}-{}: {}\n", id,
+        test_code(t.spec.kind), s.reached_round, window,
+        seconds_text(static_cast<double>(s.window_ns) / 1e9 * static_cast<double>(s.reached_round)),
+        s.reached_round - rule.rounds + 1, s.reached_round, figures);
+  }
+  const std::string last =
+      s.rounds.size() >= rule.rounds
+          ? fmt::format("last {} rounds", rule.rounds)
+          : fmt::format("{} round{}", s.rounds.size(), s.rounds.size() == 1 ? "" : "s");
+  return fmt::format(
+      "Steady state {} {}: NOT reached in {} round{} of {} s (at most {}); {}: {}; these are not "
+      "steady-state figures\n",
+      id, test_code(t.spec.kind), s.rounds.size(), s.rounds.size() == 1 ? "" : "s", window,
+      s.max_rounds, last, s.rounds.empty() ? "no whole round" : figures);
 }
 
 std::unique_ptr<Formatter> make_text_formatter(int verbosity, Units units) {

@@ -5,7 +5,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iterator>
+#include <limits>
 #include <map>
+
+#include <nlohmann/json.hpp>
 
 #include "rawio/history/histogram_text.h"
 
@@ -77,6 +80,7 @@ ALTER TABLE tests ADD COLUMN service_buckets TEXT;
     // versions 1 and 2), and each second's latency histogram (NULL in seconds stored before).
     R"sql(
 ALTER TABLE tests ADD COLUMN bucket_bits INTEGER;       -- layout of every *_buckets of the test
+ALTER TABLE tests ADD COLUMN steady_state TEXT;         -- --steady-state: JSON, else NULL
 ALTER TABLE intervals ADD COLUMN lat_sum_ns INTEGER;
 ALTER TABLE intervals ADD COLUMN lat_min_ns INTEGER;
 ALTER TABLE intervals ADD COLUMN lat_max_ns INTEGER;
@@ -88,7 +92,7 @@ static_assert(std::size(kMigrations) == kSchemaVersion - 1);
 constexpr const char* kInsertTest =
     "INSERT INTO tests VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,"
     "?19,?20,?21,?22,?23,?24,?25,?26,?27,?28,?29,?30,?31,?32,?33,?34,?35,?36,?37,?38,?39,?40,"
-    "?41,?42,?43)";
+    "?41,?42,?43,?44)";
 constexpr const char* kSelectTests =
     "SELECT test, engine, direct_io, transfer_bytes, workers, iodepth, submit_batch, area_bytes,"
     " transfer_count_limit, time_limit_ns, seed, stopped_by, transfers, bytes, elapsed_ns,"
@@ -98,7 +102,7 @@ constexpr const char* kSelectOpenLoop =
     ", rate_per_sec, arrival, behind_at_end_ns, lag_sum_ns, lag_min_ns, lag_max_ns, lag_buckets,"
     " service_sum_ns, service_min_ns, service_max_ns, service_buckets";
 // Version 3's, after version 2's.
-constexpr const char* kSelectLayout = ", bucket_bits";
+constexpr const char* kSelectLayout = ", bucket_bits, steady_state";
 constexpr const char* kFromTests = " FROM tests WHERE run_id = ?1 ORDER BY position";
 
 std::optional<TestKind> kind_from_code(const std::string& code) {
@@ -109,7 +113,8 @@ std::optional<TestKind> kind_from_code(const std::string& code) {
 }
 
 StopReason stop_reason_from_key(const std::string& key) {
-  for (StopReason r : {StopReason::kCount, StopReason::kTimeLimit, StopReason::kCancelled}) {
+  for (StopReason r : {StopReason::kCount, StopReason::kTimeLimit, StopReason::kCancelled,
+                       StopReason::kSteadyState, StopReason::kMaxRounds}) {
     if (stop_reason_key(r) == key) return r;
   }
   return StopReason::kCount;
@@ -216,6 +221,38 @@ Status read_open_loop(const Statement& q, int first, bool legacy, RunResult& t) 
   return ok_status();
 }
 
+// A SteadyState as stored (its rounds and verdict; the rule is the fixed one) and back.
+nlohmann::json steady_state_to_json(const SteadyState& s) {
+  return {
+      {"window_ns", s.window_ns},       {"max_rounds", s.max_rounds},       {"rounds", s.rounds},
+      {"reached", s.reached},           {"reached_round", s.reached_round}, {"mean", s.last.mean},
+      {"range", s.last.range_fraction}, {"slope", s.last.slope_fraction}};
+}
+
+Result<SteadyState> steady_state_from_json(const std::string& text) {
+  auto doc = nlohmann::json::parse(text, nullptr, false);
+  SteadyState s;
+  try {
+    s.window_ns = doc.at("window_ns").get<int64_t>();
+    s.max_rounds = doc.at("max_rounds").get<size_t>();
+    s.rounds = doc.at("rounds").get<std::vector<double>>();
+    s.reached = doc.at("reached").get<bool>();
+    s.reached_round = doc.at("reached_round").get<size_t>();
+    s.last.mean = doc.at("mean").get<double>();
+    // JSON has no infinity: a range or slope stored as null was infinite (a mean of 0).
+    auto fraction = [&](const char* key) {
+      return doc.at(key).is_null() ? std::numeric_limits<double>::infinity()
+                                   : doc.at(key).get<double>();
+    };
+    s.last.range_fraction = fraction("range");
+    s.last.slope_fraction = fraction("slope");
+    s.last.steady = s.reached;
+  } catch (const nlohmann::json::exception&) {
+    return make_error(fmt::format("history database: bad steady state '{}'", text.substr(0, 40)));
+  }
+  return s;
+}
+
 }  // namespace
 
 std::string default_database_path() {
@@ -304,6 +341,11 @@ Status HistoryStore::save_report(int64_t run_id, const TargetReport& report) {
     test->bind_u64(29, h.percentile_ns(99.9)).bind(30, buckets_to_text(h.non_empty_buckets()));
     bind_open_loop(*test, 31, t);
     test->bind(43, int64_t{LatencyHistogram::kSubBucketBits});
+    if (t.steady_state) {
+      test->bind(44, steady_state_to_json(*t.steady_state).dump());
+    } else {
+      test->bind_null(44);
+    }
     if (Status s = test->run(); !s) return s;
     for (size_t second = 0; second < t.intervals.size(); ++second) {
       interval->bind(1, run_id).bind(2, position).bind(3, static_cast<int64_t>(second));
@@ -410,6 +452,11 @@ Status HistoryStore::load_tests(SavedRun& run) {
     t.latency = LatencyHistogram::restore(*buckets, q->u64(17), q->u64(18), q->u64(19));
     if (version_ >= 2) {
       if (Status s = read_open_loop(*q, 22, legacy, t); !s) return s;
+    }
+    if (version_ >= 3 && !q->is_null(34)) {
+      auto steady = steady_state_from_json(q->text(34));
+      if (!steady) return make_error(steady.error());
+      t.steady_state = std::move(*steady);
     }
     if (Status s = load_intervals(run.run_id, static_cast<int>(q->int64(21)), t); !s) return s;
     run.report.tests.push_back(std::move(t));

@@ -42,6 +42,13 @@ TargetReport known_report(const std::string& id) {
     t.interval_latency[0] = first.sparse();
     t.interval_latency[2] = last.sparse();
     t.stopped_by = StopReason::kTimeLimit;
+    if (kind == TestKind::kRandomRead) {
+      std::vector<double> rounds = {50, 80, 100, 110, 95, 105, 100};
+      t.steady_state = detect_steady_state(rounds, {});
+      t.steady_state->window_ns = 2'000'000'000;
+      t.steady_state->max_rounds = 25;
+      t.stopped_by = StopReason::kSteadyState;
+    }
     report.tests.push_back(t);
   }
   return report;
@@ -99,6 +106,14 @@ TEST(HistoryStore, RoundTripKeepsEveryField) {
     EXPECT_EQ(b.cpu.user_ns, a.cpu.user_ns);
     EXPECT_EQ(b.cpu.sys_ns, a.cpu.sys_ns);
     EXPECT_EQ(b.stopped_by, a.stopped_by);
+    ASSERT_EQ(b.steady_state.has_value(), a.steady_state.has_value());
+    if (a.steady_state) {
+      EXPECT_EQ(b.steady_state->rounds, a.steady_state->rounds);
+      EXPECT_EQ(b.steady_state->reached_round, 7u);
+      EXPECT_EQ(b.steady_state->window_ns, 2'000'000'000);
+      EXPECT_EQ(b.steady_state->max_rounds, 25u);
+      EXPECT_DOUBLE_EQ(b.steady_state->last.range_fraction, a.steady_state->last.range_fraction);
+    }
     EXPECT_EQ(b.latency.count(), 5u);
     EXPECT_EQ(b.latency.min_ns(), 51'200u);
     EXPECT_EQ(b.latency.max_ns(), 23'456'789u);
