@@ -14,6 +14,7 @@
 #include "rawio/engine.h"
 #include "rawio/formatter.h"
 #include "rawio/history/history_store.h"
+#include "rawio/honesty.h"
 #include "rawio/progress_line.h"
 #include "rawio/runner.h"
 #include "rawio/safety.h"
@@ -248,6 +249,17 @@ int precondition(const PlannedTarget& p, const Invocation& inv, std::FILE* err) 
   return result->stopped_by == StopReason::kCancelled ? kExitIoError : kExitOk;
 }
 
+// What the honesty checks need to know about a target, once its test file exists.
+TargetFacts target_facts(const Target& t, const Invocation& inv) {
+  TargetFacts facts;
+  facts.null_engine = inv.engine->name == "null";
+  facts.block_device = t.kind == TargetKind::kBlockDevice;
+  facts.direct = t.direct;
+  facts.direct_refused = t.direct_refused;
+  facts.limit = facts.block_device ? block_device_limit(t.rdev) : file_limit(t.io_path);
+  return facts;
+}
+
 // With --repeat N, each target's N reports (in order) shown as ID#1 ... ID#N.
 std::vector<TargetReport> label_repeats(std::vector<TargetReport> reports, unsigned repeat) {
   for (size_t i = 0; i < reports.size(); ++i) reports[i].id += fmt::format("#{}", i % repeat + 1);
@@ -288,6 +300,7 @@ int run_command(const Invocation& inv, std::FILE* out, std::FILE* err) {
       interrupted = true;
       break;
     }
+    const TargetFacts facts = target_facts(p.target, inv);
     for (unsigned repeat = 1; repeat <= inv.repeat && !interrupted; ++repeat) {
       TargetReport report{p.id,
                           p.target.name,
@@ -319,6 +332,7 @@ int run_command(const Invocation& inv, std::FILE* out, std::FILE* err) {
         report.tests.push_back(std::move(*result));
         if (interrupted) break;
       }
+      report.cautions = honesty_cautions(facts, report);
       if (!report.tests.empty()) reports.push_back(std::move(report));
     }
     if (interrupted) break;

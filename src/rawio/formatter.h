@@ -43,8 +43,8 @@ std::string format_test_rows(std::span<const TargetReport> reports, Units units 
 std::string format_latency_rows(std::span<const TargetReport> reports);
 // One line per target with how long each test was measured (and the warm-up before it), then a
 // format_open_loop_line() for each open-loop test, a format_steady_state_line() for each
-// --steady-state test, then a PARTIAL line for each test an interrupt
-// stopped.
+// --steady-state test, a "Caution: ..." line per caution of each target, then a PARTIAL line for
+// each test an interrupt stopped.
 std::string format_measured_time(std::span<const TargetReport> reports);
 // "Steady state anon RR: reached in round 7 of 2 s (at 14.0 s): ..." or "Steady state anon RR:
 // NOT reached in 25 rounds of 2 s: ...; these are not steady-state figures": a --steady-state

@@ -143,12 +143,15 @@ class JsonFormatter final : public Formatter {
         tests.push_back(test_json(t));
         partial = partial || t.stopped_by == StopReason::kCancelled;
       }
+      json cautions = json::array();
+      for (const Caution& c : r.cautions) cautions.push_back({{"key", c.key}, {"text", c.text}});
       targets.push_back({{"id", r.id},
                          {"target", r.target},
                          {"kind", r.kind},
                          {"io_path", r.io_path},
                          {"area_bytes", r.area_bytes},
                          {"sector_bytes", r.sector_bytes},
+                         {"cautions", cautions},
                          {"tests", tests}});
     }
     json doc = {{"tool", "rawio"},

@@ -67,6 +67,14 @@ struct RunResult {
   }
 };
 
+// Something the figures do not mean, said next to them (honesty.h): a key for scripts and a line
+// for people.
+struct Caution {
+  std::string key;  // page_cache | buffered | memory_backed | exceeds_interface | ...
+  std::string text;
+  bool operator==(const Caution&) const = default;
+};
+
 // One target's results, in test order, with what identifies the row.
 struct TargetReport {
   std::string id;      // the row label ("anon" unless set)
@@ -76,6 +84,7 @@ struct TargetReport {
   uint64_t area_bytes = 0;  // the area tested, from offset 0
   uint32_t sector_bytes = 0;
   std::vector<RunResult> tests;
+  std::vector<Caution> cautions;  // printed after the tables; empty when there is nothing to say
 };
 
 }  // namespace diskcond::rawio

@@ -289,6 +289,9 @@ std::string format_measured_time(std::span<const TargetReport> reports) {
     }
   }
   for (const auto& report : reports) {
+    for (const Caution& c : report.cautions) out += "Caution: " + c.text + "\n";
+  }
+  for (const auto& report : reports) {
     for (const auto& t : report.tests) {
       if (t.stopped_by != StopReason::kCancelled) continue;
       out += fmt::format("PARTIAL: interrupted during {} on {}; the figures are those up to then\n",

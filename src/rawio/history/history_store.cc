@@ -81,6 +81,7 @@ ALTER TABLE tests ADD COLUMN service_buckets TEXT;
     R"sql(
 ALTER TABLE tests ADD COLUMN bucket_bits INTEGER;       -- layout of every *_buckets of the test
 ALTER TABLE tests ADD COLUMN steady_state TEXT;         -- --steady-state: JSON, else NULL
+ALTER TABLE runs ADD COLUMN cautions TEXT;              -- JSON [{"key", "text"}], or NULL
 ALTER TABLE intervals ADD COLUMN lat_sum_ns INTEGER;
 ALTER TABLE intervals ADD COLUMN lat_min_ns INTEGER;
 ALTER TABLE intervals ADD COLUMN lat_max_ns INTEGER;
@@ -293,7 +294,7 @@ Result<std::vector<int64_t>> HistoryStore::save(const RunContext& c,
   };
   auto insert = db_.prepare(
       "INSERT INTO runs (when_utc, host, kernel, target, io_path, label, kind, engine, area_bytes,"
-      " sector_bytes, options_json) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)");
+      " sector_bytes, options_json, cautions) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)");
   if (!insert) return fail(insert.error());
   for (const TargetReport& r : reports) {
     insert->bind(1, c.when_utc)
@@ -303,6 +304,10 @@ Result<std::vector<int64_t>> HistoryStore::save(const RunContext& c,
         .bind(5, r.io_path);
     insert->bind(6, r.id).bind(7, r.kind).bind(8, c.engine).bind_u64(9, r.area_bytes);
     insert->bind(10, static_cast<int64_t>(r.sector_bytes)).bind(11, c.options_json);
+    nlohmann::json cautions = nlohmann::json::array();
+    for (const Caution& caution : r.cautions)
+      cautions.push_back({{"key", caution.key}, {"text", caution.text}});
+    insert->bind(12, cautions.dump());
     if (Status s = insert->run(); !s) return fail(s.error());
     ids.push_back(db_.last_insert_rowid());
     if (Status s = save_report(ids.back(), r); !s) return fail(s.error());
@@ -389,8 +394,9 @@ Result<std::vector<RunSummary>> HistoryStore::list() {
 
 Result<SavedRun> HistoryStore::load(int64_t run_id) {
   auto q = db_.prepare(
-      "SELECT when_utc, host, kernel, target, io_path, label, kind, engine, area_bytes,"
-      " sector_bytes, options_json FROM runs WHERE id = ?1");
+      fmt::format("SELECT when_utc, host, kernel, target, io_path, label, kind, engine, area_bytes,"
+                  " sector_bytes, options_json{} FROM runs WHERE id = ?1",
+                  version_ >= 3 ? ", cautions" : ""));
   if (!q) return make_error(q.error());
   q->bind(1, run_id);
   auto row = q->step();
@@ -402,6 +408,17 @@ Result<SavedRun> HistoryStore::load(int64_t run_id) {
   run.report = {q->text(5), q->text(3), q->text(6),
                 q->text(4), q->u64(8),  static_cast<uint32_t>(q->int64(9)),
                 {}};
+  if (version_ >= 3 && !q->is_null(11)) {
+    auto cautions = nlohmann::json::parse(q->text(11), nullptr, false);
+    if (cautions.is_array()) {
+      for (const auto& c : cautions) {
+        if (c.contains("key") && c.contains("text") && c["key"].is_string() &&
+            c["text"].is_string())
+          run.report.cautions.push_back(
+              {c["key"].get<std::string>(), c["text"].get<std::string>()});
+      }
+    }
+  }
   if (Status s = load_tests(run); !s) return make_error(s.error());
   return run;
 }
