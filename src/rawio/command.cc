@@ -2,7 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <string.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <memory>
 
 #include <algorithm>
 #include <filesystem>
@@ -19,6 +23,7 @@
 #include "rawio/runner.h"
 #include "rawio/safety.h"
 #include "rawio/steady_state_watch.h"
+#include "rawio/verify.h"
 
 namespace diskcond::rawio {
 namespace {
@@ -282,12 +287,22 @@ int run_command(const Invocation& inv, std::FILE* out, std::FILE* err) {
     if (!store) return say(err, store.error()), kExitIoError;
     history.emplace(std::move(*store));
   }
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> latency_log(nullptr, &std::fclose);
+  if (!inv.latency_log.empty()) {
+    latency_log.reset(std::fopen(inv.latency_log.c_str(), "w"));
+    if (!latency_log)
+      return say(err, fmt::format("--latency-log: cannot create {}: {}", inv.latency_log,
+                                  strerror(errno))),
+             kExitIoError;
+    std::fputs(kTransferLogHeader, latency_log.get());
+  }
   install_signal_handlers();
   ProgressLine progress(err, inv.progress);
   std::vector<TargetReport> reports;
   // An interrupt (the first SIGINT or SIGTERM) stops the test running; what was measured up to
   // then, that test included, is printed and saved, marked partial, and rawio exits 128 + signal.
   bool interrupted = false;
+  bool verify_failed = false;
   for (auto& p : plan) {
     TestFileGuard guard(p.target);
     if (int code = prepare_test_file(p, inv, err); code != kExitOk) {
@@ -316,6 +331,13 @@ int run_command(const Invocation& inv, std::FILE* out, std::FILE* err) {
         if (progress.active()) {
           options.on_progress = [&](const Progress& pr) { progress.show(p.target.name, pr); };
         }
+        Status logged = ok_status();
+        if (latency_log) {
+          options.on_transfer_logs = [&](const std::vector<const TransferLog*>& logs,
+                                         int64_t start) {
+            logged = write_transfer_log(latency_log.get(), p.id, kind, start, logs);
+          };
+        }
         std::optional<SteadyStateWatch> watch;
         if (inv.steady_state) {
           watch.emplace(inv.ss_window_ns, inv.ss_max_rounds);
@@ -324,9 +346,24 @@ int run_command(const Invocation& inv, std::FILE* out, std::FILE* err) {
         auto result = run_test(p.target, spec_for(inv, kind, p.area_bytes), options);
         progress.clear();
         if (!result) return say(err, result.error()), kExitIoError;
+        if (!logged) return say(err, logged.error()), kExitIoError;
         if (watch) {
           result->steady_state = steady_state_of(result->intervals, result->elapsed_ns,
                                                  watch->window_ns(), inv.ss_max_rounds);
+        }
+        if (inv.verify && is_write(kind) && result->stopped_by != StopReason::kCancelled) {
+          std::vector<uint64_t> issued;
+          for (const WorkerFigures& w : result->workers) issued.push_back(w.issued);
+          auto checked = verify_written(p.target, result->spec, issued);
+          if (!checked) return say(err, checked.error()), kExitIoError;
+          if (!checked->ok()) {
+            verify_failed = true;
+            say(err, fmt::format("VERIFY FAILED on {} {}: {} of {} transfers read back differ from "
+                                 "what was written; first: {}",
+                                 p.id, test_code(kind), checked->mismatched,
+                                 checked->transfers_checked, checked->first_bad));
+          }
+          result->verify = std::move(*checked);
         }
         interrupted = result->stopped_by == StopReason::kCancelled;
         report.tests.push_back(std::move(*result));
@@ -348,7 +385,8 @@ int run_command(const Invocation& inv, std::FILE* out, std::FILE* err) {
   }
   int code = history && !reports.empty() ? save_reports(inv, *history, reports, interrupted, err)
                                          : kExitOk;
-  return interrupted ? 128 + cancel_signal() : code;
+  if (interrupted) return 128 + cancel_signal();
+  return code == kExitOk && verify_failed ? kExitVerifyFailed : code;
 }
 
 }  // namespace diskcond::rawio

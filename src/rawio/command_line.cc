@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <optional>
 
@@ -25,7 +26,7 @@ struct RawText {
   std::string area, transfer, time_limit, warmup, direct = "auto", count, seed, units = "kib";
   std::string rate, arrival, ss_window;
   std::optional<unsigned> precondition;
-  bool steady_state_given = false, ss_rounds_given = false;
+  bool steady_state_given = false, ss_rounds_given = false, latency_log_given = false;
   std::string engine = std::string(default_engine().name);  // checked by CLI11
   bool all = false;
   bool no_progress = false;
@@ -72,8 +73,9 @@ std::unique_ptr<CLI::App> build_app(Invocation& inv, RawText& raw, bool tests[4]
   app->add_flag("-W,--random-write", tests[2], "Random write test (RW): destroys data");
   app->add_flag("-w,--sequential-write", tests[3], "Sequential write test (SW): destroys data");
   app->add_option("-v,--verbose", inv.verbosity,
-                  "Output detail: 0 summary table, 1 one row per test with CPU, 2 adds latency")
-      ->check(CLI::Range(0, 2))
+                  "Output detail: 0 summary table, 1 one row per test with CPU, 2 adds latency, 3 "
+                  "adds each worker's share and latency (fairness)")
+      ->check(CLI::Range(0, 3))
       ->default_val(0);
   app->add_option(
          "-i,--id", inv.ids,
@@ -146,6 +148,14 @@ std::unique_ptr<CLI::App> build_app(Invocation& inv, RawText& raw, bool tests[4]
                   "write test, else 0)")
       ->check(CLI::Range(0u, 100u))
       ->type_name("N");
+  app->add_option("--latency-log", inv.latency_log,
+                  "Write every measured transfer to FILE as CSV: id, test, worker, intended, "
+                  "issue and completion times (ns from the end of the warm-up), latency, offset, "
+                  "bytes (kept in memory, 40 bytes a transfer, until each test ends)")
+      ->type_name("FILE");
+  app->add_flag("--verify", inv.verify,
+                "After each write test, read back every transfer it wrote and compare it with "
+                "what was written; a mismatch fails the run (exit 5)");
   app->add_option("--repeat", inv.repeat,
                   "Run each target's tests N times in a row (default 1): rows ID#1..ID#N, and "
                   "with --save one run each, for rawio compare --last N")
@@ -238,6 +248,8 @@ std::string finish(Invocation& inv, const RawText& raw) {
     inv.arrival = *arrival;
   }
   if (std::string error = finish_steady_state(inv, raw); !error.empty()) return error;
+  if (inv.verify && std::none_of(inv.tests.begin(), inv.tests.end(), is_write))
+    return "--verify: checks what write tests wrote; select -W or -w";
   inv.progress = !raw.no_progress;
   inv.engine = find_engine(raw.engine);
   inv.time_limit_ns = inv.count_based ? kDefaultCountTimeLimitNs : kDefaultTimeLimitNs;
@@ -282,6 +294,8 @@ std::string finish(Invocation& inv, const RawText& raw) {
     if (id.empty()) return "-i/--id: an ID must not be empty";
   }
   if (raw.db_given && inv.db_path.empty()) return "--db: the database path is empty";
+  if (raw.latency_log_given && inv.latency_log.empty())
+    return "--latency-log: the file name is empty";
   if (inv.ids.size() > 1 && inv.ids.size() != inv.targets.size()) {
     return fmt::format("-i/--id: {} ids for {} targets (give one id, or one per target)",
                        inv.ids.size(), inv.targets.size());
@@ -360,6 +374,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   raw.arrival_given = app->count("--arrival") > 0;
   raw.db_given = app->count("--db") > 0;
   raw.ss_rounds_given = app->count("--ss-rounds") > 0;
+  raw.latency_log_given = app->count("--latency-log") > 0;
   std::string error = repeated_flag_error(*app);
   if (error.empty()) error = finish(inv, raw);
   if (!error.empty()) {
@@ -402,6 +417,8 @@ nlohmann::json options_json(const Invocation& inv) {
                                                                 : nlohmann::json()},
       {"ss_max_rounds", inv.steady_state ? nlohmann::json(inv.ss_max_rounds) : nlohmann::json()},
       {"precondition_passes", inv.precondition_passes},
+      {"verify", inv.verify},
+      {"latency_log", inv.latency_log.empty() ? nlohmann::json() : nlohmann::json(inv.latency_log)},
       {"repeat", inv.repeat}};
 }
 

@@ -117,7 +117,7 @@ TEST(RawioCommandLine, BadValuesGiveOneLineNamingTheProblem) {
       {{"-a", "-s", "2g", "f"}, "--transfer-size"},
       {{"-a", "-t", "0", "f"}, "--time"},
       {{"-a", "-t", "soon", "f"}, "--time"},
-      {{"-a", "-v", "3", "f"}, "verbose"},
+      {{"-a", "-v", "4", "f"}, "verbose"},
       {{"-a", "-p", "0", "f"}, "workers"},
       {{"-a", "-q", "0", "f"}, "iodepth"},
       {{"-a", "--submit-batch", "0", "f"}, "submit-batch"},

@@ -88,6 +88,36 @@ json steady_state_json(const RunResult& t) {
             {"max_slope_fraction", rule.max_slope}}}};
 }
 
+// --verify's figures, or null.
+json verify_json(const RunResult& t) {
+  if (!t.verify) return nullptr;
+  const VerifyResult& v = *t.verify;
+  return {{"ok", v.ok()},
+          {"transfers_checked", v.transfers_checked},
+          {"mismatched", v.mismatched},
+          {"first_bad_offset", v.ok() ? json() : json(v.first_bad_offset)},
+          {"first_bad", v.ok() ? json() : json(v.first_bad)},
+          {"through_page_cache", v.through_page_cache},
+          {"elapsed_ns", v.elapsed_ns}};
+}
+
+// Each worker's share (fairness): issued, transfers, bytes, latency percentiles.
+json workers_json(const RunResult& t) {
+  json out = json::array();
+  for (size_t w = 0; w < t.workers.size(); ++w) {
+    const WorkerFigures& f = t.workers[w];
+    LatencyHistogram h = LatencyHistogram::restore(f.latency);
+    out.push_back(
+        {{"worker", w},
+         {"issued", f.issued},
+         {"transfers", f.transfers},
+         {"bytes", f.bytes},
+         {"lat_ns",
+          {{"p50", h.percentile_ns(50)}, {"p99", h.percentile_ns(99)}, {"max", h.max_ns()}}}});
+  }
+  return out;
+}
+
 json test_json(const RunResult& t) {
   json intervals = json::array();
   for (size_t i = 0; i < t.intervals.size(); ++i) {
@@ -127,6 +157,8 @@ json test_json(const RunResult& t) {
           {"lat_ns", latency_json(t.latency)},
           {"open_loop", open_loop_json(t)},
           {"steady_state", steady_state_json(t)},
+          {"verify", verify_json(t)},
+          {"workers_detail", workers_json(t)},
           {"intervals", {{"interval_ns", IntervalLog::kIntervalNs}, {"samples", intervals}}}};
 }
 

@@ -21,6 +21,25 @@ enum class StopReason { kCount, kTimeLimit, kCancelled, kSteadyState, kMaxRounds
 // "count", "time_limit", "cancelled", "steady_state", "max_rounds"
 std::string_view stop_reason_key(StopReason reason);
 
+// --verify's reading back of a write test (verify.h).
+struct VerifyResult {
+  uint64_t transfers_checked = 0;   // distinct offsets read back
+  uint64_t mismatched = 0;          // of them, how many differ from what was written
+  uint64_t first_bad_offset = 0;    // when mismatched: the lowest such offset
+  std::string first_bad;            // when mismatched: which byte, expected and read
+  bool through_page_cache = false;  // buffered target: flushed and dropped first, best effort
+  int64_t elapsed_ns = 0;
+  bool ok() const { return mismatched == 0; }
+};
+
+// One worker's share of a test (rawio -v 3 shows them, for fairness between workers).
+struct WorkerFigures {
+  uint64_t issued = 0;  // warm-up included
+  uint64_t transfers = 0;
+  uint64_t bytes = 0;
+  SparseHistogram latency;  // its transfers' latency, as RunResult::latency
+};
+
 struct RunResult {
   TestSpec spec;
   std::string engine;
@@ -44,6 +63,8 @@ struct RunResult {
   // sum is `latency`.
   std::vector<SparseHistogram> interval_latency;
   StopReason stopped_by = StopReason::kCount;
+  std::vector<WorkerFigures> workers;  // one per worker, in worker order
+  std::optional<VerifyResult> verify;  // --verify, write tests
   // --steady-state: the rounds and whether (and when) they were steady, judged on `intervals`.
   std::optional<SteadyState> steady_state;
 

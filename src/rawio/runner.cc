@@ -165,7 +165,8 @@ Result<RunResult> run_test(const Target& target, const TestSpec& spec, const Run
   std::vector<std::unique_ptr<Worker>> workers;
   for (unsigned w = 0; w < spec.workers; ++w) {
     workers.push_back(std::make_unique<Worker>(spec, w));
-    Status ready = workers.back()->prepare(file.get(), engine, spec.iodepth, target.sector_bytes);
+    Status ready = workers.back()->prepare(file.get(), engine, spec.iodepth, target.sector_bytes,
+                                           static_cast<bool>(options.on_transfer_logs));
     if (!ready) return make_error(ready.error());
   }
 
@@ -210,10 +211,20 @@ Result<RunResult> run_test(const Target& target, const TestSpec& spec, const Run
     hit_deadline = hit_deadline || w->hit_deadline();
   }
   result.elapsed_ns = end_ns - clock.measure_start_ns;
+  if (options.on_transfer_logs) {
+    std::vector<const TransferLog*> logs;
+    for (const auto& w : workers) logs.push_back(w->transfer_log());
+    options.on_transfer_logs(logs, clock.measure_start_ns);
+  }
   result.intervals = intervals.samples();
   std::vector<const IntervalHistograms*> seconds;
   for (const auto& w : workers) seconds.push_back(&w->interval_latency());
   result.interval_latency = merge_seconds(seconds, result.intervals.size(), result.latency);
+  for (const auto& w : workers) {
+    LatencyHistogram own;
+    for (const SparseHistogram& s : w->interval_latency().seconds()) own.merge(s);
+    result.workers.push_back({w->issued(), w->transfers(), w->bytes(), own.sparse()});
+  }
   if (options.cancel && options.cancel->load()) {
     result.stopped_by = StopReason::kCancelled;
   } else if (decision == RunWatcher::Decision::kSteady) {

@@ -8,12 +8,14 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "core/result.h"
 #include "rawio/engine.h"
 #include "rawio/run_result.h"
 #include "rawio/target.h"
 #include "rawio/test_spec.h"
+#include "rawio/transfer_log.h"
 
 namespace diskcond::rawio {
 
@@ -45,6 +47,10 @@ struct RunOptions {
   // Called on the calling thread about once per second while the test runs.
   std::function<void(const Progress&)> on_progress;
   RunWatcher* watcher = nullptr;  // optional; called on the calling thread
+  // --latency-log: when set, every worker logs each measured transfer, and after they have
+  // stopped this gets the logs (worker order) and the measured start, on the calling thread.
+  std::function<void(const std::vector<const TransferLog*>&, int64_t measure_start_ns)>
+      on_transfer_logs;
 };
 
 // REQUIRES: spec.area_bytes <= target.size_bytes, spec.area_bytes >= spec.transfer_bytes (and

@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "core/clock.h"
+#include "rawio/write_pattern.h"
 
 namespace diskcond::rawio {
 
@@ -28,7 +29,9 @@ Worker::Worker(const TestSpec& spec, unsigned index)
     schedule_.emplace(spec.arrival, spec.rate_per_sec, spec.workers, index, spec.seed);
 }
 
-Status Worker::prepare(int fd, const EngineInfo& engine, unsigned depth, uint32_t alignment) {
+Status Worker::prepare(int fd, const EngineInfo& engine, unsigned depth, uint32_t alignment,
+                       bool log_transfers) {
+  if (log_transfers) log_.emplace().prepare();
   depth_ = engine.caps.synchronous ? 1 : depth;
   void* mem = nullptr;
   size_t size = static_cast<size_t>(depth_) * spec_.transfer_bytes;
@@ -37,11 +40,11 @@ Status Worker::prepare(int fd, const EngineInfo& engine, unsigned depth, uint32_
         fmt::format("cannot allocate {} bytes of transfer buffers: {}", size, strerror(rc)));
   }
   buffers_.reset(static_cast<uint8_t*>(mem));
-  // Non-zero, non-repeating data, so writes are not shortcut by zero detection or compression.
-  Random64 fill(spec_.seed ^ (0xb0f5ull << 32) ^ index_);
-  for (size_t i = 0; i + 8 <= size; i += 8) {
-    uint64_t v = fill.next() | 1;
-    memcpy(buffers_.get() + i, &v, 8);
+  // Random data, stamped per sector at each write (write_pattern.h), so writes are not shortcut
+  // by zero detection, compression or deduplication, and --verify knows what was written.
+  for (unsigned slot = 0; slot < depth_; ++slot) {
+    fill_write_base(buffers_.get() + static_cast<size_t>(slot) * spec_.transfer_bytes,
+                    spec_.transfer_bytes, spec_.seed);
   }
   interval_latency_.prefault();
   submitted_ns_.assign(depth_, 0);
@@ -107,7 +110,9 @@ void Worker::loop(const TestClock& clock, std::atomic<bool>& stop, WorkerProgres
         uint64_t offset = offsets_.next();
         submitted_ns_[slot] = stamp;
         slot_offset_[slot] = offset;
-        engine_->queue({buffers + static_cast<size_t>(slot) * length, offset, length, slot, write});
+        uint8_t* buffer = buffers + static_cast<size_t>(slot) * length;
+        if (write) stamp_sectors(buffer, offset, length, spec_.seed);
+        engine_->queue({buffer, offset, length, slot, write});
         ++in_flight;
         ++issued;
         if (++queued == batch) {
@@ -141,6 +146,9 @@ void Worker::loop(const TestClock& clock, std::atomic<bool>& stop, WorkerProgres
       } else if (now >= measure_start) {
         size_t second = intervals_.add(now, length);
         interval_latency_.record(second, static_cast<uint64_t>(now - submitted_ns_[c.slot]));
+        if (log_) [[unlikely]]
+          log_->add(
+              {submitted_ns_[c.slot], submitted_ns_[c.slot], now, slot_offset_[c.slot], length});
         ++transfers_;
         bytes_ += length;
       }
@@ -150,6 +158,7 @@ void Worker::loop(const TestClock& clock, std::atomic<bool>& stop, WorkerProgres
     progress.transfers.store(transfers_, std::memory_order_relaxed);
   }
   end_ns_ = now;
+  issued_ = issued;
   interval_latency_.finish();
 }
 
@@ -190,7 +199,9 @@ void Worker::open_loop(const TestClock& clock, std::atomic<bool>& stop, WorkerPr
         intended_ns_[slot] = due;
         submitted_ns_[slot] = now;
         slot_offset_[slot] = offset;
-        engine_->queue({buffers + static_cast<size_t>(slot) * length, offset, length, slot, write});
+        uint8_t* buffer = buffers + static_cast<size_t>(slot) * length;
+        if (write) stamp_sectors(buffer, offset, length, spec_.seed);
+        engine_->queue({buffer, offset, length, slot, write});
         ++in_flight;
         ++issued;
         due = clock.start_ns + schedule_->next_ns();
@@ -232,6 +243,7 @@ void Worker::open_loop(const TestClock& clock, std::atomic<bool>& stop, WorkerPr
     progress.transfers.store(transfers_, std::memory_order_relaxed);
   }
   end_ns_ = now;
+  issued_ = issued;
   interval_latency_.finish();
 }
 
@@ -246,6 +258,8 @@ void Worker::complete(int n, int64_t now, int64_t measure_start, std::atomic<boo
     } else if (now >= measure_start) {
       size_t second = intervals_.add(now, length);
       interval_latency_.record(second, static_cast<uint64_t>(now - intended_ns_[c.slot]));
+      if (log_) [[unlikely]]
+        log_->add({intended_ns_[c.slot], submitted_ns_[c.slot], now, slot_offset_[c.slot], length});
       schedule_lag_.record(static_cast<uint64_t>(submitted_ns_[c.slot] - intended_ns_[c.slot]));
       service_latency_.record(static_cast<uint64_t>(now - submitted_ns_[c.slot]));
       ++transfers_;
