@@ -340,14 +340,19 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     app->parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
     parsed.action = ParsedCommandLine::Action::kPrintAndExit;
-    parsed.text = app->help() +
-                  "\nrawio report [--db PATH] [RUN...] [--last N] [--id ID...] [-v N] [--units U] "
-                  "[--json] [--plot FILE] [--list]\n"
-                  "  prints saved runs side by side (rawio report --help).\n"
-                  "\nExit status: 0 ok, 1 run-time I/O error (or the history database could not be "
-                  "written), 2 usage error, 3 write refused for "
-                  "safety, 128+N stopped by signal N.\nSee rawio(1) for the output columns and "
-                  "the safety rules.\n";
+    parsed.text =
+        app->help() +
+        "\nrawio report [--db PATH] [RUN...] [--last N] [--id ID...] [-v N] [--units U] "
+        "[--json] [--plot FILE] [--list]\n"
+        "  prints saved runs side by side (rawio report --help).\n"
+        "rawio compare [--last N] [--metric iops|p99] [--threshold PCT] A B\n"
+        "  tells whether B is faster or slower than A, with statistics (rawio compare "
+        "--help).\n"
+        "\nExit status: 0 ok, 1 run-time I/O error (or the history database could not be "
+        "written), 2 usage error, 3 write refused for "
+        "safety, 5 --verify found data that differs from what was written, 128+N stopped by "
+        "signal N.\nSee rawio(1) for the output columns and "
+        "the safety rules.\n";
     return parsed;
   } catch (const CLI::CallForVersion&) {
     parsed.action = ParsedCommandLine::Action::kPrintAndExit;
