@@ -2,7 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <string.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <memory>
 
 #include <algorithm>
 #include <filesystem>
@@ -14,9 +18,12 @@
 #include "rawio/engine.h"
 #include "rawio/formatter.h"
 #include "rawio/history/history_store.h"
+#include "rawio/honesty.h"
 #include "rawio/progress_line.h"
 #include "rawio/runner.h"
 #include "rawio/safety.h"
+#include "rawio/steady_state_watch.h"
+#include "rawio/verify.h"
 
 namespace diskcond::rawio {
 namespace {
@@ -51,6 +58,7 @@ std::string row_id(const Invocation& inv, size_t index) {
 }
 
 bool any_write(const Invocation& inv) {
+  if (inv.precondition_passes > 0) return true;
   for (TestKind kind : inv.tests) {
     if (is_write(kind)) return true;
   }
@@ -69,6 +77,11 @@ TestSpec spec_for(const Invocation& inv, TestKind kind, uint64_t area_bytes) {
                             ? kUnlimitedTransfers
                             : inv.transfer_count.value_or(area_bytes / inv.transfer_bytes);
   spec.time_limit_ns = inv.time_limit_ns;
+  if (inv.steady_state) {
+    // The watcher stops the test; the deadline only backs it up (60 s is the longest chosen round).
+    const int64_t window = inv.ss_window_ns > 0 ? inv.ss_window_ns : 60'000'000'000;
+    spec.time_limit_ns = window * static_cast<int64_t>(inv.ss_max_rounds);
+  }
   spec.warmup_ns = inv.warmup_ns;
   spec.seed = inv.seed;
   spec.rate_per_sec = inv.rate_per_sec;
@@ -214,6 +227,50 @@ int save_reports(const Invocation& inv, history::HistoryStore& store,
   return kExitOk;
 }
 
+// --precondition: passes of sequential writes over the area (128 KiB transfers where the area
+// and the alignment allow, else the test's transfer size), one worker, before the tests. Says
+// what it did on stderr. Returns an exit code.
+int precondition(const PlannedTarget& p, const Invocation& inv, std::FILE* err) {
+  if (inv.precondition_passes == 0) return kExitOk;
+  constexpr uint32_t kPreconditionBytes = 128 * 1024;
+  TestSpec spec = spec_for(inv, TestKind::kSequentialWrite, p.area_bytes);
+  if (p.area_bytes % kPreconditionBytes == 0 && kPreconditionBytes % p.target.sector_bytes == 0)
+    spec.transfer_bytes = kPreconditionBytes;
+  spec.workers = 1;
+  spec.transfer_count = p.area_bytes / spec.transfer_bytes * inv.precondition_passes;
+  spec.time_limit_ns = 86'400'000'000'000;  // a day: the passes end it
+  spec.warmup_ns = 0;
+  spec.rate_per_sec = 0;
+  RunOptions options;
+  options.engine = inv.engine;
+  options.cancel = &cancel_requested();
+  auto result = run_test(p.target, spec, options);
+  if (!result) return say(err, "precondition: " + result.error()), kExitIoError;
+  say(err, fmt::format("preconditioned {}: {} pass{} of {}-byte sequential writes over {} bytes "
+                       "in {:.1f} s{}",
+                       p.id, inv.precondition_passes, inv.precondition_passes == 1 ? "" : "es",
+                       spec.transfer_bytes, p.area_bytes, result->seconds(),
+                       result->stopped_by == StopReason::kCancelled ? " (interrupted)" : ""));
+  return result->stopped_by == StopReason::kCancelled ? kExitIoError : kExitOk;
+}
+
+// What the honesty checks need to know about a target, once its test file exists.
+TargetFacts target_facts(const Target& t, const Invocation& inv) {
+  TargetFacts facts;
+  facts.null_engine = inv.engine->name == "null";
+  facts.block_device = t.kind == TargetKind::kBlockDevice;
+  facts.direct = t.direct;
+  facts.direct_refused = t.direct_refused;
+  facts.limit = facts.block_device ? block_device_limit(t.rdev) : file_limit(t.io_path);
+  return facts;
+}
+
+// With --repeat N, each target's N reports (in order) shown as ID#1 ... ID#N.
+std::vector<TargetReport> label_repeats(std::vector<TargetReport> reports, unsigned repeat) {
+  for (size_t i = 0; i < reports.size(); ++i) reports[i].id += fmt::format("#{}", i % repeat + 1);
+  return reports;
+}
+
 }  // namespace
 
 int run_command(const Invocation& inv, std::FILE* out, std::FILE* err) {
@@ -230,12 +287,22 @@ int run_command(const Invocation& inv, std::FILE* out, std::FILE* err) {
     if (!store) return say(err, store.error()), kExitIoError;
     history.emplace(std::move(*store));
   }
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> latency_log(nullptr, &std::fclose);
+  if (!inv.latency_log.empty()) {
+    latency_log.reset(std::fopen(inv.latency_log.c_str(), "w"));
+    if (!latency_log)
+      return say(err, fmt::format("--latency-log: cannot create {}: {}", inv.latency_log,
+                                  strerror(errno))),
+             kExitIoError;
+    std::fputs(kTransferLogHeader, latency_log.get());
+  }
   install_signal_handlers();
   ProgressLine progress(err, inv.progress);
   std::vector<TargetReport> reports;
   // An interrupt (the first SIGINT or SIGTERM) stops the test running; what was measured up to
   // then, that test included, is printed and saved, marked partial, and rawio exits 128 + signal.
   bool interrupted = false;
+  bool verify_failed = false;
   for (auto& p : plan) {
     TestFileGuard guard(p.target);
     if (int code = prepare_test_file(p, inv, err); code != kExitOk) {
@@ -243,41 +310,83 @@ int run_command(const Invocation& inv, std::FILE* out, std::FILE* err) {
       interrupted = true;
       break;
     }
-    TargetReport report{p.id,
-                        p.target.name,
-                        std::string(target_kind_key(p.target.kind)),
-                        p.target.io_path,
-                        p.area_bytes,
-                        p.target.sector_bytes,
-                        {}};
-    for (TestKind kind : inv.tests) {
-      RunOptions options;
-      options.engine = inv.engine;
-      options.cancel = &cancel_requested();
-      if (progress.active()) {
-        options.on_progress = [&](const Progress& pr) { progress.show(p.target.name, pr); };
-      }
-      auto result = run_test(p.target, spec_for(inv, kind, p.area_bytes), options);
-      progress.clear();
-      if (!result) return say(err, result.error()), kExitIoError;
-      interrupted = result->stopped_by == StopReason::kCancelled;
-      report.tests.push_back(std::move(*result));
-      if (interrupted) break;
+    if (int code = precondition(p, inv, err); code != kExitOk) {
+      if (!cancel_requested().load()) return code;
+      interrupted = true;
+      break;
     }
-    if (!report.tests.empty()) reports.push_back(std::move(report));
+    const TargetFacts facts = target_facts(p.target, inv);
+    for (unsigned repeat = 1; repeat <= inv.repeat && !interrupted; ++repeat) {
+      TargetReport report{p.id,
+                          p.target.name,
+                          std::string(target_kind_key(p.target.kind)),
+                          p.target.io_path,
+                          p.area_bytes,
+                          p.target.sector_bytes,
+                          {}};
+      for (TestKind kind : inv.tests) {
+        RunOptions options;
+        options.engine = inv.engine;
+        options.cancel = &cancel_requested();
+        if (progress.active()) {
+          options.on_progress = [&](const Progress& pr) { progress.show(p.target.name, pr); };
+        }
+        Status logged = ok_status();
+        if (latency_log) {
+          options.on_transfer_logs = [&](const std::vector<const TransferLog*>& logs,
+                                         int64_t start) {
+            logged = write_transfer_log(latency_log.get(), p.id, kind, start, logs);
+          };
+        }
+        std::optional<SteadyStateWatch> watch;
+        if (inv.steady_state) {
+          watch.emplace(inv.ss_window_ns, inv.ss_max_rounds);
+          options.watcher = &*watch;
+        }
+        auto result = run_test(p.target, spec_for(inv, kind, p.area_bytes), options);
+        progress.clear();
+        if (!result) return say(err, result.error()), kExitIoError;
+        if (!logged) return say(err, logged.error()), kExitIoError;
+        if (watch) {
+          result->steady_state = steady_state_of(result->intervals, result->elapsed_ns,
+                                                 watch->window_ns(), inv.ss_max_rounds);
+        }
+        if (inv.verify && is_write(kind) && result->stopped_by != StopReason::kCancelled) {
+          std::vector<uint64_t> issued;
+          for (const WorkerFigures& w : result->workers) issued.push_back(w.issued);
+          auto checked = verify_written(p.target, result->spec, issued);
+          if (!checked) return say(err, checked.error()), kExitIoError;
+          if (!checked->ok()) {
+            verify_failed = true;
+            say(err, fmt::format("VERIFY FAILED on {} {}: {} of {} transfers read back differ from "
+                                 "what was written; first: {}",
+                                 p.id, test_code(kind), checked->mismatched,
+                                 checked->transfers_checked, checked->first_bad));
+          }
+          result->verify = std::move(*checked);
+        }
+        interrupted = result->stopped_by == StopReason::kCancelled;
+        report.tests.push_back(std::move(*result));
+        if (interrupted) break;
+      }
+      report.cautions = honesty_cautions(facts, report);
+      if (!report.tests.empty()) reports.push_back(std::move(report));
+    }
     if (interrupted) break;
   }
   if (interrupted) say(err, "interrupted; the results so far are partial; test files removed");
   if (!reports.empty()) {
     auto formatter = inv.json ? make_json_formatter(options_json(inv))
                               : make_text_formatter(inv.verbosity, inv.units);
-    std::string text = formatter->render(reports);
+    std::string text =
+        formatter->render(inv.repeat > 1 ? label_repeats(reports, inv.repeat) : reports);
     std::fwrite(text.data(), 1, text.size(), out);
     std::fflush(out);
   }
   int code = history && !reports.empty() ? save_reports(inv, *history, reports, interrupted, err)
                                          : kExitOk;
-  return interrupted ? 128 + cancel_signal() : code;
+  if (interrupted) return 128 + cancel_signal();
+  return code == kExitOk && verify_failed ? kExitVerifyFailed : code;
 }
 
 }  // namespace diskcond::rawio

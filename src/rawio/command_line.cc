@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <optional>
 
@@ -23,7 +24,9 @@ constexpr int64_t kMaxTimeLimitNs = 86'400'000'000'000;  // a day
 // (CLI11 would saturate "99999999999999999999" and wrap "-1" into a uint64_t).
 struct RawText {
   std::string area, transfer, time_limit, warmup, direct = "auto", count, seed, units = "kib";
-  std::string rate, arrival;
+  std::string rate, arrival, ss_window;
+  std::optional<unsigned> precondition;
+  bool steady_state_given = false, ss_rounds_given = false, latency_log_given = false;
   std::string engine = std::string(default_engine().name);  // checked by CLI11
   bool all = false;
   bool no_progress = false;
@@ -70,8 +73,9 @@ std::unique_ptr<CLI::App> build_app(Invocation& inv, RawText& raw, bool tests[4]
   app->add_flag("-W,--random-write", tests[2], "Random write test (RW): destroys data");
   app->add_flag("-w,--sequential-write", tests[3], "Sequential write test (SW): destroys data");
   app->add_option("-v,--verbose", inv.verbosity,
-                  "Output detail: 0 summary table, 1 one row per test with CPU, 2 adds latency")
-      ->check(CLI::Range(0, 2))
+                  "Output detail: 0 summary table, 1 one row per test with CPU, 2 adds latency, 3 "
+                  "adds each worker's share and latency (fairness)")
+      ->check(CLI::Range(0, 3))
       ->default_val(0);
   app->add_option(
          "-i,--id", inv.ids,
@@ -126,6 +130,37 @@ std::unique_ptr<CLI::App> build_app(Invocation& inv, RawText& raw, bool tests[4]
   app->add_option("--units", raw.units, kUnitsHelp);
   app->add_flag("--no-progress", raw.no_progress,
                 "No progress line on stderr (shown only on a terminal)");
+  app->add_flag("--steady-state", inv.steady_state,
+                "Run each test in rounds until steady, as SNIA's PTS: over the last 5 rounds the "
+                "range of IOPS within 20% of their mean and the least-squares slope within 10%; "
+                "says whether and when it was reached (not with -c or -t)");
+  app->add_option("--ss-window", raw.ss_window,
+                  "With --steady-state: the round length, whole seconds (default: long enough for "
+                  "about 1000 transfers at the first second's rate, 1s to 60s)")
+      ->type_name("TIME");
+  app->add_option("--ss-rounds", inv.ss_max_rounds,
+                  "With --steady-state: stop after this many rounds, steady or not (default 25)")
+      ->check(CLI::Range(size_t{5}, size_t{10000}))
+      ->type_name("N");
+  app->add_option("--precondition", raw.precondition,
+                  "Write each target's area sequentially N times (128 KiB transfers) before its "
+                  "tests; a write test's safety rules apply (default 2 with --steady-state and a "
+                  "write test, else 0)")
+      ->check(CLI::Range(0u, 100u))
+      ->type_name("N");
+  app->add_option("--latency-log", inv.latency_log,
+                  "Write every measured transfer to FILE as CSV: id, test, worker, intended, "
+                  "issue and completion times (ns from the end of the warm-up), latency, offset, "
+                  "bytes (kept in memory, 40 bytes a transfer, until each test ends)")
+      ->type_name("FILE");
+  app->add_flag("--verify", inv.verify,
+                "After each write test, read back every transfer it wrote and compare it with "
+                "what was written; a mismatch fails the run (exit 5)");
+  app->add_option("--repeat", inv.repeat,
+                  "Run each target's tests N times in a row (default 1): rows ID#1..ID#N, and "
+                  "with --save one run each, for rawio compare --last N")
+      ->check(CLI::Range(1u, 1000u))
+      ->type_name("N");
   auto* save = app->add_flag("--save", inv.save,
                              "Also store the results in the history database (see rawio report)");
   app->add_option(
@@ -135,6 +170,34 @@ std::unique_ptr<CLI::App> build_app(Invocation& inv, RawText& raw, bool tests[4]
       ->type_name("PATH");
   app->add_option("targets", inv.targets, "Block devices, files or directories")->required();
   return app;
+}
+
+// --steady-state and its companions. Returns an error message or "".
+std::string finish_steady_state(Invocation& inv, const RawText& raw) {
+  if (!inv.steady_state && (!raw.ss_window.empty() || raw.ss_rounds_given))
+    return fmt::format("{}: needs --steady-state",
+                       raw.ss_window.empty() ? "--ss-rounds" : "--ss-window");
+  if (inv.steady_state && raw.count_given)
+    return "--steady-state: runs until steady, not for a count; leave out -c";
+  if (inv.steady_state && raw.time_given)
+    return "--steady-state: runs until steady (at most --ss-rounds rounds of --ss-window); leave "
+           "out -t";
+  if (!raw.ss_window.empty()) {
+    auto window = parse_time_ns(raw.ss_window, TimeUnit::kSeconds);
+    if (!window) return "--ss-window: " + window.error();
+    if (*window < 1'000'000'000 || *window > 3'600'000'000'000 || *window % 1'000'000'000 != 0)
+      return fmt::format("--ss-window: '{}' is not a whole number of seconds from 1s to 1h",
+                         raw.ss_window);
+    inv.ss_window_ns = *window;
+  }
+  if (raw.precondition) {
+    inv.precondition_passes = *raw.precondition;
+  } else if (inv.steady_state) {
+    bool writes = false;
+    for (TestKind kind : inv.tests) writes = writes || is_write(kind);
+    inv.precondition_passes = writes ? 2 : 0;
+  }
+  return "";
 }
 
 // Fills in the values CLI11 left as text. Returns an error message or "".
@@ -184,6 +247,9 @@ std::string finish(Invocation& inv, const RawText& raw) {
     if (!raw.rate_given) return "--arrival: needs --rate (arrivals are for open-loop runs)";
     inv.arrival = *arrival;
   }
+  if (std::string error = finish_steady_state(inv, raw); !error.empty()) return error;
+  if (inv.verify && std::none_of(inv.tests.begin(), inv.tests.end(), is_write))
+    return "--verify: checks what write tests wrote; select -W or -w";
   inv.progress = !raw.no_progress;
   inv.engine = find_engine(raw.engine);
   inv.time_limit_ns = inv.count_based ? kDefaultCountTimeLimitNs : kDefaultTimeLimitNs;
@@ -228,6 +294,8 @@ std::string finish(Invocation& inv, const RawText& raw) {
     if (id.empty()) return "-i/--id: an ID must not be empty";
   }
   if (raw.db_given && inv.db_path.empty()) return "--db: the database path is empty";
+  if (raw.latency_log_given && inv.latency_log.empty())
+    return "--latency-log: the file name is empty";
   if (inv.ids.size() > 1 && inv.ids.size() != inv.targets.size()) {
     return fmt::format("-i/--id: {} ids for {} targets (give one id, or one per target)",
                        inv.ids.size(), inv.targets.size());
@@ -272,14 +340,19 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     app->parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
     parsed.action = ParsedCommandLine::Action::kPrintAndExit;
-    parsed.text = app->help() +
-                  "\nrawio report [--db PATH] [RUN...] [--last N] [--id ID...] [-v N] [--units U] "
-                  "[--json] [--plot FILE] [--list]\n"
-                  "  prints saved runs side by side (rawio report --help).\n"
-                  "\nExit status: 0 ok, 1 run-time I/O error (or the history database could not be "
-                  "written), 2 usage error, 3 write refused for "
-                  "safety, 128+N stopped by signal N.\nSee rawio(1) for the output columns and "
-                  "the safety rules.\n";
+    parsed.text =
+        app->help() +
+        "\nrawio report [--db PATH] [RUN...] [--last N] [--id ID...] [-v N] [--units U] "
+        "[--json] [--plot FILE] [--list]\n"
+        "  prints saved runs side by side (rawio report --help).\n"
+        "rawio compare [--last N] [--metric iops|p99] [--threshold PCT] A B\n"
+        "  tells whether B is faster or slower than A, with statistics (rawio compare "
+        "--help).\n"
+        "\nExit status: 0 ok, 1 run-time I/O error (or the history database could not be "
+        "written), 2 usage error, 3 write refused for "
+        "safety, 5 --verify found data that differs from what was written, 128+N stopped by "
+        "signal N.\nSee rawio(1) for the output columns and "
+        "the safety rules.\n";
     return parsed;
   } catch (const CLI::CallForVersion&) {
     parsed.action = ParsedCommandLine::Action::kPrintAndExit;
@@ -305,6 +378,8 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   raw.rate_given = app->count("--rate") > 0;
   raw.arrival_given = app->count("--arrival") > 0;
   raw.db_given = app->count("--db") > 0;
+  raw.ss_rounds_given = app->count("--ss-rounds") > 0;
+  raw.latency_log_given = app->count("--latency-log") > 0;
   std::string error = repeated_flag_error(*app);
   if (error.empty()) error = finish(inv, raw);
   if (!error.empty()) {
@@ -341,7 +416,15 @@ nlohmann::json options_json(const Invocation& inv) {
       {"direct", std::string(direct_mode_key(inv.direct))},
       {"force_write", inv.force_write},
       {"units", std::string(units_key(inv.units))},
-      {"progress", inv.progress}};
+      {"progress", inv.progress},
+      {"steady_state", inv.steady_state},
+      {"ss_window_ns", inv.steady_state && inv.ss_window_ns > 0 ? nlohmann::json(inv.ss_window_ns)
+                                                                : nlohmann::json()},
+      {"ss_max_rounds", inv.steady_state ? nlohmann::json(inv.ss_max_rounds) : nlohmann::json()},
+      {"precondition_passes", inv.precondition_passes},
+      {"verify", inv.verify},
+      {"latency_log", inv.latency_log.empty() ? nlohmann::json() : nlohmann::json(inv.latency_log)},
+      {"repeat", inv.repeat}};
 }
 
 }  // namespace diskcond::rawio

@@ -19,9 +19,11 @@ namespace diskcond::rawio {
 // Exit codes, documented in man/rawio.1. A signal ends rawio with 128 + its number.
 enum ExitCode : int {
   kExitOk = 0,
-  kExitIoError = 1,  // a transfer, open or set-up failed at run time
-  kExitUsage = 2,    // a bad option, value or target; nothing was touched
-  kExitRefused = 3,  // a write test was refused for safety; nothing was touched
+  kExitIoError = 1,       // a transfer, open or set-up failed at run time
+  kExitUsage = 2,         // a bad option, value or target; nothing was touched
+  kExitRefused = 3,       // a write test was refused for safety; nothing was touched
+  kExitRegression = 4,    // rawio compare: B significantly slower than A beyond --threshold
+  kExitVerifyFailed = 5,  // --verify: data read back differs from what was written
 };
 
 struct Invocation {
@@ -52,8 +54,20 @@ struct Invocation {
   bool json = false;
   Units units = Units::kKib;  // --units: the text tables' rate columns
   bool progress = true;
-  bool save = false;    // --save: store the runs in the history database
-  std::string db_path;  // --db; empty: history::default_database_path()
+  // --steady-state: each test runs in rounds of ss_window_ns (0: chosen after the first second)
+  // until steady (steady_state.h) or ss_max_rounds rounds; not with -c or -t.
+  bool steady_state = false;
+  int64_t ss_window_ns = 0;
+  size_t ss_max_rounds = 25;
+  // --precondition: sequential-write passes over each target's area before its first test
+  // (SNIA's workload-independent preconditioning); default 2 with --steady-state and a write
+  // test, else 0.
+  unsigned precondition_passes = 0;
+  std::string latency_log;  // --latency-log: CSV of every measured transfer; empty: none
+  bool verify = false;      // --verify: read back what each write test wrote and compare
+  unsigned repeat = 1;      // --repeat: run each target's tests this many times, one report each
+  bool save = false;        // --save: store the runs in the history database
+  std::string db_path;      // --db; empty: history::default_database_path()
 };
 
 struct ParsedCommandLine {

@@ -117,7 +117,7 @@ TEST(RawioCommandLine, BadValuesGiveOneLineNamingTheProblem) {
       {{"-a", "-s", "2g", "f"}, "--transfer-size"},
       {{"-a", "-t", "0", "f"}, "--time"},
       {{"-a", "-t", "soon", "f"}, "--time"},
-      {{"-a", "-v", "3", "f"}, "verbose"},
+      {{"-a", "-v", "4", "f"}, "verbose"},
       {{"-a", "-p", "0", "f"}, "workers"},
       {{"-a", "-q", "0", "f"}, "iodepth"},
       {{"-a", "--submit-batch", "0", "f"}, "submit-batch"},
@@ -287,6 +287,51 @@ TEST(RawioCommandLine, RateAndArrivalAskForAnOpenLoop) {
   ASSERT_EQ(p.action, ParsedCommandLine::Action::kRun) << p.text;
   EXPECT_EQ(p.invocation.rate_per_sec, 1e9);
   EXPECT_NE(parse({"--help"}).text.find("IN TOTAL over all workers"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace diskcond::rawio
+
+namespace diskcond::rawio {
+namespace {
+
+TEST(RawioCommandLine, SteadyStateAndItsCompanions) {
+  auto p = parse({"-R", "--steady-state", "f"});
+  ASSERT_EQ(p.action, ParsedCommandLine::Action::kRun) << p.text;
+  EXPECT_TRUE(p.invocation.steady_state);
+  EXPECT_EQ(p.invocation.ss_window_ns, 0);  // chosen from the first second
+  EXPECT_EQ(p.invocation.ss_max_rounds, 25u);
+  EXPECT_EQ(p.invocation.precondition_passes, 0u);  // a read test: nothing is written
+  p = parse({"-W", "--steady-state", "--ss-window", "30s", "--ss-rounds", "10", "f"});
+  ASSERT_EQ(p.action, ParsedCommandLine::Action::kRun) << p.text;
+  EXPECT_EQ(p.invocation.ss_window_ns, 30'000'000'000);
+  EXPECT_EQ(p.invocation.ss_max_rounds, 10u);
+  EXPECT_EQ(p.invocation.precondition_passes, 2u);  // SNIA's two passes, with a write test
+  EXPECT_EQ(
+      parse({"-W", "--steady-state", "--precondition", "0", "f"}).invocation.precondition_passes,
+      0u);
+  EXPECT_EQ(parse({"-R", "--precondition", "1", "f"}).invocation.precondition_passes, 1u);
+  auto j = options_json(parse({"-R", "--steady-state", "--ss-window", "2s", "f"}).invocation);
+  EXPECT_EQ(j["steady_state"], true);
+  EXPECT_EQ(j["ss_window_ns"], 2'000'000'000);
+  EXPECT_EQ(j["ss_max_rounds"], 25);
+
+  EXPECT_EQ(parse({"-R", "--ss-window", "2s", "f"}).text, "--ss-window: needs --steady-state");
+  EXPECT_EQ(parse({"-R", "--ss-rounds", "9", "f"}).text, "--ss-rounds: needs --steady-state");
+  EXPECT_EQ(parse({"-R", "--steady-state", "-c", "100", "f"}).text,
+            "--steady-state: runs until steady, not for a count; leave out -c");
+  EXPECT_EQ(parse({"-R", "--steady-state", "-t", "5s", "f"}).action,
+            ParsedCommandLine::Action::kUsageError);
+  EXPECT_EQ(parse({"-R", "--steady-state", "--ss-window", "1.5s", "f"}).text,
+            "--ss-window: '1.5s' is not a whole number of seconds from 1s to 1h");
+  EXPECT_EQ(parse({"-R", "--steady-state", "--ss-rounds", "4", "f"}).action,
+            ParsedCommandLine::Action::kUsageError);
+}
+
+TEST(RawioCommandLine, Repeat) {
+  EXPECT_EQ(parse({"-R", "--repeat", "3", "f"}).invocation.repeat, 3u);
+  EXPECT_EQ(parse({"-R", "f"}).invocation.repeat, 1u);
+  EXPECT_EQ(parse({"-R", "--repeat", "0", "f"}).action, ParsedCommandLine::Action::kUsageError);
 }
 
 }  // namespace

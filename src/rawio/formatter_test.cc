@@ -212,8 +212,8 @@ TEST(RawioTextFormat, VerbosityTwoAddsLatencyPercentiles) {
   EXPECT_NE(out.find("Test    ID        p50 us    p90 us    p99 us  p99.9 us    max us\n"),
             std::string::npos)
       << out;
-  // Bucket midpoints within 0.4% of the exact 500, 900, 990, 999 us; the max is exact.
-  EXPECT_NE(out.find("RR      anon       501.8     897.0     987.1     995.3    1000.0\n"),
+  // Bucket midpoints within 0.05% of the exact 500, 900, 990, 999 us; the max is exact.
+  EXPECT_NE(out.find("RR      anon       500.1     899.8     990.0     999.2    1000.0\n"),
             std::string::npos)
       << out;
 }
@@ -240,6 +240,31 @@ TEST(RawioJsonFormat, OneDocumentWithUnitsInKeysAndOptionsEchoed) {
   EXPECT_GT(rr["cpu"]["cpu_us_per_transfer"].get<double>(), 0.0);
   EXPECT_EQ(rr["intervals"]["samples"][1]["bytes"], 32768);
   EXPECT_EQ(doc["targets"][0]["tests"].size(), 4u);
+}
+
+TEST(RawioJsonFormat, HistogramsCarryTheirBucketsAndTheLayout) {
+  std::vector<TargetReport> reports = {
+      seed_report({271.0, 17}, {5290.5, 323}, {514.1, 32}, {1454.7, 89})};
+  RunResult& rr = reports[0].tests[0];
+  for (uint64_t v : {1500u, 1500u, 3'000'000u}) rr.latency.record(v);
+  rr.intervals = {{16384, 1}, {32768, 2}};
+  LatencyHistogram second;
+  second.record(3'000'000);
+  rr.interval_latency = {SparseHistogram{}, second.sparse()};
+  auto doc = nlohmann::json::parse(make_json_formatter({})->render(reports));
+  EXPECT_EQ(doc["schema_version"], 2);
+  EXPECT_EQ(doc["histogram"]["scheme"], "log_linear");
+  EXPECT_EQ(doc["histogram"]["sub_bucket_bits"], 10);
+  EXPECT_EQ(doc["histogram"]["bucket_count"], 33792);
+  const auto& t = doc["targets"][0]["tests"][0];
+  EXPECT_EQ(t["lat_ns"]["sum"], 3'003'000);
+  EXPECT_EQ(t["lat_ns"]["buckets"], nlohmann::json::parse("[[1500, 2], [12728, 1]]"));
+  EXPECT_EQ(LatencyHistogram::bucket_index(3'000'000), 12728u);
+  const auto& s = t["intervals"]["samples"];
+  EXPECT_EQ(s[0]["lat_ns"]["samples"], 0);
+  EXPECT_EQ(s[1]["lat_ns"]["samples"], 1);
+  EXPECT_EQ(s[1]["lat_ns"]["max"], 3'000'000);
+  EXPECT_EQ(s[1]["lat_ns"]["buckets"], nlohmann::json::parse("[[12728, 1]]"));
 }
 
 // An open-loop RR over 10 s at 2000/s requested, with known lag samples.
@@ -291,6 +316,49 @@ TEST(RawioJsonFormat, OpenLoopFiguresOrNullForClosedLoop) {
   EXPECT_EQ(open["service_lat_ns"]["max"], 900'000);
   EXPECT_TRUE(doc["targets"][0]["tests"][1].contains("open_loop"));
   EXPECT_TRUE(doc["targets"][0]["tests"][1]["open_loop"].is_null());  // SR ran closed loop
+}
+
+}  // namespace
+}  // namespace diskcond::rawio
+
+namespace diskcond::rawio {
+namespace {
+
+TEST(RawioTextFormat, SteadyStateLinesSayWhetherItWasReachedAndNeverOtherwise) {
+  std::vector<TargetReport> reports = {
+      seed_report({271.0, 17}, {5290.5, 323}, {514.1, 32}, {1454.7, 89})};
+  std::vector<double> rounds = {50, 80, 100, 110, 95, 105, 100};
+  SteadyState reached = detect_steady_state(rounds, {});
+  reached.window_ns = 2'000'000'000;
+  reached.max_rounds = 25;
+  reports[0].tests[0].steady_state = reached;
+  std::vector<double> climbing = {10, 20, 30, 40, 50, 60};
+  SteadyState not_reached = detect_steady_state(climbing, {});
+  not_reached.window_ns = 19'000'000'000;
+  not_reached.max_rounds = 6;
+  reports[0].tests[1].steady_state = not_reached;
+  std::string out = make_text_formatter(0)->render(reports);
+  EXPECT_NE(out.find("Steady state anon RR: reached after 7 rounds of 2.00 s (14.00 s); rounds "
+                     "3-7: mean 102/s, range 14.7% (<= 20%), slope 2.0% (<= 10%)\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("Steady state anon SR: NOT reached in 6 rounds of 19.00 s (at most 6); last "
+                     "5 rounds: mean 40/s, range 100.0% (> 20%), slope 100.0% (> 10%); these "
+                     "are not steady-state figures\n"),
+            std::string::npos)
+      << out;
+  // The tables are the seed's.
+  EXPECT_EQ(out.substr(0, format_summary_table(reports).size()), format_summary_table(reports));
+  auto doc = nlohmann::json::parse(make_json_formatter({})->render(reports));
+  const auto& rr = doc["targets"][0]["tests"][0]["steady_state"];
+  EXPECT_EQ(rr["reached"], true);
+  EXPECT_EQ(rr["reached_round"], 7);
+  EXPECT_EQ(rr["reached_at_ns"], 14'000'000'000);
+  EXPECT_EQ(rr["rounds_per_sec"].size(), 7u);
+  const auto& sr = doc["targets"][0]["tests"][1]["steady_state"];
+  EXPECT_EQ(sr["reached"], false);
+  EXPECT_TRUE(sr["reached_round"].is_null());
+  EXPECT_TRUE(doc["targets"][0]["tests"][2]["steady_state"].is_null());
 }
 
 }  // namespace

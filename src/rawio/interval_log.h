@@ -23,13 +23,14 @@ class IntervalLog {
   // REQUIRES: seconds >= 1.
   explicit IntervalLog(size_t seconds) : samples_(seconds) {}
 
-  // Hot path. REQUIRES: start() was called; now_ns >= the start.
-  void add(int64_t now_ns, uint64_t bytes) {
+  // Hot path. REQUIRES: start() was called; now_ns >= the start. Returns the slot counted in.
+  size_t add(int64_t now_ns, uint64_t bytes) {
     size_t i = static_cast<size_t>((now_ns - start_ns_) / kIntervalNs);
     if (i >= samples_.size()) i = samples_.size() - 1;
     samples_[i].bytes += bytes;
     samples_[i].transfers += 1;
     if (i + 1 > used_) used_ = i + 1;
+    return i;
   }
   void start(int64_t start_ns) { start_ns_ = start_ns; }
 

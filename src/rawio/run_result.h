@@ -3,18 +3,42 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "rawio/cpu_usage.h"
 #include "rawio/interval_log.h"
 #include "rawio/latency_histogram.h"
+#include "rawio/steady_state.h"
 #include "rawio/test_spec.h"
 
 namespace diskcond::rawio {
 
-enum class StopReason { kCount, kTimeLimit, kCancelled };
-std::string_view stop_reason_key(StopReason reason);  // "count", "time_limit", "cancelled"
+// kSteadyState and kMaxRounds: a --steady-state test's watcher ended it (steady, or the most
+// rounds allowed were done).
+enum class StopReason { kCount, kTimeLimit, kCancelled, kSteadyState, kMaxRounds };
+// "count", "time_limit", "cancelled", "steady_state", "max_rounds"
+std::string_view stop_reason_key(StopReason reason);
+
+// --verify's reading back of a write test (verify.h).
+struct VerifyResult {
+  uint64_t transfers_checked = 0;   // distinct offsets read back
+  uint64_t mismatched = 0;          // of them, how many differ from what was written
+  uint64_t first_bad_offset = 0;    // when mismatched: the lowest such offset
+  std::string first_bad;            // when mismatched: which byte, expected and read
+  bool through_page_cache = false;  // buffered target: flushed and dropped first, best effort
+  int64_t elapsed_ns = 0;
+  bool ok() const { return mismatched == 0; }
+};
+
+// One worker's share of a test (rawio -v 3 shows them, for fairness between workers).
+struct WorkerFigures {
+  uint64_t issued = 0;  // warm-up included
+  uint64_t transfers = 0;
+  uint64_t bytes = 0;
+  SparseHistogram latency;  // its transfers' latency, as RunResult::latency
+};
 
 struct RunResult {
   TestSpec spec;
@@ -35,7 +59,14 @@ struct RunResult {
   LatencyHistogram service_latency;
   int64_t behind_at_end_ns = 0;
   std::vector<IntervalSample> intervals;  // per second from the start
+  // The latency of the transfers completed in each second, as `intervals` (same length); their
+  // sum is `latency`.
+  std::vector<SparseHistogram> interval_latency;
   StopReason stopped_by = StopReason::kCount;
+  std::vector<WorkerFigures> workers;  // one per worker, in worker order
+  std::optional<VerifyResult> verify;  // --verify, write tests
+  // --steady-state: the rounds and whether (and when) they were steady, judged on `intervals`.
+  std::optional<SteadyState> steady_state;
 
   double seconds() const { return static_cast<double>(elapsed_ns) / 1e9; }
   double bytes_per_sec() const {
@@ -57,6 +88,14 @@ struct RunResult {
   }
 };
 
+// Something the figures do not mean, said next to them (honesty.h): a key for scripts and a line
+// for people.
+struct Caution {
+  std::string key;  // page_cache | buffered | memory_backed | exceeds_interface | ...
+  std::string text;
+  bool operator==(const Caution&) const = default;
+};
+
 // One target's results, in test order, with what identifies the row.
 struct TargetReport {
   std::string id;      // the row label ("anon" unless set)
@@ -66,6 +105,7 @@ struct TargetReport {
   uint64_t area_bytes = 0;  // the area tested, from offset 0
   uint32_t sector_bytes = 0;
   std::vector<RunResult> tests;
+  std::vector<Caution> cautions;  // printed after the tables; empty when there is nothing to say
 };
 
 }  // namespace diskcond::rawio

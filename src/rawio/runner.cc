@@ -38,17 +38,33 @@ struct StartOfTest {
   }
 };
 
+// The workers' transfers so far, from their progress counters.
+uint64_t transfers_so_far(const std::vector<WorkerProgress>& progress) {
+  uint64_t transfers = 0;
+  for (const auto& p : progress) transfers += p.transfers.load(std::memory_order_relaxed);
+  return transfers;
+}
+
 // Waits for every worker to finish, reporting progress about once a second of the measured time,
-// turning a cancel request into the workers' stop flag, and (after a warm-up) taking the CPU
-// snapshot when the measured time starts.
-void supervise(std::vector<std::thread>& threads, const std::vector<WorkerProgress>& progress,
-               std::atomic<unsigned>& finished, std::atomic<bool>& stop, StartOfTest& begin,
-               const TestSpec& spec, const RunOptions& options) {
+// turning a cancel request into the workers' stop flag, (after a warm-up) taking the CPU
+// snapshot when the measured time starts, and calling the watcher when it asks. Returns the
+// watcher's decision that stopped the test (kContinue if none did).
+RunWatcher::Decision supervise(std::vector<std::thread>& threads,
+                               const std::vector<WorkerProgress>& progress,
+                               std::atomic<unsigned>& finished, std::atomic<bool>& stop,
+                               StartOfTest& begin, const TestSpec& spec,
+                               const RunOptions& options) {
   const TestClock& clock = begin.clock;
   int64_t next_report = 0;
   bool cpu_taken = spec.warmup_ns == 0;
+  RunWatcher::Decision decision = RunWatcher::Decision::kContinue;
   while (finished.load() < threads.size()) {
     auto wake = std::chrono::steady_clock::now() + std::chrono::milliseconds(50);
+    if (options.watcher && begin.started.load() && decision == RunWatcher::Decision::kContinue) {
+      auto check = std::chrono::steady_clock::time_point(
+          std::chrono::nanoseconds(clock.measure_start_ns + options.watcher->next_check_ns()));
+      wake = std::min(wake, check);
+    }
     if (!cpu_taken && begin.started.load()) {
       // steady_clock is CLOCK_MONOTONIC on Linux, the clock monotonic_now_ns() reads.
       auto measure_start =
@@ -64,16 +80,21 @@ void supervise(std::vector<std::thread>& threads, const std::vector<WorkerProgre
       begin.cpu = process_cpu_times();
       cpu_taken = true;
     }
+    if (options.watcher && decision == RunWatcher::Decision::kContinue &&
+        now - clock.measure_start_ns >= options.watcher->next_check_ns()) {
+      decision = options.watcher->check(now - clock.measure_start_ns, transfers_so_far(progress));
+      if (decision != RunWatcher::Decision::kContinue) stop.store(true);
+    }
     if (!options.on_progress) continue;
     if (next_report == 0) next_report = clock.measure_start_ns + 1'000'000'000;
     if (now < next_report) continue;
     next_report += 1'000'000'000;
-    uint64_t transfers = 0;
-    for (const auto& p : progress) transfers += p.transfers.load(std::memory_order_relaxed);
+    uint64_t transfers = transfers_so_far(progress);
     options.on_progress(
         {spec.kind, now - clock.measure_start_ns, transfers, transfers * spec.transfer_bytes});
   }
   for (auto& t : threads) t.join();
+  return decision;
 }
 
 }  // namespace
@@ -86,6 +107,10 @@ std::string_view stop_reason_key(StopReason reason) {
       return "time_limit";
     case StopReason::kCancelled:
       return "cancelled";
+    case StopReason::kSteadyState:
+      return "steady_state";
+    case StopReason::kMaxRounds:
+      return "max_rounds";
   }
   return "?";
 }
@@ -140,7 +165,8 @@ Result<RunResult> run_test(const Target& target, const TestSpec& spec, const Run
   std::vector<std::unique_ptr<Worker>> workers;
   for (unsigned w = 0; w < spec.workers; ++w) {
     workers.push_back(std::make_unique<Worker>(spec, w));
-    Status ready = workers.back()->prepare(file.get(), engine, spec.iodepth, target.sector_bytes);
+    Status ready = workers.back()->prepare(file.get(), engine, spec.iodepth, target.sector_bytes,
+                                           static_cast<bool>(options.on_transfer_logs));
     if (!ready) return make_error(ready.error());
   }
 
@@ -161,7 +187,8 @@ Result<RunResult> run_test(const Target& target, const TestSpec& spec, const Run
       if (finished.fetch_add(1) + 1 == spec.workers) cpu_end = process_cpu_times();
     });
   }
-  supervise(threads, progress, finished, stop, begin, spec, options);
+  const RunWatcher::Decision decision =
+      supervise(threads, progress, finished, stop, begin, spec, options);
 
   RunResult result;
   result.spec = spec;
@@ -174,7 +201,6 @@ Result<RunResult> run_test(const Target& target, const TestSpec& spec, const Run
   bool hit_deadline = false;
   for (const auto& w : workers) {
     if (!w->error().empty()) return make_error(fmt::format("{}: {}", target.name, w->error()));
-    result.latency.merge(w->latency());
     result.schedule_lag.merge(w->schedule_lag());
     result.service_latency.merge(w->service_latency());
     result.behind_at_end_ns = std::max(result.behind_at_end_ns, w->behind_at_end_ns());
@@ -185,9 +211,26 @@ Result<RunResult> run_test(const Target& target, const TestSpec& spec, const Run
     hit_deadline = hit_deadline || w->hit_deadline();
   }
   result.elapsed_ns = end_ns - clock.measure_start_ns;
+  if (options.on_transfer_logs) {
+    std::vector<const TransferLog*> logs;
+    for (const auto& w : workers) logs.push_back(w->transfer_log());
+    options.on_transfer_logs(logs, clock.measure_start_ns);
+  }
   result.intervals = intervals.samples();
+  std::vector<const IntervalHistograms*> seconds;
+  for (const auto& w : workers) seconds.push_back(&w->interval_latency());
+  result.interval_latency = merge_seconds(seconds, result.intervals.size(), result.latency);
+  for (const auto& w : workers) {
+    LatencyHistogram own;
+    for (const SparseHistogram& s : w->interval_latency().seconds()) own.merge(s);
+    result.workers.push_back({w->issued(), w->transfers(), w->bytes(), own.sparse()});
+  }
   if (options.cancel && options.cancel->load()) {
     result.stopped_by = StopReason::kCancelled;
+  } else if (decision == RunWatcher::Decision::kSteady) {
+    result.stopped_by = StopReason::kSteadyState;
+  } else if (decision == RunWatcher::Decision::kGiveUp) {
+    result.stopped_by = StopReason::kMaxRounds;
   } else if (hit_deadline) {
     result.stopped_by = StopReason::kTimeLimit;
   }

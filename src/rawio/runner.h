@@ -8,12 +8,14 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "core/result.h"
 #include "rawio/engine.h"
 #include "rawio/run_result.h"
 #include "rawio/target.h"
 #include "rawio/test_spec.h"
+#include "rawio/transfer_log.h"
 
 namespace diskcond::rawio {
 
@@ -24,6 +26,19 @@ struct Progress {
   uint64_t bytes;
 };
 
+// Watches a running test from the calling thread (--steady-state): called at the measured times
+// it asks for with the transfers completed so far, it can end the test early.
+class RunWatcher {
+ public:
+  enum class Decision { kContinue, kSteady, kGiveUp };
+  virtual ~RunWatcher() = default;
+  // Measured time (ns after the warm-up) at which to be called next.
+  virtual int64_t next_check_ns() const = 0;
+  // kSteady and kGiveUp stop the workers (after their transfers in flight), and the result's
+  // stopped_by is kSteadyState or kMaxRounds.
+  virtual Decision check(int64_t measured_ns, uint64_t transfers) = 0;
+};
+
 struct RunOptions {
   const EngineInfo* engine = &default_engine();  // REQUIRES: not null
   // When set and it becomes true, workers stop after their transfers in flight complete and the
@@ -31,6 +46,11 @@ struct RunOptions {
   const std::atomic<bool>* cancel = nullptr;
   // Called on the calling thread about once per second while the test runs.
   std::function<void(const Progress&)> on_progress;
+  RunWatcher* watcher = nullptr;  // optional; called on the calling thread
+  // --latency-log: when set, every worker logs each measured transfer, and after they have
+  // stopped this gets the logs (worker order) and the measured start, on the calling thread.
+  std::function<void(const std::vector<const TransferLog*>&, int64_t measure_start_ns)>
+      on_transfer_logs;
 };
 
 // REQUIRES: spec.area_bytes <= target.size_bytes, spec.area_bytes >= spec.transfer_bytes (and

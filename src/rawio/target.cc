@@ -141,6 +141,7 @@ Status choose_direct_io(Target& target, DirectMode mode, std::string* warning) {
         target.name));
   }
   target.direct = false;
+  target.direct_refused = true;
   if (warning) {
     *warning = fmt::format(
         "{} does not support O_DIRECT (open returned EINVAL): falling back to buffered I/O, which "

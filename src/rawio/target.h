@@ -28,6 +28,7 @@ struct Target {
   uint64_t size_bytes = 0;      // bytes usable from offset 0 (0 until a test file is made)
   uint32_t sector_bytes = 512;  // O_DIRECT alignment of offsets, lengths and buffers
   bool direct = true;           // open with O_DIRECT
+  bool direct_refused = false;  // kAuto fell back to buffered: the file system refused O_DIRECT
   bool create = false;          // io_path does not exist yet: rawio makes, fills and removes it
   // Block devices: open for writing with O_EXCL, so the kernel refuses if the device is mounted
   // or claimed after the safety checks passed. Not set when --force-write named the device.

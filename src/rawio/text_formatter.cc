@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "rawio/formatter.h"
@@ -118,6 +119,7 @@ class TextFormatter final : public Formatter {
       return format_summary_table(reports, units_) + format_measured_time(reports);
     std::string out = format_test_rows(reports, units_);
     if (verbosity_ >= 2) out += "\n" + format_latency_rows(reports);
+    if (verbosity_ >= 3) out += "\n" + format_worker_rows(reports);
     return out + format_measured_time(reports);
   }
 
@@ -260,6 +262,41 @@ std::string format_latency_rows(std::span<const TargetReport> reports) {
   return render_rows(columns, rows);
 }
 
+std::string format_worker_rows(std::span<const TargetReport> reports) {
+  std::vector<Column> columns = {
+      {8, Align::kLeft},  {kRowIdWidth, Align::kLeft}, {7, Align::kRight},  {10, Align::kRight},
+      {7, Align::kRight}, {10, Align::kRight},         {10, Align::kRight}, {10, Align::kRight}};
+  std::vector<Row> rows = {
+      {"Test", "ID", "Worker", "Transfers", "Share", "p50 us", "p99 us", "max us"}};
+  std::string fairness;
+  for (const auto& report : reports) {
+    for (const auto& t : report.tests) {
+      uint64_t least = UINT64_MAX, most = 0;
+      for (size_t w = 0; w < t.workers.size(); ++w) {
+        const WorkerFigures& f = t.workers[w];
+        const LatencyHistogram h = LatencyHistogram::restore(f.latency);
+        const double share = t.transfers ? 100.0 * static_cast<double>(f.transfers) /
+                                               static_cast<double>(t.transfers)
+                                         : 0.0;
+        rows.push_back({std::string(test_code(t.spec.kind)), report.id, fmt::format("{}", w),
+                        fmt::format("{}", f.transfers), fmt::format("{:.1f}%", share),
+                        us(h.percentile_ns(50)), us(h.percentile_ns(99)), us(h.max_ns())});
+        least = std::min(least, f.transfers);
+        most = std::max(most, f.transfers);
+      }
+      if (t.workers.size() > 1 && t.transfers > 0) {
+        fairness += fmt::format(
+            "Fairness {} {}: workers did {} to {} transfers (even share {:.0f}); most/least {}\n",
+            report.id, test_code(t.spec.kind), least, most,
+            static_cast<double>(t.transfers) / static_cast<double>(t.workers.size()),
+            least > 0 ? fmt::format("{:.2f}", static_cast<double>(most) / least) : "inf");
+      }
+    }
+  }
+  widen(columns, rows);
+  return render_rows(columns, rows) + fairness;
+}
+
 std::string format_measured_time(std::span<const TargetReport> reports) {
   std::string out;
   for (const auto& report : reports) {
@@ -284,6 +321,19 @@ std::string format_measured_time(std::span<const TargetReport> reports) {
   }
   for (const auto& report : reports) {
     for (const auto& t : report.tests) {
+      if (t.steady_state) out += format_steady_state_line(report.id, t);
+    }
+  }
+  for (const auto& report : reports) {
+    for (const auto& t : report.tests) {
+      if (t.verify) out += format_verify_line(report.id, t);
+    }
+  }
+  for (const auto& report : reports) {
+    for (const Caution& c : report.cautions) out += "Caution: " + c.text + "\n";
+  }
+  for (const auto& report : reports) {
+    for (const auto& t : report.tests) {
       if (t.stopped_by != StopReason::kCancelled) continue;
       out += fmt::format("PARTIAL: interrupted during {} on {}; the figures are those up to then\n",
                          test_code(t.spec.kind), report.id);
@@ -303,6 +353,51 @@ std::string format_open_loop_line(const std::string& id, const RunResult& t) {
       id, test_code(t.spec.kind), rate_text(t.requested_rate_per_sec()),
       arrival_key(t.spec.arrival), t.spec.seed, rate_text(t.achieved_rate_per_sec()),
       ms(t.schedule_lag.percentile_ns(99)), ms(t.schedule_lag.max_ns()), behind);
+}
+
+std::string format_verify_line(const std::string& id, const RunResult& t) {
+  const VerifyResult& v = *t.verify;
+  const std::string how =
+      v.through_page_cache ? ", after flushing and dropping the page cache" : "";
+  if (v.ok()) {
+    return fmt::format("Verified {} {}: {} transfers read back, all as written ({} s{})\n", id,
+                       test_code(t.spec.kind), v.transfers_checked,
+                       seconds_text(static_cast<double>(v.elapsed_ns) / 1e9), how);
+  }
+  return fmt::format(
+      "VERIFY FAILED {} {}: {} of {} transfers read back differ from what was "
+      "written; first: {}{}\n",
+      id, test_code(t.spec.kind), v.mismatched, v.transfers_checked, v.first_bad, how);
+}
+
+std::string format_steady_state_line(const std::string& id, const RunResult& t) {
+  const SteadyState& s = *t.steady_state;
+  const SteadyStateRule rule;
+  const std::string window = seconds_text(static_cast<double>(s.window_ns) / 1e9);
+  auto percent = [](double f) {
+    return std::isfinite(f) ? fmt::format("{:.1f}%", f * 100) : std::string("inf");
+  };
+  const std::string figures = fmt::format(
+      "mean {}/s, range {} ({} {:.0f}%), slope {} ({} {:.0f}%)", rate_text(s.last.mean),
+      percent(s.last.range_fraction), s.last.range_fraction <= rule.max_range ? "<=" : ">",
+      rule.max_range * 100, percent(s.last.slope_fraction),
+      s.last.slope_fraction <= rule.max_slope ? "<=" : ">", rule.max_slope * 100);
+  if (s.reached) {
+    return fmt::format(
+        "Steady state {} {}: reached after {} rounds of {} s ({} s); rounds {}-{}: {}\n", id,
+        test_code(t.spec.kind), s.reached_round, window,
+        seconds_text(static_cast<double>(s.window_ns) / 1e9 * static_cast<double>(s.reached_round)),
+        s.reached_round - rule.rounds + 1, s.reached_round, figures);
+  }
+  const std::string last =
+      s.rounds.size() >= rule.rounds
+          ? fmt::format("last {} rounds", rule.rounds)
+          : fmt::format("{} round{}", s.rounds.size(), s.rounds.size() == 1 ? "" : "s");
+  return fmt::format(
+      "Steady state {} {}: NOT reached in {} round{} of {} s (at most {}); {}: {}; these are not "
+      "steady-state figures\n",
+      id, test_code(t.spec.kind), s.rounds.size(), s.rounds.size() == 1 ? "" : "s", window,
+      s.max_rounds, last, s.rounds.empty() ? "no whole round" : figures);
 }
 
 std::unique_ptr<Formatter> make_text_formatter(int verbosity, Units units) {

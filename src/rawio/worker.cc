@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "core/clock.h"
+#include "rawio/write_pattern.h"
 
 namespace diskcond::rawio {
 
@@ -22,12 +23,15 @@ Worker::Worker(const TestSpec& spec, unsigned index)
       share_(worker_share(spec.transfer_count, spec.workers, index)),
       offsets_(is_random(spec.kind), spec.area_bytes, spec.transfer_bytes, spec.workers, index,
                spec.seed),
+      interval_latency_(interval_slots(spec.time_limit_ns)),
       intervals_(interval_slots(spec.time_limit_ns)) {
   if (spec.open_loop())
     schedule_.emplace(spec.arrival, spec.rate_per_sec, spec.workers, index, spec.seed);
 }
 
-Status Worker::prepare(int fd, const EngineInfo& engine, unsigned depth, uint32_t alignment) {
+Status Worker::prepare(int fd, const EngineInfo& engine, unsigned depth, uint32_t alignment,
+                       bool log_transfers) {
+  if (log_transfers) log_.emplace().prepare();
   depth_ = engine.caps.synchronous ? 1 : depth;
   void* mem = nullptr;
   size_t size = static_cast<size_t>(depth_) * spec_.transfer_bytes;
@@ -36,12 +40,13 @@ Status Worker::prepare(int fd, const EngineInfo& engine, unsigned depth, uint32_
         fmt::format("cannot allocate {} bytes of transfer buffers: {}", size, strerror(rc)));
   }
   buffers_.reset(static_cast<uint8_t*>(mem));
-  // Non-zero, non-repeating data, so writes are not shortcut by zero detection or compression.
-  Random64 fill(spec_.seed ^ (0xb0f5ull << 32) ^ index_);
-  for (size_t i = 0; i + 8 <= size; i += 8) {
-    uint64_t v = fill.next() | 1;
-    memcpy(buffers_.get() + i, &v, 8);
+  // Random data, stamped per sector at each write (write_pattern.h), so writes are not shortcut
+  // by zero detection, compression or deduplication, and --verify knows what was written.
+  for (unsigned slot = 0; slot < depth_; ++slot) {
+    fill_write_base(buffers_.get() + static_cast<size_t>(slot) * spec_.transfer_bytes,
+                    spec_.transfer_bytes, spec_.seed);
   }
+  interval_latency_.prefault();
   submitted_ns_.assign(depth_, 0);
   intended_ns_.assign(depth_, 0);
   slot_offset_.assign(depth_, 0);
@@ -105,7 +110,9 @@ void Worker::loop(const TestClock& clock, std::atomic<bool>& stop, WorkerProgres
         uint64_t offset = offsets_.next();
         submitted_ns_[slot] = stamp;
         slot_offset_[slot] = offset;
-        engine_->queue({buffers + static_cast<size_t>(slot) * length, offset, length, slot, write});
+        uint8_t* buffer = buffers + static_cast<size_t>(slot) * length;
+        if (write) stamp_sectors(buffer, offset, length, spec_.seed);
+        engine_->queue({buffer, offset, length, slot, write});
         ++in_flight;
         ++issued;
         if (++queued == batch) {
@@ -137,8 +144,11 @@ void Worker::loop(const TestClock& clock, std::atomic<bool>& stop, WorkerProgres
         if (error_.empty()) record_error(c.result, slot_offset_[c.slot]);
         stop.store(true, std::memory_order_relaxed);
       } else if (now >= measure_start) {
-        latency_.record(static_cast<uint64_t>(now - submitted_ns_[c.slot]));
-        intervals_.add(now, length);
+        size_t second = intervals_.add(now, length);
+        interval_latency_.record(second, static_cast<uint64_t>(now - submitted_ns_[c.slot]));
+        if (log_) [[unlikely]]
+          log_->add(
+              {submitted_ns_[c.slot], submitted_ns_[c.slot], now, slot_offset_[c.slot], length});
         ++transfers_;
         bytes_ += length;
       }
@@ -148,6 +158,8 @@ void Worker::loop(const TestClock& clock, std::atomic<bool>& stop, WorkerProgres
     progress.transfers.store(transfers_, std::memory_order_relaxed);
   }
   end_ns_ = now;
+  issued_ = issued;
+  interval_latency_.finish();
 }
 
 }  // namespace diskcond::rawio
@@ -187,7 +199,9 @@ void Worker::open_loop(const TestClock& clock, std::atomic<bool>& stop, WorkerPr
         intended_ns_[slot] = due;
         submitted_ns_[slot] = now;
         slot_offset_[slot] = offset;
-        engine_->queue({buffers + static_cast<size_t>(slot) * length, offset, length, slot, write});
+        uint8_t* buffer = buffers + static_cast<size_t>(slot) * length;
+        if (write) stamp_sectors(buffer, offset, length, spec_.seed);
+        engine_->queue({buffer, offset, length, slot, write});
         ++in_flight;
         ++issued;
         due = clock.start_ns + schedule_->next_ns();
@@ -229,6 +243,8 @@ void Worker::open_loop(const TestClock& clock, std::atomic<bool>& stop, WorkerPr
     progress.transfers.store(transfers_, std::memory_order_relaxed);
   }
   end_ns_ = now;
+  issued_ = issued;
+  interval_latency_.finish();
 }
 
 void Worker::complete(int n, int64_t now, int64_t measure_start, std::atomic<bool>& stop,
@@ -240,10 +256,12 @@ void Worker::complete(int n, int64_t now, int64_t measure_start, std::atomic<boo
       if (error_.empty()) record_error(c.result, slot_offset_[c.slot]);
       stop.store(true, std::memory_order_relaxed);
     } else if (now >= measure_start) {
-      latency_.record(static_cast<uint64_t>(now - intended_ns_[c.slot]));
+      size_t second = intervals_.add(now, length);
+      interval_latency_.record(second, static_cast<uint64_t>(now - intended_ns_[c.slot]));
+      if (log_) [[unlikely]]
+        log_->add({intended_ns_[c.slot], submitted_ns_[c.slot], now, slot_offset_[c.slot], length});
       schedule_lag_.record(static_cast<uint64_t>(submitted_ns_[c.slot] - intended_ns_[c.slot]));
       service_latency_.record(static_cast<uint64_t>(now - submitted_ns_[c.slot]));
-      intervals_.add(now, length);
       ++transfers_;
       bytes_ += length;
     }

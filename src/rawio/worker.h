@@ -15,10 +15,12 @@
 #include "core/result.h"
 #include "rawio/arrival_schedule.h"
 #include "rawio/engine.h"
+#include "rawio/interval_histograms.h"
 #include "rawio/interval_log.h"
 #include "rawio/latency_histogram.h"
 #include "rawio/offsets.h"
 #include "rawio/test_spec.h"
+#include "rawio/transfer_log.h"
 
 namespace diskcond::rawio {
 
@@ -49,8 +51,10 @@ class Worker {
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
 
-  // Allocates buffers aligned to `alignment` and makes the engine. Not the hot path.
-  Status prepare(int fd, const EngineInfo& engine, unsigned depth, uint32_t alignment);
+  // Allocates buffers aligned to `alignment` and makes the engine (and, with `log_transfers`,
+  // the first chunk of the transfer log). Not the hot path.
+  Status prepare(int fd, const EngineInfo& engine, unsigned depth, uint32_t alignment,
+                 bool log_transfers = false);
 
   // The thread body: opens the engine on this thread, waits at `start`, then runs until its
   // share is done, the deadline passes or `stop` is set. Closed loop, it keeps `depth` transfers
@@ -61,8 +65,9 @@ class Worker {
   void run(StartBarrier& start, const TestClock& clock, std::atomic<bool>& stop,
            WorkerProgress& progress);
 
-  // Closed loop: submission to completion. Open loop: intended issue time to completion.
-  const LatencyHistogram& latency() const { return latency_; }
+  // Per second of the measured time, like intervals(). Closed loop: submission to completion.
+  // Open loop: intended issue time to completion.
+  const IntervalHistograms& interval_latency() const { return interval_latency_; }
   // Open loop only (empty closed loop): how late each transfer was issued after its intended
   // time, and its submission to completion (what closed loop calls latency).
   const LatencyHistogram& schedule_lag() const { return schedule_lag_; }
@@ -72,6 +77,9 @@ class Worker {
   int64_t behind_at_end_ns() const { return behind_at_end_ns_; }
   const IntervalLog& intervals() const { return intervals_; }
   uint64_t transfers() const { return transfers_; }
+  uint64_t issued() const { return issued_; }  // warm-up included
+  // --latency-log: every measured transfer, or nullptr when not asked for.
+  const TransferLog* transfer_log() const { return log_ ? &*log_ : nullptr; }
   uint64_t bytes() const { return bytes_; }
   int64_t end_ns() const { return end_ns_; }
   bool hit_deadline() const { return hit_deadline_; }
@@ -105,12 +113,14 @@ class Worker {
   std::vector<uint64_t> slot_offset_;        // per slot, for error messages
   std::vector<uint32_t> free_slots_;
   std::vector<Completion> completions_;
-  LatencyHistogram latency_;
+  IntervalHistograms interval_latency_;
+  std::optional<TransferLog> log_;
   LatencyHistogram schedule_lag_;
   LatencyHistogram service_latency_;
   int64_t behind_at_end_ns_ = 0;
   IntervalLog intervals_;
   uint64_t transfers_ = 0;
+  uint64_t issued_ = 0;
   uint64_t bytes_ = 0;
   int64_t end_ns_ = 0;
   bool hit_deadline_ = false;

@@ -24,7 +24,7 @@ struct OptionValues {
 
 const std::vector<OptionValues>& run_options() {
   static const std::vector<OptionValues> options = {
-      {"-v", "--verbose", {"3", "-1", "1.5", "x", "", "99999999999999999999"}, "1", "2"},
+      {"-v", "--verbose", {"4", "-1", "1.5", "x", "", "99999999999999999999"}, "1", "2"},
       {"-n",
        "--size",
        {"0", "-1", "1x", "", "1.5", "k", "99999999999999999999", "16e", "1m1", "0x100"},
@@ -50,6 +50,7 @@ const std::vector<OptionValues>& run_options() {
       {"-d", "--direct", {"yes", "", "ON", "1", "on\n"}, "auto", "off"},
       {"", "--units", {"MiB", "", "kb", "mib,iops", "x\ny"}, "mib", "iops"},
       {"", "--db", {""}, "a.db", "b.db"},  // the base words have --save; relative to the world
+      {"", "--repeat", {"0", "-1", "1001", "x", "", "1.5"}, "1", "2"},
   };
   return options;
 }

@@ -1,10 +1,13 @@
 // rawio: concurrent raw-I/O benchmark. Parses the command line and dispatches; see rawio(1).
-// "rawio report ..." prints saved runs; anything else is a run ("rawio [options] target...").
+// "rawio report ..." prints saved runs, "rawio compare A B" compares two of them; anything else is
+// a run ("rawio [options] target...").
 #include <cstdio>
 
 #include "core/one_line.h"
 #include "rawio/command.h"
 #include "rawio/command_line.h"
+#include "rawio/compare/compare_command.h"
+#include "rawio/compare/compare_command_line.h"
 #include "rawio/report/report_command.h"
 #include "rawio/report/report_command_line.h"
 
@@ -34,6 +37,10 @@ int main(int argc, char** argv) {
   if (rawio::report::is_report_command(argc, argv)) {
     return dispatch(rawio::report::parse_report_command_line(argc - 1, argv + 1),
                     rawio::report::run_report);
+  }
+  if (rawio::compare::is_compare_command(argc, argv)) {
+    return dispatch(rawio::compare::parse_compare_command_line(argc - 1, argv + 1),
+                    rawio::compare::run_compare);
   }
   return dispatch(rawio::parse_command_line(argc, argv), rawio::run_command);
 }

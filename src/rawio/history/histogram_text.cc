@@ -17,7 +17,7 @@ std::string buckets_to_text(const BucketList& buckets) {
   return out;
 }
 
-Result<BucketList> buckets_from_text(const std::string& text) {
+Result<BucketList> buckets_from_text(const std::string& text, size_t bucket_count) {
   BucketList buckets;
   const char* p = text.data();
   const char* end = p + text.size();
@@ -27,7 +27,7 @@ Result<BucketList> buckets_from_text(const std::string& text) {
     auto a = std::from_chars(p, end, index);
     if (a.ec != std::errc() || a.ptr == end || *a.ptr != ':') break;
     auto b = std::from_chars(a.ptr + 1, end, samples);
-    if (b.ec != std::errc() || index >= LatencyHistogram::kBucketCount) break;
+    if (b.ec != std::errc() || index >= bucket_count) break;
     buckets.emplace_back(index, samples);
     p = b.ptr;
     if (p == end) return buckets;

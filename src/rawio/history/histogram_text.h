@@ -9,13 +9,14 @@
 #include <vector>
 
 #include "core/result.h"
+#include "rawio/latency_histogram.h"
 
 namespace diskcond::rawio::history {
 
-using BucketList = std::vector<std::pair<uint32_t, uint64_t>>;
-
 std::string buckets_to_text(const BucketList& buckets);
-// Fails on anything but the form above, or an index outside the histogram.
-Result<BucketList> buckets_from_text(const std::string& text);
+// Fails on anything but the form above, or an index of `bucket_count` or more (the histogram's
+// layout: LatencyHistogram::kLegacyBucketCount for what schema 1 and 2 stored).
+Result<BucketList> buckets_from_text(const std::string& text,
+                                     size_t bucket_count = LatencyHistogram::kBucketCount);
 
 }  // namespace diskcond::rawio::history

@@ -5,7 +5,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iterator>
+#include <limits>
 #include <map>
+
+#include <nlohmann/json.hpp>
 
 #include "rawio/history/histogram_text.h"
 
@@ -73,13 +76,24 @@ ALTER TABLE tests ADD COLUMN service_min_ns INTEGER;
 ALTER TABLE tests ADD COLUMN service_max_ns INTEGER;
 ALTER TABLE tests ADD COLUMN service_buckets TEXT;
 )sql",
+    // 3: histograms of LatencyHistogram::kSubBucketBits (NULL bucket_bits: the 6-bit layout of
+    // versions 1 and 2), and each second's latency histogram (NULL in seconds stored before).
+    R"sql(
+ALTER TABLE tests ADD COLUMN bucket_bits INTEGER;       -- layout of every *_buckets of the test
+ALTER TABLE tests ADD COLUMN steady_state TEXT;         -- --steady-state: JSON, else NULL
+ALTER TABLE runs ADD COLUMN cautions TEXT;              -- JSON [{"key", "text"}], or NULL
+ALTER TABLE intervals ADD COLUMN lat_sum_ns INTEGER;
+ALTER TABLE intervals ADD COLUMN lat_min_ns INTEGER;
+ALTER TABLE intervals ADD COLUMN lat_max_ns INTEGER;
+ALTER TABLE intervals ADD COLUMN lat_buckets TEXT;      -- "index:samples ..."
+)sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion - 1);
 
 constexpr const char* kInsertTest =
     "INSERT INTO tests VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,"
     "?19,?20,?21,?22,?23,?24,?25,?26,?27,?28,?29,?30,?31,?32,?33,?34,?35,?36,?37,?38,?39,?40,"
-    "?41,?42)";
+    "?41,?42,?43,?44)";
 constexpr const char* kSelectTests =
     "SELECT test, engine, direct_io, transfer_bytes, workers, iodepth, submit_batch, area_bytes,"
     " transfer_count_limit, time_limit_ns, seed, stopped_by, transfers, bytes, elapsed_ns,"
@@ -88,6 +102,8 @@ constexpr const char* kSelectTests =
 constexpr const char* kSelectOpenLoop =
     ", rate_per_sec, arrival, behind_at_end_ns, lag_sum_ns, lag_min_ns, lag_max_ns, lag_buckets,"
     " service_sum_ns, service_min_ns, service_max_ns, service_buckets";
+// Version 3's, after version 2's.
+constexpr const char* kSelectLayout = ", bucket_bits, steady_state";
 constexpr const char* kFromTests = " FROM tests WHERE run_id = ?1 ORDER BY position";
 
 std::optional<TestKind> kind_from_code(const std::string& code) {
@@ -98,7 +114,8 @@ std::optional<TestKind> kind_from_code(const std::string& code) {
 }
 
 StopReason stop_reason_from_key(const std::string& key) {
-  for (StopReason r : {StopReason::kCount, StopReason::kTimeLimit, StopReason::kCancelled}) {
+  for (StopReason r : {StopReason::kCount, StopReason::kTimeLimit, StopReason::kCancelled,
+                       StopReason::kSteadyState, StopReason::kMaxRounds}) {
     if (stop_reason_key(r) == key) return r;
   }
   return StopReason::kCount;
@@ -177,12 +194,20 @@ void bind_open_loop(Statement& q, int first, const RunResult& t) {
       .bind(first + 11, buckets_to_text(service.non_empty_buckets()));
 }
 
+// Stored buckets in the current layout: as they are, or converted from the legacy one.
+Result<BucketList> read_buckets(const std::string& text, bool legacy) {
+  if (!legacy) return buckets_from_text(text);
+  auto old = buckets_from_text(text, LatencyHistogram::kLegacyBucketCount);
+  if (!old) return old;
+  return LatencyHistogram::from_legacy_buckets(*old);
+}
+
 // Reads what bind_open_loop() stored, from column `first` on; nothing for NULLs (closed loop).
-Status read_open_loop(const Statement& q, int first, RunResult& t) {
+Status read_open_loop(const Statement& q, int first, bool legacy, RunResult& t) {
   if (q.is_null(first)) return ok_status();
   auto arrival = parse_arrival(q.text(first + 1));
-  auto lag = buckets_from_text(q.text(first + 6));
-  auto service = buckets_from_text(q.text(first + 10));
+  auto lag = read_buckets(q.text(first + 6), legacy);
+  auto service = read_buckets(q.text(first + 10), legacy);
   if (!arrival)
     return make_error(fmt::format("history database: unknown arrival '{}'", q.text(first + 1)));
   if (!lag) return make_error(lag.error());
@@ -195,6 +220,38 @@ Status read_open_loop(const Statement& q, int first, RunResult& t) {
   t.service_latency =
       LatencyHistogram::restore(*service, q.u64(first + 7), q.u64(first + 8), q.u64(first + 9));
   return ok_status();
+}
+
+// A SteadyState as stored (its rounds and verdict; the rule is the fixed one) and back.
+nlohmann::json steady_state_to_json(const SteadyState& s) {
+  return {
+      {"window_ns", s.window_ns},       {"max_rounds", s.max_rounds},       {"rounds", s.rounds},
+      {"reached", s.reached},           {"reached_round", s.reached_round}, {"mean", s.last.mean},
+      {"range", s.last.range_fraction}, {"slope", s.last.slope_fraction}};
+}
+
+Result<SteadyState> steady_state_from_json(const std::string& text) {
+  auto doc = nlohmann::json::parse(text, nullptr, false);
+  SteadyState s;
+  try {
+    s.window_ns = doc.at("window_ns").get<int64_t>();
+    s.max_rounds = doc.at("max_rounds").get<size_t>();
+    s.rounds = doc.at("rounds").get<std::vector<double>>();
+    s.reached = doc.at("reached").get<bool>();
+    s.reached_round = doc.at("reached_round").get<size_t>();
+    s.last.mean = doc.at("mean").get<double>();
+    // JSON has no infinity: a range or slope stored as null was infinite (a mean of 0).
+    auto fraction = [&](const char* key) {
+      return doc.at(key).is_null() ? std::numeric_limits<double>::infinity()
+                                   : doc.at(key).get<double>();
+    };
+    s.last.range_fraction = fraction("range");
+    s.last.slope_fraction = fraction("slope");
+    s.last.steady = s.reached;
+  } catch (const nlohmann::json::exception&) {
+    return make_error(fmt::format("history database: bad steady state '{}'", text.substr(0, 40)));
+  }
+  return s;
 }
 
 }  // namespace
@@ -237,7 +294,7 @@ Result<std::vector<int64_t>> HistoryStore::save(const RunContext& c,
   };
   auto insert = db_.prepare(
       "INSERT INTO runs (when_utc, host, kernel, target, io_path, label, kind, engine, area_bytes,"
-      " sector_bytes, options_json) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)");
+      " sector_bytes, options_json, cautions) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)");
   if (!insert) return fail(insert.error());
   for (const TargetReport& r : reports) {
     insert->bind(1, c.when_utc)
@@ -247,6 +304,10 @@ Result<std::vector<int64_t>> HistoryStore::save(const RunContext& c,
         .bind(5, r.io_path);
     insert->bind(6, r.id).bind(7, r.kind).bind(8, c.engine).bind_u64(9, r.area_bytes);
     insert->bind(10, static_cast<int64_t>(r.sector_bytes)).bind(11, c.options_json);
+    nlohmann::json cautions = nlohmann::json::array();
+    for (const Caution& caution : r.cautions)
+      cautions.push_back({{"key", caution.key}, {"text", caution.text}});
+    insert->bind(12, cautions.dump());
     if (Status s = insert->run(); !s) return fail(s.error());
     ids.push_back(db_.last_insert_rowid());
     if (Status s = save_report(ids.back(), r); !s) return fail(s.error());
@@ -258,7 +319,7 @@ Result<std::vector<int64_t>> HistoryStore::save(const RunContext& c,
 Status HistoryStore::save_report(int64_t run_id, const TargetReport& report) {
   auto test = db_.prepare(kInsertTest);
   if (!test) return make_error(test.error());
-  auto interval = db_.prepare("INSERT INTO intervals VALUES (?1,?2,?3,?4,?5)");
+  auto interval = db_.prepare("INSERT INTO intervals VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)");
   if (!interval) return make_error(interval.error());
   for (size_t i = 0; i < report.tests.size(); ++i) {
     const RunResult& t = report.tests[i];
@@ -284,10 +345,23 @@ Status HistoryStore::save_report(int64_t run_id, const TargetReport& report) {
     test->bind_u64(27, h.percentile_ns(90)).bind_u64(28, h.percentile_ns(99));
     test->bind_u64(29, h.percentile_ns(99.9)).bind(30, buckets_to_text(h.non_empty_buckets()));
     bind_open_loop(*test, 31, t);
+    test->bind(43, int64_t{LatencyHistogram::kSubBucketBits});
+    if (t.steady_state) {
+      test->bind(44, steady_state_to_json(*t.steady_state).dump());
+    } else {
+      test->bind_null(44);
+    }
     if (Status s = test->run(); !s) return s;
     for (size_t second = 0; second < t.intervals.size(); ++second) {
       interval->bind(1, run_id).bind(2, position).bind(3, static_cast<int64_t>(second));
       interval->bind_u64(4, t.intervals[second].bytes).bind_u64(5, t.intervals[second].transfers);
+      if (second < t.interval_latency.size()) {
+        const SparseHistogram& h = t.interval_latency[second];
+        interval->bind_u64(6, h.sum_ns).bind_u64(7, h.min_ns).bind_u64(8, h.max_ns);
+        interval->bind(9, buckets_to_text(h.buckets));
+      } else {
+        for (int i = 6; i <= 9; ++i) interval->bind_null(i);
+      }
       if (Status s = interval->run(); !s) return s;
     }
   }
@@ -320,8 +394,9 @@ Result<std::vector<RunSummary>> HistoryStore::list() {
 
 Result<SavedRun> HistoryStore::load(int64_t run_id) {
   auto q = db_.prepare(
-      "SELECT when_utc, host, kernel, target, io_path, label, kind, engine, area_bytes,"
-      " sector_bytes, options_json FROM runs WHERE id = ?1");
+      fmt::format("SELECT when_utc, host, kernel, target, io_path, label, kind, engine, area_bytes,"
+                  " sector_bytes, options_json{} FROM runs WHERE id = ?1",
+                  version_ >= 3 ? ", cautions" : ""));
   if (!q) return make_error(q.error());
   q->bind(1, run_id);
   auto row = q->step();
@@ -333,14 +408,26 @@ Result<SavedRun> HistoryStore::load(int64_t run_id) {
   run.report = {q->text(5), q->text(3), q->text(6),
                 q->text(4), q->u64(8),  static_cast<uint32_t>(q->int64(9)),
                 {}};
+  if (version_ >= 3 && !q->is_null(11)) {
+    auto cautions = nlohmann::json::parse(q->text(11), nullptr, false);
+    if (cautions.is_array()) {
+      for (const auto& c : cautions) {
+        if (c.contains("key") && c.contains("text") && c["key"].is_string() &&
+            c["text"].is_string())
+          run.report.cautions.push_back(
+              {c["key"].get<std::string>(), c["text"].get<std::string>()});
+      }
+    }
+  }
   if (Status s = load_tests(run); !s) return make_error(s.error());
   return run;
 }
 
 Status HistoryStore::load_tests(SavedRun& run) {
-  // A version 1 database (opened read-only, so not migrated) has no open-loop columns.
-  auto q =
-      db_.prepare(std::string(kSelectTests) + (version_ >= 2 ? kSelectOpenLoop : "") + kFromTests);
+  // A version 1 database (opened read-only, so not migrated) has no open-loop columns, a version 2
+  // one no layout column.
+  auto q = db_.prepare(std::string(kSelectTests) + (version_ >= 2 ? kSelectOpenLoop : "") +
+                       (version_ >= 3 ? kSelectLayout : "") + kFromTests);
   if (!q) return make_error(q.error());
   q->bind(1, run.run_id);
   for (;;) {
@@ -351,7 +438,15 @@ Status HistoryStore::load_tests(SavedRun& run) {
     if (!kind)
       return make_error(
           fmt::format("history database: unknown test '{}' in run {}", q->text(0), run.run_id));
-    auto buckets = buckets_from_text(q->text(20));
+    // NULL (stored by version 1 or 2, or migrated from them): the legacy layout.
+    const int64_t bits = version_ >= 3 && !q->is_null(33) ? q->int64(33) : 6;
+    if (bits != LatencyHistogram::kSubBucketBits && bits != LatencyHistogram::kLegacySubBucketBits)
+      return make_error(
+          fmt::format("history database: run {} has histograms of {} sub-bucket bits, this rawio "
+                      "reads 6 and {}",
+                      run.run_id, bits, LatencyHistogram::kSubBucketBits));
+    const bool legacy = bits == LatencyHistogram::kLegacySubBucketBits;
+    auto buckets = read_buckets(q->text(20), legacy);
     if (!buckets) return make_error(buckets.error());
     RunResult t;
     t.spec.kind = *kind;
@@ -373,7 +468,12 @@ Status HistoryStore::load_tests(SavedRun& run) {
     t.cpu = {q->int64(15), q->int64(16)};
     t.latency = LatencyHistogram::restore(*buckets, q->u64(17), q->u64(18), q->u64(19));
     if (version_ >= 2) {
-      if (Status s = read_open_loop(*q, 22, t); !s) return s;
+      if (Status s = read_open_loop(*q, 22, legacy, t); !s) return s;
+    }
+    if (version_ >= 3 && !q->is_null(34)) {
+      auto steady = steady_state_from_json(q->text(34));
+      if (!steady) return make_error(steady.error());
+      t.steady_state = std::move(*steady);
     }
     if (Status s = load_intervals(run.run_id, static_cast<int>(q->int64(21)), t); !s) return s;
     run.report.tests.push_back(std::move(t));
@@ -381,9 +481,11 @@ Status HistoryStore::load_tests(SavedRun& run) {
 }
 
 Status HistoryStore::load_intervals(int64_t run_id, int position, RunResult& test) {
-  auto q = db_.prepare(
-      "SELECT second, bytes, transfers FROM intervals WHERE run_id = ?1 AND position = ?2 ORDER BY "
-      "second");
+  // Version 3 added each second's histogram; seconds stored before have none (NULL).
+  auto q = db_.prepare(fmt::format(
+      "SELECT second, bytes, transfers{} FROM intervals WHERE run_id = ?1 AND position = ?2 ORDER "
+      "BY second",
+      version_ >= 3 ? ", lat_sum_ns, lat_min_ns, lat_max_ns, lat_buckets" : ""));
   if (!q) return make_error(q.error());
   q->bind(1, run_id).bind(2, int64_t{position});
   for (;;) {
@@ -393,6 +495,12 @@ Status HistoryStore::load_intervals(int64_t run_id, int position, RunResult& tes
     auto second = static_cast<size_t>(q->int64(0));
     if (test.intervals.size() <= second) test.intervals.resize(second + 1);
     test.intervals[second] = {q->u64(1), q->u64(2)};
+    if (version_ < 3 || q->is_null(6)) continue;
+    auto buckets = buckets_from_text(q->text(6));
+    if (!buckets) return make_error(buckets.error());
+    if (test.interval_latency.size() <= second) test.interval_latency.resize(second + 1);
+    test.interval_latency[second] =
+        LatencyHistogram::restore(*buckets, q->u64(3), q->u64(4), q->u64(5)).sparse();
   }
 }
 

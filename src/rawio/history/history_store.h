@@ -4,7 +4,9 @@
 // histogram's non-empty buckets and percentiles) and their per-second samples in `intervals`.
 // A `schema_version` table holds the version. Opening for writing (kCreate) brings an older
 // database up to kSchemaVersion in place (version 2 added the open-loop columns, NULL in the runs
-// stored before); opening read-only reads it as it is. A newer database is refused.
+// stored before; version 3 the histograms' layout, finer since, and per-second histograms);
+// opening read-only reads it as it is. A newer database is refused. Histograms stored in the old
+// layout (6 sub-bucket bits) are read into the new one at their old resolution.
 // Writes happen in one transaction per save(); a busy timeout lets concurrent rawio processes
 // share one file. Nothing prints; every error is one line.
 #pragma once
@@ -20,7 +22,7 @@
 
 namespace diskcond::rawio::history {
 
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 // ${XDG_DATA_HOME:-$HOME/.local/share}/diskcond/rawio.db ("" if neither variable is set).
 std::string default_database_path();

@@ -35,7 +35,20 @@ TargetReport known_report(const std::string& id) {
     t.cpu = {12'000'000, 1'860'000'000};
     for (uint64_t v : {51'200u, 900'000u, 2'000'000u, 2'000'100u, 23'456'789u}) t.latency.record(v);
     t.intervals = {{4'915'200, 300}, {0, 0}, {5'000'000, 305}};
+    t.interval_latency.resize(3);
+    LatencyHistogram first, last;
+    for (uint64_t v : {51'200u, 900'000u}) first.record(v);
+    for (uint64_t v : {2'000'000u, 2'000'100u, 23'456'789u}) last.record(v);
+    t.interval_latency[0] = first.sparse();
+    t.interval_latency[2] = last.sparse();
     t.stopped_by = StopReason::kTimeLimit;
+    if (kind == TestKind::kRandomRead) {
+      std::vector<double> rounds = {50, 80, 100, 110, 95, 105, 100};
+      t.steady_state = detect_steady_state(rounds, {});
+      t.steady_state->window_ns = 2'000'000'000;
+      t.steady_state->max_rounds = 25;
+      t.stopped_by = StopReason::kSteadyState;
+    }
     report.tests.push_back(t);
   }
   return report;
@@ -93,6 +106,14 @@ TEST(HistoryStore, RoundTripKeepsEveryField) {
     EXPECT_EQ(b.cpu.user_ns, a.cpu.user_ns);
     EXPECT_EQ(b.cpu.sys_ns, a.cpu.sys_ns);
     EXPECT_EQ(b.stopped_by, a.stopped_by);
+    ASSERT_EQ(b.steady_state.has_value(), a.steady_state.has_value());
+    if (a.steady_state) {
+      EXPECT_EQ(b.steady_state->rounds, a.steady_state->rounds);
+      EXPECT_EQ(b.steady_state->reached_round, 7u);
+      EXPECT_EQ(b.steady_state->window_ns, 2'000'000'000);
+      EXPECT_EQ(b.steady_state->max_rounds, 25u);
+      EXPECT_DOUBLE_EQ(b.steady_state->last.range_fraction, a.steady_state->last.range_fraction);
+    }
     EXPECT_EQ(b.latency.count(), 5u);
     EXPECT_EQ(b.latency.min_ns(), 51'200u);
     EXPECT_EQ(b.latency.max_ns(), 23'456'789u);
@@ -104,6 +125,7 @@ TEST(HistoryStore, RoundTripKeepsEveryField) {
     for (size_t s = 0; s < 3; ++s) {
       EXPECT_EQ(b.intervals[s].bytes, a.intervals[s].bytes);
       EXPECT_EQ(b.intervals[s].transfers, a.intervals[s].transfers);
+      EXPECT_EQ(b.interval_latency[s], a.interval_latency[s]) << s;
     }
   }
 }
@@ -219,9 +241,13 @@ TEST(HistoryStore, BucketTextRoundTripsAndRejectsJunk) {
   EXPECT_EQ(buckets_to_text(buckets), "3:1 700:12 3775:9");
   EXPECT_EQ(buckets_from_text("3:1 700:12 3775:9").value(), buckets);
   EXPECT_TRUE(buckets_from_text("").value().empty());
-  for (const char* bad : {"3", "3:", "3:1 ", "x:1", "3:1,4:2", "3776:1"}) {
+  for (const char* bad : {"3", "3:", "3:1 ", "x:1", "3:1,4:2", "33792:1"}) {
     EXPECT_FALSE(buckets_from_text(bad)) << bad;
   }
+  // The legacy layout (schema 1 and 2) has 3776 buckets.
+  EXPECT_TRUE(buckets_from_text("33791:1"));
+  EXPECT_TRUE(buckets_from_text("3775:1", LatencyHistogram::kLegacyBucketCount));
+  EXPECT_FALSE(buckets_from_text("3776:1", LatencyHistogram::kLegacyBucketCount));
 }
 
 TEST(HistoryStore, DefaultPathFollowsXdg) {
@@ -290,14 +316,8 @@ void make_version1_database(const std::string& path) {
                        "INSERT INTO tests VALUES (1, 0, 'RR', 'psync', 1, 16384, 8, 1, 1,"
                        " 1073741824, -1, 5000000000, 1, 'time_limit', 2, 32768, 5000000000,"
                        " 6.4, 0.4, 100, 200, 3000, 1000, 2000, 1500.0, 1000, 2000, 2000, 2000,"
-                       " '" +
-                       buckets_to_text([] {
-                         LatencyHistogram h;
-                         h.record(1000);
-                         h.record(2000);
-                         return h.non_empty_buckets();
-                       }()) +
-                       "');"
+                       // 1000 and 2000 ns in the 6-bit layout of the time
+                       " '317:1 381:1');"
                        "INSERT INTO intervals VALUES (1, 0, 0, 32768, 2);"));
 }
 
@@ -314,7 +334,11 @@ TEST(HistoryStore, AVersion1DatabaseIsReadAsItIsAndMigratedWhenWritten) {
     EXPECT_EQ(t.transfers, 2u);
     EXPECT_EQ(t.latency.count(), 2u);
     EXPECT_EQ(t.latency.max_ns(), 2000u);
-    EXPECT_FALSE(t.spec.open_loop());  // stored before open loop existed: closed loop
+    // Read into today's layout at the old resolution: 1000 ns came from [1000, 1008).
+    EXPECT_EQ(t.latency.percentile_ns(50), 1004u);
+    EXPECT_EQ(t.latency.percentile_ns(100), 2000u);
+    EXPECT_TRUE(t.interval_latency.empty());  // no per-second histograms then
+    EXPECT_FALSE(t.spec.open_loop());         // stored before open loop existed: closed loop
     EXPECT_EQ(t.schedule_lag.count(), 0u);
   };
   {  // rawio report opens read-only: the old database is read, not changed
@@ -326,7 +350,7 @@ TEST(HistoryStore, AVersion1DatabaseIsReadAsItIsAndMigratedWhenWritten) {
   {  // rawio --save opens for writing: migrated in place, the old run kept
     auto store = HistoryStore::open(path, Database::Mode::kCreate);
     ASSERT_TRUE(store) << store.error();
-    EXPECT_EQ(store->schema_version(), 2);
+    EXPECT_EQ(store->schema_version(), kSchemaVersion);
     check_old_run(*store);
     TargetReport open = known_report("vinum");
     open.tests[0].spec.rate_per_sec = 2000;
@@ -340,7 +364,7 @@ TEST(HistoryStore, AVersion1DatabaseIsReadAsItIsAndMigratedWhenWritten) {
   }
   auto store = HistoryStore::open(path, Database::Mode::kReadOnly);
   ASSERT_TRUE(store) << store.error();
-  EXPECT_EQ(store->schema_version(), 2);
+  EXPECT_EQ(store->schema_version(), kSchemaVersion);
   check_old_run(*store);
   auto run = store->load(2);
   ASSERT_TRUE(run) << run.error();
@@ -358,12 +382,12 @@ TEST(HistoryStore, AVersion1DatabaseIsReadAsItIsAndMigratedWhenWritten) {
   const RunResult& sw = run->report.tests[1];  // closed loop: NULLs, read back as closed loop
   EXPECT_FALSE(sw.spec.open_loop());
   EXPECT_EQ(sw.schedule_lag.count(), 0u);
-  // One version row, now 2; the new columns are there for SQL users.
+  // One version row, now the current one; the new columns are there for SQL users.
   auto db = Database::open(path, Database::Mode::kReadOnly);
   auto q = db->prepare("SELECT count(*), max(version) FROM schema_version");
   ASSERT_TRUE(q->step().value());
   EXPECT_EQ(q->int64(0), 1);
-  EXPECT_EQ(q->int64(1), 2);
+  EXPECT_EQ(q->int64(1), kSchemaVersion);
   auto sql = db->prepare("SELECT arrival, lag_p99_ns FROM tests WHERE run_id = 2 AND position = 0");
   ASSERT_TRUE(sql->step().value());
   EXPECT_EQ(sql->text(0), "poisson");
