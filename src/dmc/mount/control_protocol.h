@@ -19,6 +19,10 @@
 //                                                byte back and flushes; the reply says when that is
 //                                                done on the daemon's CLOCK_MONOTONIC:
 //                                                {"ok":true,"durable_at_ns":N}
+//   {"op":"crash","seed":N,"tear":"none"|"sector"|"page"}   root only; a power cut, then the
+//                                                mount is gone: {"ok":true,"seed":N,"tear":"..",
+//                                                "files":N,"lost_bytes":N,"survived_bytes":N,
+//                                                "removed":N,"paths":[..],"errors":[..]}
 // Replies: {"ok":true, ...} or {"ok":false,"error":"<one line>"}. A status reply carries
 // "pid", "mount_point", "settings", "counters" and "diagnostics" (optional). Settings and
 // diagnostics use settings_json.h's vocabulary, the one of the settings store and -json output:
@@ -49,7 +53,8 @@ enum class ControlOp {
   kFaultList,
   kFaultRemove,
   kFaultClear,
-  kFaultLog
+  kFaultLog,
+  kCrash
 };
 
 struct ControlRequest {
@@ -58,6 +63,7 @@ struct ControlRequest {
   bool force = false;      // kStop
   FaultRule rule;          // kFaultAdd
   uint64_t id = 0;         // kFaultRemove
+  CrashOptions crash;      // kCrash
 };
 
 using Diagnostics = MountDiagnostics;
@@ -87,5 +93,7 @@ std::string encode_fault_report(const FaultReport& report);
 Result<FaultReport> decode_fault_report(const std::string& line);
 std::string encode_fault_log(const std::vector<FaultEvent>& events);
 Result<std::vector<FaultEvent>> decode_fault_log(const std::string& line);
+std::string encode_crash_report(const CrashReport& report);
+Result<CrashReport> decode_crash_report(const std::string& line);
 
 }  // namespace diskcond::mount

@@ -34,7 +34,7 @@ void create_entry(fuse_req_t req, fuse_ino_t parent_id, const char* name, Make m
     if (r == 0) r = lookup_entry(fs, dir.get(), name, &e, nullptr);
   }
   if (r == 0) {
-    journal_new_entry(fs, ticket, e.ino);
+    journal_new_entry(fs, ticket, e.ino, dir.get(), name);
     fs.quota.settle(0, static_cast<int64_t>(e.attr.st_blocks) * 512);  // a directory's first block
   }
   finish_entry(fs, std::move(ticket), req, -r, e);

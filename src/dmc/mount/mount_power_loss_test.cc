@@ -1,0 +1,125 @@
+// Integration: `dmc crash` through a real mount started -crashable. What was fsynced stays, what
+// was written since is lost (or torn, the same way for the same seed), files created since the
+// last commit are removed, and a mount started without -crashable refuses and stays intact.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "core/crash_plan.h"
+#include "dmc/mount/mount_test_support.h"
+
+namespace diskcond::mount::testing {
+namespace {
+
+constexpr size_t kBytes = 4096;
+
+std::string read_file(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+class MountPowerLoss : public MountTest {
+ protected:
+  void start_crashable(CacheMode cache = CacheMode::kWriteBack) {
+    MountSettings settings{ssd_profile(200), cache};
+    settings.crashable = true;
+    auto s = control_->start(dir_, settings);
+    ASSERT_TRUE(s.ok()) << s.error();
+  }
+  // Creates `name`, writes 4 KiB of 'A', fsyncs, writes 4 KiB of 'B' over them and closes it.
+  void write_a_sync_write_b(const std::string& name) {
+    const int fd = open(path(name).c_str(), O_CREAT | O_RDWR, 0644);
+    ASSERT_GE(fd, 0);
+    const std::string a(kBytes, 'A'), b(kBytes, 'B');
+    ASSERT_EQ(pwrite(fd, a.data(), kBytes, 0), ssize_t(kBytes));
+    ASSERT_EQ(fsync(fd), 0);
+    ASSERT_EQ(pwrite(fd, b.data(), kBytes, 0), ssize_t(kBytes));
+    close(fd);
+  }
+  // One crash of the A-then-B file with `tear`/`seed`: the file's content after it.
+  std::string crash_after_a_then_b(Tear tear, uint64_t seed) {
+    start_crashable();
+    write_a_sync_write_b("data");
+    EXPECT_EQ(read_file(path("data")), std::string(kBytes, 'B'));
+    auto report = control_->crash(dir_, CrashOptions{seed, tear});
+    EXPECT_TRUE(report.ok()) << report.error();
+    EXPECT_FALSE(is_conditioned_mount(dir_));
+    return read_file(path("data"));
+  }
+};
+
+TEST_F(MountPowerLoss, TheUnsyncedWriteIsLostTheSyncedOneStays) {
+  start_crashable();
+  write_a_sync_write_b("data");
+  auto report = control_->crash(dir_, CrashOptions{7, Tear::kNone});
+  ASSERT_TRUE(report.ok()) << report.error();
+  EXPECT_FALSE(is_conditioned_mount(dir_));
+  EXPECT_EQ(read_file(path("data")), std::string(kBytes, 'A'));
+  EXPECT_EQ(report->files, 1u);
+  EXPECT_EQ(report->lost_bytes, kBytes);
+  EXPECT_EQ(report->survived_bytes, 0u);
+  EXPECT_EQ(report->removed, 0u);
+  EXPECT_EQ(report->seed, 7u);
+  EXPECT_TRUE(report->errors.empty());
+}
+
+TEST_F(MountPowerLoss, SectorTearingKeepsTheSameSectorsForTheSameSeed) {
+  const std::string first = crash_after_a_then_b(Tear::kSector, 42);
+  TearDown();
+  SetUp();
+  const std::string second = crash_after_a_then_b(Tear::kSector, 42);
+  EXPECT_EQ(first, second);
+  // The creation is the mount's first record (1), A's epoch the second, B's the third.
+  std::string expected;
+  for (uint64_t i = 0; i < kBytes / 512; ++i)
+    expected += std::string(512, unit_survives(42, 3, i) ? 'B' : 'A');
+  EXPECT_EQ(first, expected);
+}
+
+TEST_F(MountPowerLoss, AFileCreatedSinceTheLastCommitIsRemovedAnFsyncedOneStays) {
+  start_crashable();
+  {
+    std::ofstream(path("unsynced")) << "gone";
+    const int fd = open(path("synced").c_str(), O_CREAT | O_WRONLY, 0644);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(write(fd, "kept", 4), 4);
+    ASSERT_EQ(fsync(fd), 0);  // commits the journal: both creations are durable
+    close(fd);
+    std::ofstream(path("late")) << "gone";  // created after that commit
+    ASSERT_EQ(mkdir(path("dir").c_str(), 0755), 0);
+  }
+  auto report = control_->crash(dir_, CrashOptions{1, Tear::kNone});
+  ASSERT_TRUE(report.ok()) << report.error();
+  EXPECT_EQ(read_file(path("synced")), "kept");
+  EXPECT_EQ(read_file(path("unsynced")), "");  // its creation was committed, its data was not
+  EXPECT_TRUE(std::filesystem::exists(path("unsynced")));
+  EXPECT_FALSE(std::filesystem::exists(path("late")));
+  EXPECT_FALSE(std::filesystem::exists(path("dir")));
+  EXPECT_EQ(report->removed, 2u);
+}
+
+TEST_F(MountPowerLoss, WriteThroughLosesNothing) {
+  start_crashable(CacheMode::kPageCache);
+  write_a_sync_write_b("data");
+  auto report = control_->crash(dir_, CrashOptions{1, Tear::kNone});
+  ASSERT_TRUE(report.ok()) << report.error();
+  EXPECT_EQ(read_file(path("data")), std::string(kBytes, 'B'));
+  EXPECT_EQ(report->lost_bytes, 0u);
+}
+
+TEST_F(MountPowerLoss, AMountNotStartedCrashableRefusesAndKeepsServing) {
+  start(ssd_profile(200), CacheMode::kWriteBack);
+  write_a_sync_write_b("data");
+  auto report = control_->crash(dir_, CrashOptions{1, Tear::kNone});
+  ASSERT_FALSE(report.ok());
+  EXPECT_NE(report.error().find("-crashable"), std::string::npos) << report.error();
+  EXPECT_TRUE(is_conditioned_mount(dir_));
+  EXPECT_EQ(read_file(path("data")), std::string(kBytes, 'B'));
+}
+
+}  // namespace
+}  // namespace diskcond::mount::testing
