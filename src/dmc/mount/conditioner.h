@@ -87,6 +87,9 @@ class Conditioner {
 
   // Not a FUSE request: `dmc sync` (sync(2) for the mount). Returns its completion.
   int64_t sync_all(int64_t arrival_ns) { return writeback_.sync_all(arrival_ns); }
+  // Not a FUSE request: the writeback and commits due by `now` happen (a crash at `now` must
+  // see them; nothing happens between commands otherwise).
+  void advance(int64_t now) { writeback_.advance(now); }
   WritebackCounters writeback_counters() const { return writeback_.counters(); }
   // Crashable mounts: the undo log the write-back model tells about durability. Set before the
   // session runs.

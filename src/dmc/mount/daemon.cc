@@ -223,6 +223,7 @@ struct Daemon {
   void apply_crash() {
     std::lock_guard lock(crash_mu);
     if (!crash_asked) return;
+    conditioner.advance(crash_at_ns);  // the commits and writeback due by the cut happened
     crash_reply =
         encode_crash_report(crash->crash(crash_at_ns, crash_asked->tear, crash_asked->seed));
     crash_cv.notify_all();
