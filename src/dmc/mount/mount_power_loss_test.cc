@@ -2,6 +2,7 @@
 // was written since is lost (or torn, the same way for the same seed), files created since the
 // last commit are removed, and a mount started without -crashable refuses and stays intact.
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -100,6 +101,39 @@ TEST_F(MountPowerLoss, AFileCreatedSinceTheLastCommitIsRemovedAnFsyncedOneStays)
   EXPECT_FALSE(std::filesystem::exists(path("late")));
   EXPECT_FALSE(std::filesystem::exists(path("dir")));
   EXPECT_EQ(report->removed, 2u);
+}
+
+TEST_F(MountPowerLoss, AKilledCrashableDaemonLosesNoAcknowledgedWrite) {
+  start_crashable();
+  write_a_sync_write_b("data");
+  auto st = control_->status(dir_);
+  ASSERT_TRUE(st.ok()) << st.error();
+  ASSERT_EQ(kill(st->daemon_pid, SIGKILL), 0);
+  for (int i = 0; i < 400 && control_->status(dir_)->daemon_alive; ++i) usleep(5000);
+  ASSERT_TRUE(control_->stop(dir_, false).ok());  // the stale mount
+  EXPECT_FALSE(is_conditioned_mount(dir_));
+  EXPECT_EQ(read_file(path("data")), std::string(kBytes, 'B'));  // nothing rolled back
+}
+
+TEST_F(MountPowerLoss, RestoringFollowsNoSymlinkSwappedIn) {
+  start_crashable();
+  const std::string victim = dir_ + "-victim";
+  std::ofstream(victim) << "untouched";
+  std::ofstream(path("late")) << "unsynced";  // created and written since the last commit
+  // The name now is a symlink to a file outside: removing "late" must not remove or write
+  // through it, and the original inode's data goes back through the daemon's descriptor.
+  ASSERT_EQ(rename(path("late").c_str(), path("moved").c_str()), 0);
+  ASSERT_EQ(symlink(victim.c_str(), path("late").c_str()), 0);
+  auto report = control_->crash(dir_, CrashOptions{1, Tear::kNone});
+  ASSERT_TRUE(report.ok()) << report.error();
+  EXPECT_EQ(read_file(victim), "untouched");
+  // The symlink was created since the commit too: removed (newest first); the file's own
+  // creation is not undone, its name being the symlink's by then.
+  struct stat st;
+  EXPECT_NE(lstat(path("late").c_str(), &st), 0);
+  EXPECT_EQ(read_file(path("moved")), "");  // renamed: kept, its unsynced data gone
+  EXPECT_EQ(report->removed, 1u);
+  std::filesystem::remove(victim);
 }
 
 TEST_F(MountPowerLoss, WriteThroughLosesNothing) {
