@@ -1,6 +1,7 @@
 #!/bin/sh
 # Crash consistency under `dmc crash` (docs/dmc.md, "dmc crash"): a program that saves with
-# write + fsync + rename + fsync of the directory loses exactly what it had not fsynced; the same
+# write + fsync + rename + fsync of the directory loses exactly what it had not fsynced (an append
+# and a save without fsync: the old version comes back); the same
 # program without fsync loses its data. Then the same with SQLite (synchronous=FULL and OFF),
 # when the sqlite3 shell is installed. Needs root (dmc start and dmc crash). About 10 seconds.
 #
@@ -47,7 +48,7 @@ save_nosync() {
 }
 
 echo "== with fsync: save config v1 and v2 (write, fsync, rename, fsync dir), append log"
-echo "   entries 1-3 with an fsync each, then entry 4 without"
+echo "   entries 1-3 with an fsync each; then, without fsync, entry 4 and config v3"
 "$DMC" start "$DIR" $PROFILE -crashable
 save "$DIR/config" v1
 save "$DIR/config" v2
@@ -56,6 +57,7 @@ for i in 1 2 3; do
   sync "$DIR/log"
 done
 echo "entry 4" >>"$DIR/log"
+save_nosync "$DIR/config" v3
 echo "before the crash:"; show "$DIR/config"; show "$DIR/log"
 crash
 echo "after the crash:"; show "$DIR/config"; show "$DIR/log"

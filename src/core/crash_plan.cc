@@ -147,8 +147,8 @@ CrashPlan plan_crash(const UndoSnapshot& snapshot, Tear tear, uint64_t seed) {
   for (const auto& [file, epochs] : snapshot.files) {
     if (!epochs.empty()) plan.files.push_back(plan_file(file, epochs, tear, seed));
   }
-  for (auto it = snapshot.creates.rbegin(); it != snapshot.creates.rend(); ++it) {
-    plan.remove_entries.push_back(it->entry);
+  for (auto it = snapshot.changes.rbegin(); it != snapshot.changes.rend(); ++it) {
+    plan.undo_changes.push_back(it->entry);
   }
   return plan;
 }

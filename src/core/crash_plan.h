@@ -1,10 +1,10 @@
 // What a power cut leaves on the pretend disk: from the undo log's snapshot of what was not
 // durable (core/undo_log.h), the bytes to put back, the size each file returns to and the
-// created files to remove. Pure: the mount applies the plan.
+// namespace changes to undo. Pure: the mount applies the plan.
 //
 // Without tearing every byte written since the file's last durable epoch gets back its value
-// before that epoch, every file its size then, and every file created since the last durable
-// journal commit is removed.
+// before that epoch, every file its size then, and every namespace change since the last
+// durable journal commit is undone, newest first.
 //
 // With tearing (sector: 512-byte units of the file, page: 4096), each unit of each epoch that is
 // not durable survives or not by a coin of the seed, the epoch's sequence number and the unit's
@@ -12,8 +12,8 @@
 // none, its value before the oldest. So a later write can survive where an earlier one did not
 // (reordering) and one write can survive in part (a torn write). A file keeps its size before
 // the oldest lost epoch, or up to the end of its last surviving written byte when that is more.
-// The same writes and the same seed give the same result on every run. Creations are journal
-// entries: never torn (a journal commit is atomic).
+// The same writes and the same seed give the same result on every run. Namespace changes are
+// journal entries: never torn (a journal commit is atomic).
 #pragma once
 
 #include <cstdint>
@@ -48,7 +48,7 @@ struct FileRestore {
 
 struct CrashPlan {
   std::vector<FileRestore> files;
-  std::vector<uint64_t> remove_entries;  // newest first
+  std::vector<uint64_t> undo_changes;  // newest first
 };
 
 // REQUIRES: each file's epochs oldest first (UndoLog::snapshot).

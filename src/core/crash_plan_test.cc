@@ -45,7 +45,7 @@ TEST(CrashPlan, WithoutTearingEverythingGoesBack) {
   UndoEpoch e1 = epoch(1, 8, 2, 12, "AAAAAA");
   UndoEpoch e2 = epoch(2, 12, 0, 4, "AABB");
   s.files[kFile] = {e1, e2};
-  s.creates = {UndoCreate{10, 1, 5}, UndoCreate{11, 3, 6}};
+  s.changes = {UndoChange{10, 1, 5}, UndoChange{11, 3, 6}};
   const CrashPlan plan = plan_crash(s, Tear::kNone, 99);
   ASSERT_EQ(plan.files.size(), 1u);
   const FileRestore& r = plan.files[0];
@@ -53,7 +53,7 @@ TEST(CrashPlan, WithoutTearingEverythingGoesBack) {
   EXPECT_EQ(r.lost_bytes, 12u);
   EXPECT_EQ(r.survived_bytes, 0u);
   EXPECT_EQ(applied("CCCCBBBBBBBB", r), "AAAAAAAA");
-  EXPECT_EQ(plan.remove_entries, (std::vector<uint64_t>{11, 10}));  // newest first
+  EXPECT_EQ(plan.undo_changes, (std::vector<uint64_t>{11, 10}));  // newest first
 }
 
 TEST(CrashPlan, SectorTearingIsTheSameForTheSameSeed) {

@@ -20,10 +20,10 @@ uint64_t UndoLog::record_write(uint64_t file, uint64_t offset, uint64_t length, 
   return token;
 }
 
-uint64_t UndoLog::record_create(uint64_t entry) {
+uint64_t UndoLog::record_change(uint64_t entry) {
   std::lock_guard lock(mu_);
   const uint64_t token = next_token_++;
-  pending_creates_.emplace(token, UndoCreate{entry, next_seq_++, UndoEpoch::kNotYet});
+  pending_changes_.emplace(token, UndoChange{entry, next_seq_++, UndoEpoch::kNotYet});
   return token;
 }
 
@@ -102,15 +102,15 @@ void UndoLog::sent(uint64_t file, int64_t completion_ns) {
 
 void UndoLog::journaled(uint64_t token) {
   std::lock_guard lock(mu_);
-  auto found = pending_creates_.find(token);
-  if (found == pending_creates_.end()) return;
+  auto found = pending_changes_.find(token);
+  if (found == pending_changes_.end()) return;
   transaction_.push_back(found->second);
-  pending_creates_.erase(found);
+  pending_changes_.erase(found);
 }
 
 void UndoLog::committed(int64_t completion_ns) {
   std::lock_guard lock(mu_);
-  for (UndoCreate& c : transaction_) {
+  for (UndoChange& c : transaction_) {
     c.durable_ns = completion_ns;
     committed_.push_back(c);
   }
@@ -171,13 +171,13 @@ UndoSnapshot UndoLog::snapshot(int64_t now) const {
     if (!w.old.empty()) e.before.emplace(w.offset, w.old);
     s.files[w.file].push_back(std::move(e));
   }
-  for (const UndoCreate& c : committed_) {
-    if (c.durable_ns > now) s.creates.push_back(c);
+  for (const UndoChange& c : committed_) {
+    if (c.durable_ns > now) s.changes.push_back(c);
   }
-  for (const UndoCreate& c : transaction_) s.creates.push_back(c);
-  for (const auto& [token, c] : pending_creates_) s.creates.push_back(c);
-  std::sort(s.creates.begin(), s.creates.end(),
-            [](const UndoCreate& a, const UndoCreate& b) { return a.seq < b.seq; });
+  for (const UndoChange& c : transaction_) s.changes.push_back(c);
+  for (const auto& [token, c] : pending_changes_) s.changes.push_back(c);
+  std::sort(s.changes.begin(), s.changes.end(),
+            [](const UndoChange& a, const UndoChange& b) { return a.seq < b.seq; });
   return s;
 }
 

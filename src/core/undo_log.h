@@ -8,8 +8,9 @@
 //    (saved at the first write of that byte in the epoch; bytes past the size before the write
 //    were zeros). When the model sends the file's dirty data the epoch is sealed with the
 //    completion of those commands: durable then, and dropped by prune().
-//  - A file created since the last journal commit (record_create) is durable at the completion
-//    of the commit that holds its creation.
+//  - A change of the namespace since the last journal commit (record_change: a creation, a
+//    rename, a removal; what to do about it is the caller's) is durable at the completion of the
+//    commit that holds it.
 // crash_plan.h turns what is not durable at the moment of the crash into what to restore.
 //
 // Protocol for one write (the mount): record_write() with the bytes about to be replaced, which
@@ -49,18 +50,18 @@ struct UndoEpoch {
   uint64_t stored_bytes() const;
 };
 
-// A file created since the journal's last commit.
-struct UndoCreate {
-  uint64_t entry = 0;  // the caller's identifier of the entry (what to remove)
-  uint64_t seq = 0;    // order among epochs and creations
+// A namespace change (creation, rename, removal) since the journal's last commit.
+struct UndoChange {
+  uint64_t entry = 0;  // the caller's identifier of the change (what to undo)
+  uint64_t seq = 0;    // order among epochs and changes
   int64_t durable_ns = UndoEpoch::kNotYet;
 };
 
 // What a crash at some moment takes back: every epoch not durable by then, per file, oldest
-// first, and the creations not durable by then, oldest first.
+// first, and the namespace changes not durable by then, oldest first.
 struct UndoSnapshot {
   std::map<uint64_t, std::vector<UndoEpoch>> files;
-  std::vector<UndoCreate> creates;
+  std::vector<UndoChange> changes;
 };
 
 class UndoLog final : public DurabilityListener {
@@ -70,16 +71,16 @@ class UndoLog final : public DurabilityListener {
   // charge the write with (never 0). REQUIRES: length > 0.
   uint64_t record_write(uint64_t file, uint64_t offset, uint64_t length, uint64_t size,
                         std::string old);
-  // The entry `entry` (the caller's number) was created; returns the token to journal its
-  // creation with.
-  uint64_t record_create(uint64_t entry);
+  // The namespace change `entry` (the caller's number) is made; returns the token to journal it
+  // with.
+  uint64_t record_change(uint64_t entry);
   // The file's state now is kept by a crash: what was recorded for it is dropped (a truncate,
   // a write the model waits for, anything this log does not undo).
   void keep(uint64_t file);
 
   struct Pruned {
     std::vector<uint64_t> files;    // files with nothing recorded any more
-    std::vector<uint64_t> entries;  // creations now durable
+    std::vector<uint64_t> entries;  // namespace changes now durable
   };
   // Drops what is durable by `now`.
   Pruned prune(int64_t now);
@@ -115,9 +116,9 @@ class UndoLog final : public DurabilityListener {
   uint64_t bytes_ = 0;
   std::map<uint64_t, PendingWrite> pending_;  // by token
   std::map<uint64_t, FileLog> files_;
-  std::map<uint64_t, UndoCreate> pending_creates_;  // by token: not journaled yet
-  std::vector<UndoCreate> transaction_;             // in the running transaction
-  std::vector<UndoCreate> committed_;               // committed, by durable_ns order of commit
+  std::map<uint64_t, UndoChange> pending_changes_;  // by token: not journaled yet
+  std::vector<UndoChange> transaction_;             // in the running transaction
+  std::vector<UndoChange> committed_;               // committed, by durable_ns order of commit
 };
 
 }  // namespace diskcond

@@ -139,27 +139,27 @@ TEST(UndoLog, APendingWriteIsUndoneToo) {
 
 TEST(UndoLog, ACreationIsDurableAtItsCommit) {
   Fixture f;
-  const uint64_t token = f.log.record_create(/*entry=*/42);
+  const uint64_t token = f.log.record_change(/*entry=*/42);
   f.wb.journal(kFile, kInode, 0, token);
   // The commit at 5 s: descriptor, one block, commit block = 12288 bytes, then the flush.
   f.wb.advance(5 * kS);
-  EXPECT_EQ(f.log.snapshot(5 * kS + 12287).creates.size(), 1u);
-  EXPECT_TRUE(f.log.snapshot(5 * kS + 12288).creates.empty());
-  EXPECT_EQ(plan_crash(f.log.snapshot(5 * kS), Tear::kNone, 1).remove_entries,
+  EXPECT_EQ(f.log.snapshot(5 * kS + 12287).changes.size(), 1u);
+  EXPECT_TRUE(f.log.snapshot(5 * kS + 12288).changes.empty());
+  EXPECT_EQ(plan_crash(f.log.snapshot(5 * kS), Tear::kNone, 1).undo_changes,
             std::vector<uint64_t>{42});
   EXPECT_EQ(f.log.prune(5 * kS + 12288).entries, std::vector<uint64_t>{42});
-  EXPECT_TRUE(f.log.snapshot(0).creates.empty());
+  EXPECT_TRUE(f.log.snapshot(0).changes.empty());
 }
 
 TEST(UndoLog, AnFsyncCommitsTheCreationWithItsData) {
   Fixture f;
-  const uint64_t token = f.log.record_create(9);
+  const uint64_t token = f.log.record_change(9);
   f.wb.journal(kFile, kInode, 0, token);
   f.write(0, std::string(4096, 'A'), 0, "", 0);
   // fsync at 1 s: data 4096 ns, then the commit (12288 bytes), durable at 1 s + 16384 ns.
   f.wb.fsync(kFile, 1 * kS);
-  EXPECT_EQ(f.log.snapshot(1 * kS + 16383).creates.size(), 1u);
-  EXPECT_TRUE(f.log.snapshot(1 * kS + 16384).creates.empty());
+  EXPECT_EQ(f.log.snapshot(1 * kS + 16383).changes.size(), 1u);
+  EXPECT_TRUE(f.log.snapshot(1 * kS + 16384).changes.empty());
   EXPECT_TRUE(f.log.snapshot(1 * kS + 16384).files.empty());
 }
 

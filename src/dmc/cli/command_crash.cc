@@ -27,12 +27,13 @@ std::string report_text(const std::string& mount, const mount::CrashReport& r) {
       "crashed {} (seed {}, tear {}): {} bytes not yet durable lost in {} {}", mount, r.seed,
       tear_name(r.tear), r.lost_bytes, r.files, r.files == 1 ? "file" : "files");
   if (r.survived_bytes != 0) out += fmt::format(", {} bytes survived torn", r.survived_bytes);
-  out += fmt::format(", {} created {} removed; {} is no longer conditioned\n", r.removed,
-                     r.removed == 1 ? "entry" : "entries", mount);
+  out += fmt::format(", {} created {} removed", r.removed, r.removed == 1 ? "entry" : "entries");
+  if (r.restored != 0) out += fmt::format(", {} renamed back or brought back", r.restored);
+  out += fmt::format("; {} is no longer conditioned\n", mount);
   for (const std::string& p : r.paths) out += "  " + p + "\n";
   const uint64_t listed = r.paths.size();
-  if (r.files + r.removed > listed)
-    out += fmt::format("  ... {} more\n", r.files + r.removed - listed);
+  const uint64_t changed = r.files + r.removed + r.restored;
+  if (changed > listed) out += fmt::format("  ... {} more\n", changed - listed);
   return out;
 }
 
@@ -44,6 +45,7 @@ std::string report_json(const std::string& mount, const mount::CrashReport& r) {
                                  {"lost_bytes", r.lost_bytes},
                                  {"survived_bytes", r.survived_bytes},
                                  {"removed", r.removed},
+                                 {"restored", r.restored},
                                  {"paths", r.paths},
                                  {"errors", r.errors}};
   return j.dump() + "\n";

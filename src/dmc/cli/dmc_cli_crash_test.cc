@@ -35,9 +35,10 @@ TEST_F(DmcCliCrash, CrashPrintsWhatWasLostAndTheSeed) {
 TEST_F(DmcCliCrash, CrashJson) {
   ASSERT_EQ(run({"start", mount_, "0", "-crashable"}), 0) << err();
   EXPECT_EQ(run({"crash", mount_, "-seed", "3", "-json"}), 0) << err();
-  EXPECT_EQ(out(), "{\"mount\":\"" + mount_ +
-                       "\",\"seed\":3,\"tear\":\"none\",\"files\":0,\"lost_bytes\":0,"
-                       "\"survived_bytes\":0,\"removed\":0,\"paths\":[],\"errors\":[]}\n");
+  EXPECT_EQ(out(),
+            "{\"mount\":\"" + mount_ +
+                "\",\"seed\":3,\"tear\":\"none\",\"files\":0,\"lost_bytes\":0,"
+                "\"survived_bytes\":0,\"removed\":0,\"restored\":0,\"paths\":[],\"errors\":[]}\n");
 }
 
 TEST_F(DmcCliCrash, BadWordsChangeNothing) {

@@ -60,10 +60,11 @@ void Conditioner::fsync(Ticket& t, uint64_t file, bool datasync) {
   t.charge(writeback_.fsync(file, t.arrival_ns(), datasync));
 }
 
-void Conditioner::change_metadata(Ticket& t, uint64_t file, uint64_t home_address, bool journaled) {
+void Conditioner::change_metadata(Ticket& t, uint64_t file, uint64_t home_address, bool journaled,
+                                  uint64_t token) {
   assert(t.kind() == RequestKind::kMetadata);
   if (journaled) {
-    journal(t, file, home_address);
+    journal(t, file, home_address, token);
   } else {
     submit(t, Op::kWrite, home_address - home_address % kMetadataWriteBytes, kMetadataWriteBytes);
   }

@@ -78,7 +78,9 @@ class Conditioner {
   // One metadata change of `file`, whose inode lives at `home_address`: a journal entry when
   // `journaled` (write-back mode), else one kMetadataWriteBytes write of its block. The ticket's
   // op becomes kWrite and its length kMetadataWriteBytes. REQUIRES: t.kind() == kMetadata.
-  void change_metadata(Ticket& t, uint64_t file, uint64_t home_address, bool journaled);
+  // `token`: as journal()'s, when journaled.
+  void change_metadata(Ticket& t, uint64_t file, uint64_t home_address, bool journaled,
+                       uint64_t token = 0);
 
   // ---- 4. Finish, after the backing I/O: sends `send` at max(completion - lead, now) through
   // the scheduler (the lead for data only), and counts the reply. A ticket that is not

@@ -429,6 +429,7 @@ std::string encode_crash_report(const CrashReport& r) {
               {"lost_bytes", r.lost_bytes},
               {"survived_bytes", r.survived_bytes},
               {"removed", r.removed},
+              {"restored", r.restored},
               {"paths", r.paths},
               {"errors", r.errors}}
              .dump() +
@@ -447,6 +448,7 @@ Result<CrashReport> decode_crash_report(const std::string& line) {
   TRY(read_int(j, "lost_bytes", r.lost_bytes));
   TRY(read_int(j, "survived_bytes", r.survived_bytes));
   TRY(read_int(j, "removed", r.removed));
+  TRY(read_int(j, "restored", r.restored));
   auto parsed = parse_tear(tear);
   if (!parsed.ok()) return Error{"bad crash report from daemon: " + parsed.error()};
   r.tear = *parsed;

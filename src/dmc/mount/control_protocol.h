@@ -22,7 +22,8 @@
 //   {"op":"crash","seed":N,"tear":"none"|"sector"|"page"}   root only; a power cut, then the
 //                                                mount is gone: {"ok":true,"seed":N,"tear":"..",
 //                                                "files":N,"lost_bytes":N,"survived_bytes":N,
-//                                                "removed":N,"paths":[..],"errors":[..]}
+//                                                "removed":N,"restored":N,"paths":[..],
+//                                                "errors":[..]}
 // Replies: {"ok":true, ...} or {"ok":false,"error":"<one line>"}. A status reply carries
 // "pid", "mount_point", "settings", "counters" and "diagnostics" (optional). Settings and
 // diagnostics use settings_json.h's vocabulary, the one of the settings store and -json output:

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <tuple>
 #include <utility>
 
 #include "dmc/mount/syscall.h"
@@ -25,13 +26,65 @@ void add_path(CrashReport& report, std::string path) {
   if (report.paths.size() < kMaxCrashPaths) report.paths.push_back(std::move(path));
 }
 
+bool is_free(int dir_fd, const std::string& name) {
+  struct stat st;
+  return fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT;
+}
+
+// A regular file's bytes from `from` (reopened through /proc) into the new file `to`.
+bool copy_bytes(int from_path_fd, int to) {
+  const int from = open(proc_fd_path(from_path_fd).c_str(), O_RDONLY | O_CLOEXEC);
+  if (from < 0) return false;
+  char buf[64 * 1024];
+  off_t at = 0;
+  bool ok = true;
+  for (;;) {
+    const ssize_t n = pread(from, buf, sizeof(buf), at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ok = n == 0;
+      break;
+    }
+    if (posix::pwrite_all(to, buf, static_cast<size_t>(n), at) < 0) {
+      ok = false;
+      break;
+    }
+    at += n;
+  }
+  close(from);
+  return ok;
+}
+
 }  // namespace
+
+CrashRecorder::Victim CrashRecorder::victim_at(int dir_fd, const std::string& name) {
+  Victim v;
+  v.fd = openat(dir_fd, name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  if (v.fd < 0) return v;
+  if (fstatat(v.fd, "", &v.st, AT_EMPTY_PATH) != 0) {
+    close(v.fd);
+    v.fd = -1;
+    return v;
+  }
+  if (S_ISLNK(v.st.st_mode)) {
+    char buf[4096];
+    const ssize_t n = readlinkat(v.fd, "", buf, sizeof(buf));
+    if (n >= 0) v.link_target.assign(buf, static_cast<size_t>(n));
+  }
+  return v;
+}
 
 CrashRecorder::CrashRecorder(uint64_t limit_bytes) : limit_bytes_(limit_bytes) {}
 
 CrashRecorder::~CrashRecorder() {
   for (const auto& [file, fd] : files_) close(fd);
-  for (const auto& [entry, c] : created_) close(c.dir_fd);
+  for (const auto& [entry, c] : changes_) close_change(c);
+}
+
+void CrashRecorder::close_change(const Change& c) {
+  for (int fd : {c.dir_fd, c.to_fd, c.victim.fd}) {
+    if (fd >= 0) close(fd);
+  }
 }
 
 uint64_t CrashRecorder::before_write(uint64_t file, int fd, uint64_t offset, uint64_t length,
@@ -75,14 +128,55 @@ void CrashRecorder::keep(uint64_t file) {
   files_.erase(found);
 }
 
-uint64_t CrashRecorder::after_create(int dir_fd, const std::string& name, dev_t dev, ino_t ino,
-                                     bool directory) {
-  const int dir = fcntl(dir_fd, F_DUPFD_CLOEXEC, 3);
-  if (dir < 0) return 0;
+uint64_t CrashRecorder::add_change(Change change) {
   std::lock_guard lock(mu_);
   const uint64_t entry = next_entry_++;
-  created_.emplace(entry, Created{dir, name, dev, ino, directory});
-  return log_.record_create(entry);
+  changes_.emplace(entry, std::move(change));
+  return log_.record_change(entry);
+}
+
+uint64_t CrashRecorder::after_create(int dir_fd, const std::string& name, dev_t dev, ino_t ino,
+                                     bool directory) {
+  Change c{Change::kCreated};
+  c.dir_fd = fcntl(dir_fd, F_DUPFD_CLOEXEC, 3);
+  if (c.dir_fd < 0) return 0;
+  c.name = name;
+  c.dev = dev;
+  c.ino = ino;
+  c.directory = directory;
+  return add_change(std::move(c));
+}
+
+uint64_t CrashRecorder::before_remove(int dir_fd, const std::string& name) {
+  Change c{Change::kRemoved};
+  c.victim = victim_at(dir_fd, name);
+  if (c.victim.fd < 0) return 0;
+  c.dir_fd = fcntl(dir_fd, F_DUPFD_CLOEXEC, 3);
+  if (c.dir_fd < 0) {
+    close(c.victim.fd);
+    return 0;
+  }
+  c.name = name;
+  return add_change(std::move(c));
+}
+
+uint64_t CrashRecorder::before_rename(int from_fd, const std::string& name, int to_fd,
+                                      const std::string& to_name) {
+  struct stat moved;
+  if (fstatat(from_fd, name.c_str(), &moved, AT_SYMLINK_NOFOLLOW) != 0) return 0;
+  Change c{Change::kRenamed};
+  c.victim = victim_at(to_fd, to_name);  // none when the name is free
+  c.dir_fd = fcntl(from_fd, F_DUPFD_CLOEXEC, 3);
+  c.to_fd = fcntl(to_fd, F_DUPFD_CLOEXEC, 3);
+  if (c.dir_fd < 0 || c.to_fd < 0) {
+    close_change(c);
+    return 0;
+  }
+  c.name = name;
+  c.to_name = to_name;
+  c.dev = moved.st_dev;
+  c.ino = moved.st_ino;
+  return add_change(std::move(c));
 }
 
 void CrashRecorder::prune(int64_t now) {
@@ -100,10 +194,10 @@ void CrashRecorder::prune_locked(int64_t now) {
     files_.erase(found);
   }
   for (uint64_t entry : pruned.entries) {
-    auto found = created_.find(entry);
-    if (found == created_.end()) continue;
-    close(found->second.dir_fd);
-    created_.erase(found);
+    auto found = changes_.find(entry);
+    if (found == changes_.end()) continue;
+    close_change(found->second);
+    changes_.erase(found);
   }
 }
 
@@ -132,19 +226,94 @@ void CrashRecorder::restore_file(const FileRestore& r, CrashReport& report) {
   add_path(report, path_of(fd));
 }
 
-void CrashRecorder::remove_entry(const Created& c, CrashReport& report) {
-  const std::string path = path_of(c.dir_fd) + "/" + c.name;
-  struct stat st;
-  if (fstatat(c.dir_fd, c.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_dev != c.dev ||
-      st.st_ino != c.ino) {
-    return;  // renamed, removed or replaced since: the name is not the creation's any more
+// Brings back `v` as `name` in `dir_fd` (free): a link to the same inode while it has another
+// name, else a copy with its mode, owner and times.
+void CrashRecorder::bring_back(int dir_fd, const std::string& name, const Victim& v,
+                               CrashReport& report) {
+  const std::string path = path_of(dir_fd) + "/" + name;
+  const mode_t type = v.st.st_mode & S_IFMT;
+  const mode_t perms = v.st.st_mode & 07777;
+  int r = -1;
+  if (type != S_IFDIR &&
+      linkat(AT_FDCWD, proc_fd_path(v.fd).c_str(), dir_fd, name.c_str(), AT_SYMLINK_FOLLOW) == 0) {
+    r = 0;
+  } else if (type == S_IFREG) {
+    const int fd =
+        openat(dir_fd, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+      const timespec times[2] = {v.st.st_atim, v.st.st_mtim};
+      r = copy_bytes(v.fd, fd) && fchown(fd, v.st.st_uid, v.st.st_gid) == 0 &&
+                  fchmod(fd, perms) == 0 && futimens(fd, times) == 0
+              ? 0
+              : -1;
+      close(fd);
+    }
+  } else {
+    if (type == S_IFDIR) {
+      r = mkdirat(dir_fd, name.c_str(), 0700);
+    } else if (type == S_IFLNK) {
+      r = symlinkat(v.link_target.c_str(), dir_fd, name.c_str());
+    } else {
+      r = mknodat(dir_fd, name.c_str(), type | 0600, v.st.st_rdev);
+    }
+    if (r == 0) {  // the new entry, not what a name may point to
+      fchownat(dir_fd, name.c_str(), v.st.st_uid, v.st.st_gid, AT_SYMLINK_NOFOLLOW);
+      if (type != S_IFLNK) fchmodat(dir_fd, name.c_str(), perms, AT_SYMLINK_NOFOLLOW);
+    }
   }
-  if (unlinkat(c.dir_fd, c.name.c_str(), c.directory ? AT_REMOVEDIR : 0) != 0) {
-    report.errors.push_back(path + ": not removed: " + std::strerror(errno));
+  if (r != 0) {
+    report.errors.push_back(path + ": not brought back: " + std::strerror(errno));
     return;
   }
-  ++report.removed;
-  add_path(report, path + " (removed)");
+  struct stat now;
+  if (fstatat(dir_fd, name.c_str(), &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+      (now.st_dev != v.st.st_dev || now.st_ino != v.st.st_ino)) {
+    copies_[{v.st.st_dev, v.st.st_ino}] = {now.st_dev, now.st_ino};
+  }
+  ++report.restored;
+  add_path(report, path + " (brought back)");
+}
+
+bool CrashRecorder::is_inode(int dir_fd, const std::string& name, dev_t dev, ino_t ino) const {
+  struct stat st;
+  if (fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return false;
+  const auto copy = copies_.find({dev, ino});
+  if (copy != copies_.end()) std::tie(dev, ino) = copy->second;
+  return st.st_dev == dev && st.st_ino == ino;
+}
+
+void CrashRecorder::undo_change(const Change& c, CrashReport& report) {
+  switch (c.kind) {
+    case Change::kCreated: {
+      // Renamed, removed or replaced since: the name is not the creation's any more.
+      if (!is_inode(c.dir_fd, c.name, c.dev, c.ino)) return;
+      const std::string path = path_of(c.dir_fd) + "/" + c.name;
+      if (unlinkat(c.dir_fd, c.name.c_str(), c.directory ? AT_REMOVEDIR : 0) != 0) {
+        report.errors.push_back(path + ": not removed: " + std::strerror(errno));
+        return;
+      }
+      ++report.removed;
+      add_path(report, path + " (removed)");
+      return;
+    }
+    case Change::kRenamed:
+      if (is_inode(c.to_fd, c.to_name, c.dev, c.ino) && is_free(c.dir_fd, c.name)) {
+        if (renameat2(c.to_fd, c.to_name.c_str(), c.dir_fd, c.name.c_str(), RENAME_NOREPLACE) !=
+            0) {
+          report.errors.push_back(path_of(c.to_fd) + "/" + c.to_name +
+                                  ": not renamed back: " + std::strerror(errno));
+          return;
+        }
+        ++report.restored;
+        add_path(report, path_of(c.dir_fd) + "/" + c.name + " (renamed back)");
+      }
+      if (c.victim.fd >= 0 && is_free(c.to_fd, c.to_name))
+        bring_back(c.to_fd, c.to_name, c.victim, report);
+      return;
+    case Change::kRemoved:
+      if (is_free(c.dir_fd, c.name)) bring_back(c.dir_fd, c.name, c.victim, report);
+      return;
+  }
 }
 
 CrashReport CrashRecorder::crash(int64_t now, Tear tear, uint64_t seed) {
@@ -154,9 +323,9 @@ CrashReport CrashRecorder::crash(int64_t now, Tear tear, uint64_t seed) {
   report.tear = tear;
   const CrashPlan plan = plan_crash(log_.snapshot(now), tear, seed);
   for (const FileRestore& r : plan.files) restore_file(r, report);
-  for (uint64_t entry : plan.remove_entries) {
-    auto found = created_.find(entry);
-    if (found != created_.end()) remove_entry(found->second, report);
+  for (uint64_t entry : plan.undo_changes) {
+    auto found = changes_.find(entry);
+    if (found != changes_.end()) undo_change(found->second, report);
   }
   for (const auto& [file, fd] : files_) fsync(fd);  // the backing disk holds the result
   return report;

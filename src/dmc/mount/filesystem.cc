@@ -105,11 +105,11 @@ void place_file(Filesystem& fs, const Inode& inode, int fd, bool direct) {
   }
 }
 
-Ticket begin_metadata_change(Filesystem& fs, const Inode& changed) {
+Ticket begin_metadata_change(Filesystem& fs, const Inode& changed, uint64_t undo) {
   Ticket t = fs.conditioner.begin_metadata();
   fs.conditioner.change_metadata(t, writeback_file_id(changed),
                                  fs.layout.inode_address(changed.ino),
-                                 fs.cache.load() == CacheMode::kWriteBack);
+                                 fs.cache.load() == CacheMode::kWriteBack, undo);
   return t;
 }
 

@@ -137,7 +137,8 @@ inline uint64_t writeback_file_id(const Inode& inode) {
 // Begins a request that changes the metadata of `changed` (a directory whose entries change, or
 // a file), charged with its cost: write-back mode, a journal entry (complete at once); otherwise
 // one 4 KiB write at its inode's block, waited for (Conditioner::change_metadata).
-Ticket begin_metadata_change(Filesystem& fs, const Inode& changed);
+// `undo`: a crashable mount's token for the change (CrashRecorder), journaled with it.
+Ticket begin_metadata_change(Filesystem& fs, const Inode& changed, uint64_t undo = 0);
 // Write-back mode: a new entry's own inode joins the journal too, so an fsync of the new file
 // commits its creation (as on ext4). Nothing in the other modes (the parent's write covers it).
 // A crashable mount (fs.crash) also records the creation of `name` in `dir_fd` (pinned), so that

@@ -43,11 +43,12 @@ struct CrashOptions {
 struct CrashReport {
   uint64_t seed = 0;
   Tear tear = Tear::kNone;
-  uint64_t files = 0;               // files whose data went back (in whole or in part)
-  uint64_t lost_bytes = 0;          // written bytes that went back
-  uint64_t survived_bytes = 0;      // written bytes not durable that tearing kept
-  uint64_t removed = 0;             // files and directories created since the last commit, removed
-  std::vector<std::string> paths;   // the first kMaxCrashPaths files changed or removed
+  uint64_t files = 0;              // files whose data went back (in whole or in part)
+  uint64_t lost_bytes = 0;         // written bytes that went back
+  uint64_t survived_bytes = 0;     // written bytes not durable that tearing kept
+  uint64_t removed = 0;            // entries created since the last commit, removed
+  uint64_t restored = 0;           // renames undone, entries removed or replaced since brought back
+  std::vector<std::string> paths;  // the first kMaxCrashPaths files changed or removed
   std::vector<std::string> errors;  // what could not be restored (one line each)
 };
 constexpr size_t kMaxCrashPaths = 50;

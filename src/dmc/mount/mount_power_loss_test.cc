@@ -31,6 +31,7 @@ class MountPowerLoss : public MountTest {
     auto s = control_->start(dir_, settings);
     ASSERT_TRUE(s.ok()) << s.error();
   }
+  void sync_mount() { ASSERT_TRUE(control_->sync(dir_).ok()); }
   // Creates `name`, writes 4 KiB of 'A', fsyncs, writes 4 KiB of 'B' over them and closes it.
   void write_a_sync_write_b(const std::string& name) {
     const int fd = open(path(name).c_str(), O_CREAT | O_RDWR, 0644);
@@ -120,20 +121,86 @@ TEST_F(MountPowerLoss, RestoringFollowsNoSymlinkSwappedIn) {
   const std::string victim = dir_ + "-victim";
   std::ofstream(victim) << "untouched";
   std::ofstream(path("late")) << "unsynced";  // created and written since the last commit
-  // The name now is a symlink to a file outside: removing "late" must not remove or write
-  // through it, and the original inode's data goes back through the daemon's descriptor.
+  // The name now is a symlink to a file outside: undoing must not remove or write through it;
+  // the original inode's data goes back through the daemon's descriptor.
   ASSERT_EQ(rename(path("late").c_str(), path("moved").c_str()), 0);
   ASSERT_EQ(symlink(victim.c_str(), path("late").c_str()), 0);
   auto report = control_->crash(dir_, CrashOptions{1, Tear::kNone});
   ASSERT_TRUE(report.ok()) << report.error();
   EXPECT_EQ(read_file(victim), "untouched");
-  // The symlink was created since the commit too: removed (newest first); the file's own
-  // creation is not undone, its name being the symlink's by then.
+  // Undone newest first: the symlink (created since the commit) is removed, the rename undone
+  // (the file is "late" again), and the file, created since too, removed; the symlink's target
+  // is never written to or removed.
   struct stat st;
   EXPECT_NE(lstat(path("late").c_str(), &st), 0);
-  EXPECT_EQ(read_file(path("moved")), "");  // renamed: kept, its unsynced data gone
-  EXPECT_EQ(report->removed, 1u);
+  EXPECT_NE(lstat(path("moved").c_str(), &st), 0);
+  EXPECT_EQ(report->removed, 2u);
+  EXPECT_EQ(report->restored, 1u);
   std::filesystem::remove(victim);
+}
+
+// Writes `text` to `name` through a temporary name, fsyncs it, renames it over `name` and, when
+// `durable`, fsyncs the directory; without `durable` no fsync at all.
+void save(const std::string& dir, const std::string& name, const std::string& text, bool durable) {
+  const std::string tmp = dir + "/" + name + ".tmp";
+  const int fd = open(tmp.c_str(), O_CREAT | O_WRONLY | O_TRUNC, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(write(fd, text.data(), text.size()), ssize_t(text.size()));
+  if (durable) ASSERT_EQ(fsync(fd), 0);
+  close(fd);
+  ASSERT_EQ(rename(tmp.c_str(), (dir + "/" + name).c_str()), 0);
+  if (durable) {
+    const int d = open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+    ASSERT_GE(d, 0);
+    ASSERT_EQ(fsync(d), 0);
+    close(d);
+  }
+}
+
+TEST_F(MountPowerLoss, AnUnsyncedRenameOverAFileIsUndoneAndTheFileComesBack) {
+  start_crashable();
+  save(dir_, "config", "v1", true);
+  save(dir_, "config", "v2", false);
+  EXPECT_EQ(read_file(path("config")), "v2");
+  auto report = control_->crash(dir_, CrashOptions{1, Tear::kNone});
+  ASSERT_TRUE(report.ok()) << report.error();
+  EXPECT_EQ(read_file(path("config")), "v1");
+  EXPECT_FALSE(std::filesystem::exists(path("config.tmp")));
+  EXPECT_EQ(report->restored, 2u);  // renamed back, then v1 brought back
+  EXPECT_EQ(report->removed, 1u);   // the second config.tmp
+  EXPECT_TRUE(report->errors.empty()) << report->errors[0];
+}
+
+TEST_F(MountPowerLoss, WithoutAnyFsyncTheSavedFileIsGone) {
+  start_crashable();
+  save(dir_, "config", "v1", false);
+  save(dir_, "config", "v2", false);
+  auto report = control_->crash(dir_, CrashOptions{1, Tear::kNone});
+  ASSERT_TRUE(report.ok()) << report.error();
+  EXPECT_FALSE(std::filesystem::exists(path("config")));
+  EXPECT_FALSE(std::filesystem::exists(path("config.tmp")));
+  EXPECT_TRUE(report->errors.empty()) << report->errors[0];
+}
+
+TEST_F(MountPowerLoss, AnUnsyncedUnlinkAndRmdirAreUndone) {
+  start_crashable();
+  std::ofstream(path("kept")) << "data";
+  ASSERT_EQ(mkdir(path("dir").c_str(), 0750), 0);
+  ASSERT_EQ(chown(path("kept").c_str(), kNobody, kNogroup), 0);
+  sync_mount();
+  ASSERT_EQ(unlink(path("kept").c_str()), 0);
+  ASSERT_EQ(rmdir(path("dir").c_str()), 0);
+  auto report = control_->crash(dir_, CrashOptions{1, Tear::kNone});
+  ASSERT_TRUE(report.ok()) << report.error();
+  EXPECT_EQ(read_file(path("kept")), "data");
+  struct stat st;
+  ASSERT_EQ(stat(path("kept").c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, kNobody);
+  EXPECT_EQ(st.st_mode & 07777, 0644u);
+  ASSERT_EQ(stat(path("dir").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISDIR(st.st_mode));
+  EXPECT_EQ(st.st_mode & 07777, 0750u);
+  EXPECT_EQ(report->restored, 2u);
 }
 
 TEST_F(MountPowerLoss, WriteThroughLosesNothing) {
