@@ -82,7 +82,7 @@ CrashRecorder::~CrashRecorder() {
 }
 
 void CrashRecorder::close_change(const Change& c) {
-  for (int fd : {c.dir_fd, c.to_fd, c.victim.fd}) {
+  for (int fd : {c.dir_fd, c.to_fd, c.victim.fd, c.inode_fd}) {
     if (fd >= 0) close(fd);
   }
 }
@@ -128,26 +128,37 @@ void CrashRecorder::keep(uint64_t file) {
   files_.erase(found);
 }
 
-uint64_t CrashRecorder::add_change(Change change) {
+uint64_t CrashRecorder::add_change(Change change, int64_t now) {
   std::lock_guard lock(mu_);
+  if (now - last_prune_ns_ >= kPruneIntervalNs) prune_locked(now);
   const uint64_t entry = next_entry_++;
   changes_.emplace(entry, std::move(change));
   return log_.record_change(entry);
 }
 
 uint64_t CrashRecorder::after_create(int dir_fd, const std::string& name, dev_t dev, ino_t ino,
-                                     bool directory) {
+                                     bool directory, int64_t now) {
   Change c{Change::kCreated};
+  c.inode_fd = openat(dir_fd, name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  struct stat st;
+  if (c.inode_fd < 0 || fstatat(c.inode_fd, "", &st, AT_EMPTY_PATH) != 0 || st.st_dev != dev ||
+      st.st_ino != ino) {
+    close_change(c);
+    return 0;  // gone already
+  }
   c.dir_fd = fcntl(dir_fd, F_DUPFD_CLOEXEC, 3);
-  if (c.dir_fd < 0) return 0;
+  if (c.dir_fd < 0) {
+    close_change(c);
+    return 0;
+  }
   c.name = name;
   c.dev = dev;
   c.ino = ino;
   c.directory = directory;
-  return add_change(std::move(c));
+  return add_change(std::move(c), now);
 }
 
-uint64_t CrashRecorder::before_remove(int dir_fd, const std::string& name) {
+uint64_t CrashRecorder::before_remove(int dir_fd, const std::string& name, int64_t now) {
   Change c{Change::kRemoved};
   c.victim = victim_at(dir_fd, name);
   if (c.victim.fd < 0) return 0;
@@ -157,14 +168,18 @@ uint64_t CrashRecorder::before_remove(int dir_fd, const std::string& name) {
     return 0;
   }
   c.name = name;
-  return add_change(std::move(c));
+  return add_change(std::move(c), now);
 }
 
 uint64_t CrashRecorder::before_rename(int from_fd, const std::string& name, int to_fd,
-                                      const std::string& to_name) {
-  struct stat moved;
-  if (fstatat(from_fd, name.c_str(), &moved, AT_SYMLINK_NOFOLLOW) != 0) return 0;
+                                      const std::string& to_name, int64_t now) {
   Change c{Change::kRenamed};
+  c.inode_fd = openat(from_fd, name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  struct stat moved;
+  if (c.inode_fd < 0 || fstatat(c.inode_fd, "", &moved, AT_EMPTY_PATH) != 0) {
+    close_change(c);
+    return 0;
+  }
   c.victim = victim_at(to_fd, to_name);  // none when the name is free
   c.dir_fd = fcntl(from_fd, F_DUPFD_CLOEXEC, 3);
   c.to_fd = fcntl(to_fd, F_DUPFD_CLOEXEC, 3);
@@ -176,7 +191,7 @@ uint64_t CrashRecorder::before_rename(int from_fd, const std::string& name, int 
   c.to_name = to_name;
   c.dev = moved.st_dev;
   c.ino = moved.st_ino;
-  return add_change(std::move(c));
+  return add_change(std::move(c), now);
 }
 
 void CrashRecorder::prune(int64_t now) {

@@ -12,7 +12,8 @@
 //    (reopened from the caller's own descriptor through /proc/self/fd) and undoes namespace
 //    changes relative to descriptors of the directories involved, after checking each name still
 //    is the inode the change left there (or still is free): no path is resolved, so no symlink
-//    swapped in is followed.
+//    swapped in is followed. The inodes created or renamed are held (O_PATH) until the change is
+//    durable, so that their numbers are not reused by another file meanwhile.
 //  - Undoing a creation (create, mknod, mkdir, symlink, link) removes the name; a rename (not
 //    RENAME_EXCHANGE) renames back and brings back the entry it replaced; an unlink or rmdir
 //    brings the entry back. A removed or replaced entry is kept alive by an O_PATH descriptor until
@@ -62,16 +63,18 @@ class CrashRecorder {
   static constexpr int64_t kPruneIntervalNs = 100'000'000;
   // The file's state now survives a crash (a change this log does not undo).
   void keep(uint64_t file);
+  // Namespace changes, each at `now` (which also forgets what became durable, as before_write):
   // After `name` was created in the directory `dir_fd` (any descriptor of it, O_PATH is fine) as
   // the inode (dev, ino): returns the token to journal the creation with, or 0.
-  uint64_t after_create(int dir_fd, const std::string& name, dev_t dev, ino_t ino, bool directory);
+  uint64_t after_create(int dir_fd, const std::string& name, dev_t dev, ino_t ino, bool directory,
+                        int64_t now);
   // Before `name` in `dir_fd` is removed (unlink, rmdir): returns the token to journal the
   // removal with, or 0 (nothing there).
-  uint64_t before_remove(int dir_fd, const std::string& name);
+  uint64_t before_remove(int dir_fd, const std::string& name, int64_t now);
   // Before `name` in `from_fd` is renamed to `to_name` in `to_fd` (no flags or
   // RENAME_NOREPLACE): returns the token to journal the rename with, or 0.
   uint64_t before_rename(int from_fd, const std::string& name, int to_fd,
-                         const std::string& to_name);
+                         const std::string& to_name, int64_t now);
   // More pre-image bytes than the limit: the caller makes everything durable (Conditioner::sync).
   bool over_limit() const { return log_.bytes() > limit_bytes_; }
   uint64_t limit_bytes() const { return limit_bytes_; }
@@ -95,13 +98,14 @@ class CrashRecorder {
     std::string name;
     dev_t dev = 0;  // kCreated: the inode created; kRenamed: the inode renamed
     ino_t ino = 0;
+    int inode_fd = -1;       // ... held (O_PATH), so that its number is not reused meanwhile
     bool directory = false;  // kCreated
     int to_fd = -1;          // kRenamed: ... went to `to_name` in `to_fd`
     std::string to_name;
     Victim victim;  // kRenamed: the entry it replaced, if any; kRemoved: the entry removed
   };
   static Victim victim_at(int dir_fd, const std::string& name);  // none: fd < 0
-  uint64_t add_change(Change change);
+  uint64_t add_change(Change change, int64_t now);
   static void close_change(const Change& c);
   void undo_change(const Change& c, CrashReport& report);
   void bring_back(int dir_fd, const std::string& name, const Victim& v, CrashReport& report);

@@ -118,7 +118,8 @@ void journal_new_entry(Filesystem& fs, Ticket& t, fuse_ino_t ino, int dir_fd, co
   const Inode& inode = fs.inodes.get(ino);
   uint64_t token = 0;
   if (fs.crash != nullptr && name != nullptr && dir_fd >= 0) {
-    token = fs.crash->after_create(dir_fd, name, inode.dev, inode.ino, inode.type == S_IFDIR);
+    token = fs.crash->after_create(dir_fd, name, inode.dev, inode.ino, inode.type == S_IFDIR,
+                                   t.arrival_ns());
   }
   fs.conditioner.journal(t, writeback_file_id(inode), fs.layout.inode_address(inode.ino), token);
 }

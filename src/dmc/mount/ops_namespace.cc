@@ -118,14 +118,16 @@ bool records_changes(Filesystem& fs) {
 uint64_t record_removal(Filesystem& fs, fuse_ino_t dir_id, const char* name) {
   if (!records_changes(fs)) return 0;
   InodeFd dir = fs.inodes.pin(fs.inodes.get(dir_id));
-  return dir.ok() ? fs.crash->before_remove(dir.get(), name) : 0;
+  return dir.ok() ? fs.crash->before_remove(dir.get(), name, fs.conditioner.now()) : 0;
 }
 uint64_t record_rename(Filesystem& fs, fuse_ino_t from_id, const char* name, fuse_ino_t to_id,
                        const char* to_name, unsigned int flags) {
   if (!records_changes(fs) || (flags & RENAME_EXCHANGE) != 0) return 0;  // exchanges are kept
   InodeFd from = fs.inodes.pin(fs.inodes.get(from_id));
   InodeFd to = fs.inodes.pin(fs.inodes.get(to_id));
-  return from.ok() && to.ok() ? fs.crash->before_rename(from.get(), name, to.get(), to_name) : 0;
+  return from.ok() && to.ok()
+             ? fs.crash->before_rename(from.get(), name, to.get(), to_name, fs.conditioner.now())
+             : 0;
 }
 
 void op_unlink(fuse_req_t req, fuse_ino_t parent, const char* name) {
