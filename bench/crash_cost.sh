@@ -6,10 +6,13 @@
 #
 #   sudo bench/crash_cost.sh [ROUNDS] [SECONDS] [off:DMC | crashable:DMC]...
 #   (default: 5 rounds of 10 s, variants off:build/dmc crashable:build/dmc)
+# RW=write: sequential 4 KiB appends to a new file instead (nothing is overwritten, nothing laid
+# out first).
 set -eu
 
 ROUNDS=${1:-5}
 SECONDS_EACH=${2:-10}
+RW=${RW:-randwrite}
 shift 2 2>/dev/null || shift $#
 VARIANTS=${*:-off:build/dmc crashable:build/dmc}
 [ "$(id -u)" = 0 ] || { echo "crash_cost.sh: needs root" >&2; exit 77; }
@@ -33,10 +36,14 @@ for round in $(seq 1 "$ROUNDS"); do
     flag=
     [ "$mode" = crashable ] && flag=-crashable
     "$dmc" start "$DIR" 7 $flag >/dev/null
-    dd if=/dev/zero of="$DIR/f" bs=1M count=64 status=none
-    "$dmc" sync "$DIR"
-    iops=$(fio --name=w --filename="$DIR/f" --rw=randwrite --bs=4k --size=64m \
-      --ioengine=psync --time_based --runtime="$SECONDS_EACH" --randrepeat=0 \
+    size=1g
+    if [ "$RW" = randwrite ]; then
+      size=64m
+      dd if=/dev/zero of="$DIR/f" bs=1M count=64 status=none
+      "$dmc" sync "$DIR"
+    fi
+    iops=$(fio --name=w --filename="$DIR/f" --rw="$RW" --bs=4k --size=$size \
+      --ioengine=psync --fallocate=none --time_based --runtime="$SECONDS_EACH" --randrepeat=0 \
       --output-format=terse --terse-version=3 | awk -F';' '{print $49}')
     "$dmc" stop "$DIR" >/dev/null
     rm -f "$DIR/f"

@@ -46,7 +46,8 @@ void UndoLog::keep(uint64_t file) {
 }
 
 void UndoLog::add_bytes(UndoEpoch& epoch, uint64_t offset, std::string bytes) {
-  if (bytes.empty()) return;
+  // Zeros are not kept: written bytes without saved ones were zeros (UndoEpoch::before).
+  if (std::all_of(bytes.begin(), bytes.end(), [](char c) { return c == '\0'; })) return;
   bytes_ += bytes.size();
   epoch.before.emplace(offset, std::move(bytes));
 }

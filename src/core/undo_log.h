@@ -45,7 +45,8 @@ struct UndoEpoch {
   uint64_t base_size = 0;                // the file's size before the epoch's first write
   std::map<uint64_t, uint64_t> written;  // offsets written: start -> end, disjoint, merged
   // Bytes before the epoch, by offset, for written bytes below the size at their first write
-  // (disjoint pieces; written bytes without a piece were zeros, past the end of the file).
+  // (disjoint pieces; written bytes without a piece were zeros: past the end of the file, or
+  // zeros not worth keeping).
   std::map<uint64_t, std::string> before;
   uint64_t stored_bytes() const;
 };

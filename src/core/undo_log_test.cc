@@ -116,6 +116,16 @@ TEST(UndoLog, AWriteAfterTheSendStartsTheNextEpoch) {
   EXPECT_EQ(f.log.bytes(), 4096u);
 }
 
+TEST(UndoLog, ZerosReplacedAreNotKept) {
+  Fixture f;
+  f.write(0, std::string(4096, 'B'), 8192, std::string(4096, '\0'), 0);
+  EXPECT_EQ(f.log.bytes(), 0u);
+  const CrashPlan plan = plan_crash(f.log.snapshot(kS), Tear::kNone, 1);
+  ASSERT_EQ(plan.files[0].pieces.size(), 1u);
+  EXPECT_EQ(plan.files[0].pieces[0].bytes, std::string(4096, '\0'));
+  EXPECT_EQ(plan.files[0].size, 8192u);
+}
+
 TEST(UndoLog, KeepDropsTheFile) {
   Fixture f;
   f.write(0, std::string(10, 'B'), 10, std::string(10, 'A'), 0);
