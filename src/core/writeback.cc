@@ -93,23 +93,36 @@ void Writeback::add_dirty(FileId id, uint64_t address, uint64_t length, int64_t 
 }
 
 int64_t Writeback::write_files(const std::vector<FileId>& files, int64_t at) {
-  std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  struct Piece {
+    uint64_t start, end;
+    FileId file;
+    bool operator<(const Piece& o) const { return start < o.start; }
+  };
+  std::vector<Piece> ranges;
   for (FileId id : files) {
     auto found = dirty_.find(id);
     if (found == dirty_.end()) continue;
-    for (const auto& r : found->second.ranges) ranges.push_back(r);
+    for (const auto& [start, end] : found->second.ranges) ranges.push_back({start, end, id});
     dirty_total_ -= found->second.bytes;
     dirty_.erase(found);
   }
   std::sort(ranges.begin(), ranges.end());  // the elevator: one ascending sweep
+  std::map<FileId, int64_t> durable;        // each file's last command's completion
   int64_t done = at;
   for (size_t i = 0; i < ranges.size();) {
-    uint64_t start = ranges[i].first;
-    uint64_t end = ranges[i].second;
-    for (++i; i < ranges.size() && ranges[i].first <= end; ++i) {
-      end = std::max(end, ranges[i].second);
+    const size_t first = i;
+    uint64_t start = ranges[i].start;
+    uint64_t end = ranges[i].end;
+    for (++i; i < ranges.size() && ranges[i].start <= end; ++i) {
+      end = std::max(end, ranges[i].end);
     }
     const int64_t completion = model_.submit(Command{Op::kWrite, start, end - start, at});
+    if (listener_ != nullptr) {
+      for (size_t k = first; k < i; ++k) {
+        int64_t& d = durable[ranges[k].file];
+        d = std::max(d, completion);
+      }
+    }
     in_flight_.push_back({completion, end - start});
     done = std::max(done, completion);
     counters_.written_back_bytes += end - start;
@@ -117,6 +130,7 @@ int64_t Writeback::write_files(const std::vector<FileId>& files, int64_t at) {
   }
   std::sort(in_flight_.begin(), in_flight_.end(),
             [](const InFlight& a, const InFlight& b) { return a.completion_ns < b.completion_ns; });
+  for (const auto& [file, completion] : durable) listener_->sent(file, completion);
   return done;
 }
 
@@ -157,6 +171,7 @@ int64_t Writeback::commit(int64_t at) {
       Command{Op::kWrite, address + blocks_bytes, kJournalBlockBytes, at, blocks_durable});
   journal_head_ += bytes;
   const int64_t done = model_.submit(Command{Op::kFlush, 0, 0, at});
+  if (listener_ != nullptr) listener_->committed(done);
   for (uint64_t block : txn_blocks_) add_dirty(kMetadataFile, block, kJournalBlockBytes, at);
   txn_blocks_.clear();
   txn_files_.clear();
@@ -197,7 +212,7 @@ int64_t Writeback::room_at(uint64_t needed, int64_t arrival) {
 }
 
 int64_t Writeback::write(FileId file, uint64_t address, uint64_t length, uint64_t inode_address,
-                         int64_t arrival, bool resizes) {
+                         int64_t arrival, bool resizes, uint64_t token) {
   std::lock_guard lock(mu_);
   advance_locked(arrival);
   arrival = last_event_ns_;
@@ -207,16 +222,18 @@ int64_t Writeback::write(FileId file, uint64_t address, uint64_t length, uint64_
     counters_.throttled_ns += done - arrival;
   }
   add_dirty(file, address, length, arrival);
+  if (listener_ != nullptr && token != 0) listener_->dirtied(file, token);
   background(arrival);
   join_transaction(file, inode_address, resizes, arrival);
   return done;
 }
 
-int64_t Writeback::journal(FileId file, uint64_t home_address, int64_t arrival) {
+int64_t Writeback::journal(FileId file, uint64_t home_address, int64_t arrival, uint64_t token) {
   std::lock_guard lock(mu_);
   advance_locked(arrival);
   arrival = last_event_ns_;
   join_transaction(file, home_address, /*resizes=*/true, arrival);
+  if (listener_ != nullptr && token != 0) listener_->journaled(token);
   return arrival;
 }
 
@@ -250,6 +267,11 @@ int64_t Writeback::sync_all(int64_t arrival) {
   done = std::max(done, commit(arrival));
   done = std::max(done, write_files({kMetadataFile}, arrival));
   return std::max(done, model_.submit(Command{Op::kFlush, 0, 0, arrival}));
+}
+
+void Writeback::set_listener(DurabilityListener* listener) {
+  std::lock_guard lock(mu_);
+  listener_ = listener;
 }
 
 WritebackCounters Writeback::counters() const {

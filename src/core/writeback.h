@@ -38,7 +38,14 @@
 //    is not waited for; the flush does wait for every write already sent to the device, as a
 //    disk cache flush does.
 //
-// Thread-safe: one mutex, taken before DiskModel's (lock order: Writeback::mu_, DiskModel::mu_).
+// Durability (for power loss, core/undo_log.h): a DurabilityListener, when set, is told under the
+// lock when a tagged write joins a file's dirty data, when a file's dirty data is sent (and when
+// those commands complete on the device: then it is durable), when a tagged journal entry joins
+// the running transaction and when a transaction's commit completes. The pretend device has no
+// volatile write cache: a completed write is durable.
+//
+// Thread-safe: one mutex, taken before DiskModel's (lock order: Writeback::mu_, DiskModel::mu_;
+// the listener's own lock comes after Writeback::mu_).
 #pragma once
 
 #include <cstdint>
@@ -70,6 +77,21 @@ struct WritebackParams {
   uint64_t dirty_limit() const;
 };
 
+// Told, under Writeback's lock, when data and journal entries become durable (see above). Tokens
+// are the caller's (0 means untagged: no call).
+class DurabilityListener {
+ public:
+  virtual ~DurabilityListener() = default;
+  // A buffered write tagged `token` joined the dirty data of `file`.
+  virtual void dirtied(uint64_t file, uint64_t token) = 0;
+  // Every dirty byte of `file` was sent to the device: durable once `completion_ns` has passed.
+  virtual void sent(uint64_t file, int64_t completion_ns) = 0;
+  // A journal entry tagged `token` joined the running transaction.
+  virtual void journaled(uint64_t token) = 0;
+  // The running transaction committed: its entries are durable once `completion_ns` has passed.
+  virtual void committed(int64_t completion_ns) = 0;
+};
+
 // Size of a journal block and of a metadata home block.
 constexpr uint64_t kJournalBlockBytes = 4096;
 
@@ -98,17 +120,21 @@ class Writeback {
   // `inode_address` (its timestamps change: a journal entry; `resizes`: its size or its blocks
   // change too, which fdatasync must commit). Returns when write(2) returns: `arrival`, or later
   // when the writer is throttled at the dirty limit.
+  // `token`: see DurabilityListener.
   int64_t write(FileId file, uint64_t address, uint64_t length, uint64_t inode_address,
-                int64_t arrival, bool resizes = true);
+                int64_t arrival, bool resizes = true, uint64_t token = 0);
   // A metadata change whose home block is at `home_address`, on behalf of `file`. Acknowledged at
   // once: returns `arrival`.
-  int64_t journal(FileId file, uint64_t home_address, int64_t arrival);
+  int64_t journal(FileId file, uint64_t home_address, int64_t arrival, uint64_t token = 0);
   // fsync (or fdatasync, `datasync`) of `file`. Returns its completion.
   int64_t fsync(FileId file, int64_t arrival, bool datasync = false);
   // Commits the running transaction and writes every dirty byte, then flushes (sync(2)).
   int64_t sync_all(int64_t arrival);
   // Submits the writeback due by `now` (nothing else). Idempotent.
   void advance(int64_t now);
+
+  // Set before the first command, or null. `listener` must outlive this.
+  void set_listener(DurabilityListener* listener);
 
   WritebackCounters counters() const;
   WritebackParams params() const;
@@ -159,6 +185,7 @@ class Writeback {
   uint64_t journal_head_ = 0;             // offset of the next journal write inside the region
   int64_t last_event_ns_;
   WritebackCounters counters_;
+  DurabilityListener* listener_ = nullptr;
 };
 
 }  // namespace diskcond

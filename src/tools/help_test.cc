@@ -56,7 +56,7 @@ TEST_F(HelpTest, DmcHelpForTheToolAndEveryCommand) {
     }
     ++commands;
   }
-  EXPECT_EQ(commands, 14u);
+  EXPECT_EQ(commands, 15u);
   expect_help("dmc", {"--version"}, "dmc (diskcond) ");
 }
 

@@ -31,6 +31,9 @@ constexpr std::string_view kStartHelp =
     "  -faults <file> start with the fault rules of <file>, one per line in the words of\n"
     "                 'dmc fault add' ('#' comments) or TOML [[rule]] tables; not stored, so\n"
     "                 not re-applied by -boot\n"
+    "  -crashable     keep an undo log of what the pretend disk has not made durable, so that\n"
+    "                 'dmc crash' can take it back (costs a read of the bytes each buffered\n"
+    "                 write replaces); not stored, so not re-applied by -boot\n"
     "\n"
     "Example: sudo dmc start /srv/data 'Slow SSD' -boot\n";
 
@@ -42,6 +45,23 @@ constexpr std::string_view kStopHelp =
     "no longer exists, forgets its stored settings. Needs root, or the user who started it.\n"
     "\n"
     "  -force  detach a busy mount lazily (it goes away when the last file is closed)\n";
+
+constexpr std::string_view kCrashHelp =
+    "A power cut (beyond macOS) on a mount started with -crashable: what the pretend disk had not\n"
+    "made durable is lost. In write-back mode that is the data not yet written back (fsync, sync\n"
+    "or the model's writeback make it durable) and the namespace changes since the journal's\n"
+    "last commit (creations removed, renames and removals undone); in -writethrough and -nocache\n"
+    "modes every acknowledged write is durable, and nothing is lost. The mount is then cut off\n"
+    "like 'stop -force' (open files get errors) and the directory holds what a disk would after\n"
+    "the cut. Prints the seed, the bytes and files lost. Truncates, fallocate and attribute\n"
+    "changes are kept (see dmc(1)). Needs root.\n"
+    "\n"
+    "  -tear none|sector|page  keep a seeded subset of the lost writes' 512-byte sectors or\n"
+    "                          4 KiB pages (torn and reordered writes); default none: all lost\n"
+    "  -seed N                 the seed of the tearing (default: random, printed)\n"
+    "  -json                   machine-readable output\n"
+    "\n"
+    "Example: sudo dmc crash /srv/data -tear sector -seed 42\n";
 
 constexpr std::string_view kSyncHelp =
     "sync(1) for a conditioned directory (beyond macOS): returns once everything written under\n"
@@ -222,8 +242,14 @@ constexpr std::string_view kDiskHelp =
 std::vector<CommandSpec> make_table() {
   return {
       {"start",
-       "start <mount> [profile_name|profile_index [-boot]] [-nocache] [-force] [-faults <file>]",
-       {"start", 1, 2, {"boot", "nocache", "writethrough", "force"}, {"<mount>"}, {"faults"}},
+       "start <mount> [profile_name|profile_index [-boot]] [-nocache] [-force] [-faults <file>] "
+       "[-crashable]",
+       {"start",
+        1,
+        2,
+        {"boot", "nocache", "writethrough", "force", "crashable"},
+        {"<mount>"},
+        {"faults"}},
        Who::kOwner,
        run_start,
        kStartHelp},
@@ -278,6 +304,12 @@ std::vector<CommandSpec> make_table() {
        run_verify,
        kVerifyHelp},
       {"sync", "sync <mount>", {"sync", 1, 1, {}, {"<mount>"}}, Who::kAnyone, run_sync, kSyncHelp},
+      {"crash",
+       "crash <mount> [-tear none|sector|page] [-seed N] [-json]",
+       {"crash", 1, 1, {"json"}, {"<mount>"}, {"tear", "seed"}},
+       Who::kRoot,
+       run_crash,
+       kCrashHelp},
       {"run",
        "run <dir> (profile_name|profile_index) [-writethrough|-nocache] -- <command> [args...]",
        {"run",

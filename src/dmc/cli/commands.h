@@ -17,8 +17,10 @@ Outcome run_show(Context& ctx, const CommandArgs& args);     // show <profile> [
 Outcome run_status(Context& ctx, const CommandArgs& args);   // status <mount> [-json]
 Outcome run_start(Context& ctx,
                   const CommandArgs& args);  // start <mount> [profile [-boot]] [-nocache] [-force]
-Outcome run_stop(Context& ctx, const CommandArgs& args);    // stop <mount> [-force]
-Outcome run_sync(Context& ctx, const CommandArgs& args);    // sync <mount>
+Outcome run_stop(Context& ctx, const CommandArgs& args);  // stop <mount> [-force]
+Outcome run_sync(Context& ctx, const CommandArgs& args);  // sync <mount>
+Outcome run_crash(Context& ctx,
+                  const CommandArgs& args);  // crash <mount> [-seed N] [-tear T] [-json]
 Outcome run_select(Context& ctx, const CommandArgs& args);  // select <mount> <profile>
 Outcome run_configure(Context& ctx,
                       const CommandArgs& args);  // configure <mount> <type> ... (4 to 9 values)

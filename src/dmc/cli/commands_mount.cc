@@ -110,6 +110,7 @@ Outcome run_start(Context& ctx, const CommandArgs& args) {
 
   mount::MountSettings with_faults = record.settings;
   with_faults.faults = faults;
+  with_faults.crashable = args.has("crashable");
   if (Status s = ctx.mounts().start(*mount, with_faults); !s.ok()) {
     return failure(ExitCode::kFailed, fmt::format("cannot condition {}: {}", *mount, s.error()));
   }

@@ -179,6 +179,20 @@ class FakeMountControl final : public mount::MountControl {
     if (it == mounts.end() || !it->second.daemon_alive) return make_error("not conditioned");
     return ok_status();
   }
+
+  // "crash <dir> <seed> <tear>": the mount goes, and crash_report is answered.
+  mount::CrashReport crash_report;
+  Result<mount::CrashReport> crash(const std::string& dir,
+                                   const mount::CrashOptions& options) override {
+    calls.push_back("crash " + dir + " " + std::to_string(options.seed) + " " +
+                    tear_name(options.tear));
+    if (!alive(dir)) return make_error("not conditioned");
+    mounts.erase(dir);
+    mount::CrashReport r = crash_report;
+    r.seed = options.seed;
+    r.tear = options.tear;
+    return r;
+  }
 };
 
 }  // namespace diskcond::dmc

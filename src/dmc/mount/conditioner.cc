@@ -41,14 +41,19 @@ void Conditioner::submit(Ticket& t, Op op, uint64_t address, uint64_t length) {
 }
 
 void Conditioner::buffered_write(Ticket& t, uint64_t file, uint64_t address, uint64_t length,
-                                 uint64_t inode_address, bool resizes) {
+                                 uint64_t inode_address, bool resizes, uint64_t token) {
   if (!check_ticket(t)) return;
-  t.charge(writeback_.write(file, address, length, inode_address, t.arrival_ns(), resizes));
+  t.charge(writeback_.write(file, address, length, inode_address, t.arrival_ns(), resizes, token));
 }
 
-void Conditioner::journal(Ticket& t, uint64_t file, uint64_t home_address) {
+void Conditioner::journal(Ticket& t, uint64_t file, uint64_t home_address, uint64_t token) {
   if (!check_ticket(t)) return;
-  t.charge(writeback_.journal(file, home_address, t.arrival_ns()));
+  t.charge(writeback_.journal(file, home_address, t.arrival_ns(), token));
+}
+
+void Conditioner::sync(Ticket& t) {
+  if (!check_ticket(t)) return;
+  t.charge(writeback_.sync_all(t.arrival_ns()));
 }
 
 void Conditioner::fsync(Ticket& t, uint64_t file, bool datasync) {
@@ -57,10 +62,11 @@ void Conditioner::fsync(Ticket& t, uint64_t file, bool datasync) {
   t.device_ = true;
 }
 
-void Conditioner::change_metadata(Ticket& t, uint64_t file, uint64_t home_address, bool journaled) {
+void Conditioner::change_metadata(Ticket& t, uint64_t file, uint64_t home_address, bool journaled,
+                                  uint64_t token) {
   assert(t.kind() == RequestKind::kMetadata);
   if (journaled) {
-    journal(t, file, home_address);
+    journal(t, file, home_address, token);
   } else {
     submit(t, Op::kWrite, home_address - home_address % kMetadataWriteBytes, kMetadataWriteBytes);
   }

@@ -74,14 +74,20 @@ class Conditioner {
   // at once unless throttled at the dirty limit; metadata changes are journal entries (complete
   // at once); fsync pays for the file's dirty data, the journal commit and a flush. `file`
   // identifies the inode; `inode_address` is where its metadata lives (its region base).
+  // `token`: an undo log's (crashable mounts, Writeback's DurabilityListener); 0 for none.
   void buffered_write(Ticket& t, uint64_t file, uint64_t address, uint64_t length,
-                      uint64_t inode_address, bool resizes = true);
-  void journal(Ticket& t, uint64_t file, uint64_t home_address);
+                      uint64_t inode_address, bool resizes = true, uint64_t token = 0);
+  void journal(Ticket& t, uint64_t file, uint64_t home_address, uint64_t token = 0);
+  // sync(2) charged to `t`: the journal commit, every dirty byte, a flush (a crashable mount's
+  // undo log past its bound makes everything durable so).
+  void sync(Ticket& t);
   void fsync(Ticket& t, uint64_t file, bool datasync = false);
   // One metadata change of `file`, whose inode lives at `home_address`: a journal entry when
   // `journaled` (write-back mode), else one kMetadataWriteBytes write of its block. The ticket's
   // op becomes kWrite and its length kMetadataWriteBytes. REQUIRES: t.kind() == kMetadata.
-  void change_metadata(Ticket& t, uint64_t file, uint64_t home_address, bool journaled);
+  // `token`: as journal()'s, when journaled.
+  void change_metadata(Ticket& t, uint64_t file, uint64_t home_address, bool journaled,
+                       uint64_t token = 0);
 
   // ---- 4. Finish, after the backing I/O: sends `send` at max(completion - lead, now) through
   // the scheduler (the lead for data only), and counts the reply. A ticket that is not
@@ -90,7 +96,13 @@ class Conditioner {
 
   // Not a FUSE request: `dmc sync` (sync(2) for the mount). Returns its completion.
   int64_t sync_all(int64_t arrival_ns) { return writeback_.sync_all(arrival_ns); }
+  // Not a FUSE request: the writeback and commits due by `now` happen (a crash at `now` must
+  // see them; nothing happens between commands otherwise).
+  void advance(int64_t now) { writeback_.advance(now); }
   WritebackCounters writeback_counters() const { return writeback_.counters(); }
+  // Crashable mounts: the undo log the write-back model tells about durability. Set before the
+  // session runs.
+  void set_durability_listener(DurabilityListener* l) { writeback_.set_listener(l); }
   // Tickets destroyed unfinished, finished twice, charged once finished or finished by another
   // conditioner (ticket.h): bugs, 0 in a correct build.
   uint64_t ticket_misuses() const { return ticket_misuses_.load(std::memory_order_relaxed); }

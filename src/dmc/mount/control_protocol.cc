@@ -207,6 +207,9 @@ std::string encode_request(const ControlRequest& r) {
     case ControlOp::kFaultRelease:
       j = {{"op", "fault_release"}};
       break;
+    case ControlOp::kCrash:
+      j = {{"op", "crash"}, {"seed", r.crash.seed}, {"tear", tear_name(r.crash.tear)}};
+      break;
   }
   return j.dump() + "\n";
 }
@@ -245,6 +248,14 @@ Result<ControlRequest> decode_request(const std::string& line) {
     r.op = ControlOp::kFaultLog;
   } else if (op == "fault_release") {
     r.op = ControlOp::kFaultRelease;
+  } else if (op == "crash") {
+    r.op = ControlOp::kCrash;
+    std::string tear;
+    TRY(read_int(j, "seed", r.crash.seed));
+    TRY(read_string(j, "tear", tear));
+    auto parsed = parse_tear(tear);
+    if (!parsed.ok()) return Error{parsed.error()};
+    r.crash.tear = *parsed;
   } else if (op == "stop") {
     r.op = ControlOp::kStop;
     auto it = j.find("force");
@@ -434,6 +445,48 @@ Result<StatusReply> decode_status(const std::string& line) {
   s.counters = *counters;
   if (auto d = j.find("diagnostics"); d != j.end()) s.diagnostics = diagnostics_from_json(*d);
   return s;
+}
+
+std::string encode_crash_report(const CrashReport& r) {
+  return json{{"ok", true},
+              {"seed", r.seed},
+              {"tear", tear_name(r.tear)},
+              {"files", r.files},
+              {"lost_bytes", r.lost_bytes},
+              {"survived_bytes", r.survived_bytes},
+              {"removed", r.removed},
+              {"restored", r.restored},
+              {"paths", r.paths},
+              {"errors", r.errors}}
+             .dump() +
+         "\n";
+}
+
+Result<CrashReport> decode_crash_report(const std::string& line) {
+  auto ack = decode_ack(line);
+  if (!ack.ok()) return Error{ack.error()};
+  const json j = *parse_object(line);
+  CrashReport r;
+  std::string tear;
+  TRY(read_int(j, "seed", r.seed));
+  TRY(read_string(j, "tear", tear));
+  TRY(read_int(j, "files", r.files));
+  TRY(read_int(j, "lost_bytes", r.lost_bytes));
+  TRY(read_int(j, "survived_bytes", r.survived_bytes));
+  TRY(read_int(j, "removed", r.removed));
+  TRY(read_int(j, "restored", r.restored));
+  auto parsed = parse_tear(tear);
+  if (!parsed.ok()) return Error{"bad crash report from daemon: " + parsed.error()};
+  r.tear = *parsed;
+  for (const char* key : {"paths", "errors"}) {
+    auto it = j.find(key);
+    if (it == j.end() || !it->is_array()) return make_error("bad crash report from daemon");
+    for (const json& p : *it) {
+      if (!p.is_string()) return make_error("bad crash report from daemon");
+      (std::string(key) == "paths" ? r.paths : r.errors).push_back(p.get<std::string>());
+    }
+  }
+  return r;
 }
 
 }  // namespace diskcond::mount

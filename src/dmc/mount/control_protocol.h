@@ -23,6 +23,11 @@
 //                                                done on the daemon's CLOCK_MONOTONIC:
 //                                                {"ok":true,"durable_at_ns":N}; -1 while a stall
 //                                                until released holds the device (ask again)
+//   {"op":"crash","seed":N,"tear":"none"|"sector"|"page"}   root only; a power cut, then the
+//                                                mount is gone: {"ok":true,"seed":N,"tear":"..",
+//                                                "files":N,"lost_bytes":N,"survived_bytes":N,
+//                                                "removed":N,"restored":N,"paths":[..],
+//                                                "errors":[..]}
 // Replies: {"ok":true, ...} or {"ok":false,"error":"<one line>"}. A status reply carries
 // "pid", "mount_point", "settings", "counters" and "diagnostics" (optional). Settings and
 // diagnostics use settings_json.h's vocabulary, the one of the settings store and -json output:
@@ -54,7 +59,8 @@ enum class ControlOp {
   kFaultRemove,
   kFaultClear,
   kFaultLog,
-  kFaultRelease
+  kFaultRelease,
+  kCrash
 };
 
 struct ControlRequest {
@@ -63,6 +69,7 @@ struct ControlRequest {
   bool force = false;      // kStop
   FaultRule rule;          // kFaultAdd
   uint64_t id = 0;         // kFaultRemove
+  CrashOptions crash;      // kCrash
 };
 
 using Diagnostics = MountDiagnostics;
@@ -94,5 +101,7 @@ std::string encode_released(uint64_t released);
 Result<uint64_t> decode_released(const std::string& line);
 std::string encode_fault_log(const std::vector<FaultEvent>& events);
 Result<std::vector<FaultEvent>> decode_fault_log(const std::string& line);
+std::string encode_crash_report(const CrashReport& report);
+Result<CrashReport> decode_crash_report(const std::string& line);
 
 }  // namespace diskcond::mount

@@ -16,15 +16,21 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <vector>
 
 #include "dmc/mount/conditioner.h"
 #include "dmc/mount/control_protocol.h"
 #include "dmc/mount/control_socket.h"
+#include "dmc/mount/crash_recorder.h"
 #include "dmc/mount/credentials.h"
 #include "dmc/mount/device_clock.h"
 #include "dmc/mount/filesystem.h"
@@ -86,7 +92,16 @@ struct Daemon {
   Filesystem& fs;
   ControlServer& control;
   TransitProbe& probe;
+  CrashRecorder* crash;              // null unless started -crashable
   std::atomic<bool> stopped{false};  // the mount was taken down through the control socket
+  // `dmc crash`: the control thread asks, the main thread applies it once the session has ended
+  // (no request runs any more) and answers.
+  std::mutex crash_mu;
+  std::condition_variable crash_cv;
+  std::optional<CrashOptions> crash_asked;  // guarded by crash_mu
+  int64_t crash_at_ns = 0;
+  std::optional<std::string> crash_reply;  // guarded by crash_mu
+  static constexpr auto kCrashWait = std::chrono::seconds(120);
 
   // Root, or the daemon's own user: a daemon not running as root (`dmc run` by an ordinary user,
   // in its own user namespace) belongs to the user who started it.
@@ -140,6 +155,9 @@ struct Daemon {
         return stop(request->force);
       case ControlOp::kSync:
         return sync();
+      case ControlOp::kCrash:
+        if (!may_change(peer_uid)) return encode_error("only root may crash a conditioned mount");
+        return power_cut(request->crash);
       case ControlOp::kFaultList:
         return encode_fault_report(FaultReport{fs.faults.list(), fs.faults.injected()});
       case ControlOp::kFaultLog:
@@ -191,6 +209,44 @@ struct Daemon {
     // In wall time; -1 while a stall that lasts until released holds it (the client asks again).
     const int64_t durable = conditioner.wall_when(conditioner.sync_all(conditioner.now()));
     return encode_synced(durable == kNeverNs ? -1 : durable);
+  }
+
+  // `dmc crash`: the instant of the cut is now. Aborting the FUSE connection (a forced, lazy
+  // unmount) fails every request from here on and ends the session; run_daemon then applies
+  // the undo log (apply_crash) and this thread answers with what was lost.
+  std::string power_cut(const CrashOptions& options) {
+    if (crash == nullptr) {
+      return encode_error(config.mount_point +
+                          " was not started with -crashable: nothing recorded what a power cut "
+                          "would lose (restart it with 'dmc start ... -crashable')");
+    }
+    std::unique_lock lock(crash_mu);
+    if (crash_asked) return encode_error("a crash is already under way");
+    crash_at_ns = conditioner.now();
+    crash_asked = options;
+    probe.pause();
+    if (umount2(config.mount_point.c_str(), MNT_FORCE | MNT_DETACH) < 0) {
+      const int err = errno;
+      crash_asked.reset();
+      probe.resume();
+      return encode_error("cannot cut " + config.mount_point + " off: " + std::strerror(err));
+    }
+    stopped = true;
+    control.close_listener();
+    unlink(config.paths.state.c_str());
+    if (!crash_cv.wait_for(lock, kCrashWait, [this] { return crash_reply.has_value(); }))
+      return encode_error("the daemon's requests did not end in time; nothing was rolled back");
+    return *crash_reply;
+  }
+
+  // On the main thread, after the FUSE session ended: the crash asked, if any.
+  void apply_crash() {
+    std::lock_guard lock(crash_mu);
+    if (!crash_asked) return;
+    conditioner.advance(crash_at_ns);  // the commits and writeback due by the cut happened
+    crash_reply =
+        encode_crash_report(crash->crash(crash_at_ns, crash_asked->tear, crash_asked->seed));
+    crash_cv.notify_all();
   }
 
   std::string stop(bool force) {
@@ -316,8 +372,14 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
   MonotonicClock wall_clock;
   DeviceClock clock(wall_clock);  // stopped by the fault rules' stalls, once attached
   ReplyScheduler scheduler(clock);
-  Conditioner conditioner(config.settings.profile, capacity, clock, scheduler,
-                          machine_writeback_params(capacity));
+  const WritebackParams writeback = machine_writeback_params(capacity);
+  Conditioner conditioner(config.settings.profile, capacity, clock, scheduler, writeback);
+  // -crashable: the undo log, bounded by the dirty limit (crash_recorder.h).
+  std::unique_ptr<CrashRecorder> crash;
+  if (config.settings.crashable) {
+    crash = std::make_unique<CrashRecorder>(writeback.dirty_limit());
+    conditioner.set_durability_listener(&crash->log());
+  }
   const char* lead = std::getenv("DISKCOND_TRANSIT_LEAD");
   conditioner.set_transit_lead_enabled(lead == nullptr || std::string_view(lead) != "off");
   const int root_copy = dup(config.root_fd);  // the inode table owns (and closes) its copy
@@ -330,6 +392,7 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
   fs.quota.set_capacity(config.settings.profile.capacity_bytes, config.root_fd);
   fs.mount_point = config.mount_point;
   clock.attach(fs.faults);
+  fs.crash = crash.get();
   for (const FaultRule& rule : config.settings.faults)
     fs.faults.add(with_seed(rule, conditioner.wall_now()), conditioner.wall_now());
 
@@ -355,7 +418,7 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
 
   ControlServer control;
   TransitProbe probe(config.mount_point, fs.probe_stamp, conditioner.transit_bound(), wall_clock);
-  Daemon daemon{config, conditioner, scheduler, fs, control, probe};
+  Daemon daemon{config, conditioner, scheduler, fs, control, probe, crash.get()};
   auto listening = control.start(
       config.paths.socket,
       [&daemon](const std::string& line, uid_t uid) { return daemon.handle(line, uid); });
@@ -379,6 +442,7 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
   }
   // The mount is gone (or going): send every reply still queued, then clean up.
   scheduler.drain();
+  daemon.apply_crash();  // `dmc crash`: no request runs any more
   control.stop();
   if (!daemon.stopped) {
     fuse_session_unmount(se);

@@ -105,18 +105,23 @@ void place_file(Filesystem& fs, const Inode& inode, int fd, bool direct) {
   }
 }
 
-Ticket begin_metadata_change(Filesystem& fs, const Inode& changed) {
+Ticket begin_metadata_change(Filesystem& fs, const Inode& changed, uint64_t undo) {
   Ticket t = fs.conditioner.begin_metadata();
   fs.conditioner.change_metadata(t, writeback_file_id(changed),
                                  fs.layout.inode_address(changed.ino),
-                                 fs.cache.load() == CacheMode::kWriteBack);
+                                 fs.cache.load() == CacheMode::kWriteBack, undo);
   return t;
 }
 
-void journal_new_entry(Filesystem& fs, Ticket& t, fuse_ino_t ino) {
+void journal_new_entry(Filesystem& fs, Ticket& t, fuse_ino_t ino, int dir_fd, const char* name) {
   if (fs.cache.load() != CacheMode::kWriteBack) return;
   const Inode& inode = fs.inodes.get(ino);
-  fs.conditioner.journal(t, writeback_file_id(inode), fs.layout.inode_address(inode.ino));
+  uint64_t token = 0;
+  if (fs.crash != nullptr && name != nullptr && dir_fd >= 0) {
+    token = fs.crash->after_create(dir_fd, name, inode.dev, inode.ino, inode.type == S_IFDIR,
+                                   t.arrival_ns());
+  }
+  fs.conditioner.journal(t, writeback_file_id(inode), fs.layout.inode_address(inode.ino), token);
 }
 
 void finish_err(Filesystem& fs, Ticket t, fuse_req_t req, int err) {

@@ -17,6 +17,7 @@
 #include "dmc/mount/address_space.h"
 #include "dmc/mount/buffer_pool.h"
 #include "dmc/mount/conditioner.h"
+#include "dmc/mount/crash_recorder.h"
 #include "dmc/mount/inode_table.h"
 #include "dmc/mount/killpriv_v2.h"
 #include "dmc/mount/mount_control.h"
@@ -46,8 +47,9 @@ struct Filesystem {
   InodeTable inodes;
   Layout layout;  // where files and metadata live; which inode-table blocks are in memory
   BufferPool buffers{kCachedBufferBytes};  // data buffers of reads and direct writes
-  SpaceQuota quota;         // the profile's capacity (statfs, ENOSPC); off when it has none
-  FaultRules faults;        // error rules (fault_injection.h); none: every request passes
+  SpaceQuota quota;                // the profile's capacity (statfs, ENOSPC); off when it has none
+  FaultRules faults;               // error rules (fault_injection.h); none: every request passes
+  CrashRecorder* crash = nullptr;  // -crashable: the undo log of power loss; null: none
   std::string mount_point;  // the conditioned directory's path, for the rules' relative paths
   Conditioner& conditioner;
   std::atomic<CacheMode> cache;  // applies to files opened afterwards
@@ -137,10 +139,14 @@ inline uint64_t writeback_file_id(const Inode& inode) {
 // Begins a request that changes the metadata of `changed` (a directory whose entries change, or
 // a file), charged with its cost: write-back mode, a journal entry (complete at once); otherwise
 // one 4 KiB write at its inode's block, waited for (Conditioner::change_metadata).
-Ticket begin_metadata_change(Filesystem& fs, const Inode& changed);
+// `undo`: a crashable mount's token for the change (CrashRecorder), journaled with it.
+Ticket begin_metadata_change(Filesystem& fs, const Inode& changed, uint64_t undo = 0);
 // Write-back mode: a new entry's own inode joins the journal too, so an fsync of the new file
 // commits its creation (as on ext4). Nothing in the other modes (the parent's write covers it).
-void journal_new_entry(Filesystem& fs, Ticket& t, fuse_ino_t ino);
+// A crashable mount (fs.crash) also records the creation of `name` in `dir_fd` (pinned), so that
+// a crash before its commit removes it.
+void journal_new_entry(Filesystem& fs, Ticket& t, fuse_ino_t ino, int dir_fd = -1,
+                       const char* name = nullptr);
 // Finish `t` (Conditioner::finish) with the error `err` (0: success) ...
 void finish_err(Filesystem& fs, Ticket t, fuse_req_t req, int err);
 // ... or with the entry `e` (the error `err` when it is not 0).

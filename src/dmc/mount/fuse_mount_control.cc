@@ -29,6 +29,8 @@ namespace {
 using namespace diskcond::mount;
 
 constexpr int kExitWaitMs = 10000;
+// The daemon waits up to 120 s for its requests to end, then restores what was not durable.
+constexpr int kCrashReplyMs = 180000;
 
 // Alive and not a zombie (the daemon is nobody's child; PID 1 may be slow to reap it).
 bool process_alive(pid_t pid) {
@@ -329,6 +331,29 @@ class FuseMountControl final : public MountControl {
     auto reply = fault_call(dir, request);
     if (!reply.ok()) return Error{reply.error()};
     return decode_fault_log(*reply);
+  }
+
+  Result<CrashReport> crash(const std::string& dir, const CrashOptions& options) override {
+    auto path = canonical_directory_path(dir);
+    if (!path.ok()) return Error{path.error()};
+    if (!is_conditioned_mount(*path)) return make_error(*path + " is not conditioned");
+    if (geteuid() != 0) return make_error("only root may crash a conditioned mount");
+    const RunPaths paths = paths_of_mount(*path);
+    auto state = read_state(paths.state);
+    ControlRequest request;
+    request.op = ControlOp::kCrash;
+    request.crash = options;
+    auto reply = control_call(paths.socket, encode_request(request), kCrashReplyMs);
+    if (!reply.ok())
+      return make_error(*path + ": the daemon does not answer (" + reply.error() + "); run stop");
+    auto report = decode_crash_report(*reply);
+    if (!report.ok()) return report;
+    // The daemon exits once its last open file is closed (the mount was detached).
+    if (state.ok()) {
+      for (int waited = 0; waited < kExitWaitMs && process_alive(state->pid); waited += 5)
+        sleep_ms(5);
+    }
+    return report;
   }
 
   Status update(const std::string& dir, const MountSettings& settings) override {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/crash_plan.h"
 #include "core/fault_rules.h"
 #include "core/profile.h"
 #include "core/result.h"
@@ -30,7 +31,27 @@ struct MountSettings {
   // Error rules the mount starts with (`dmc start -faults FILE`), in order; start() only: neither
   // update() nor the settings store nor status carry them (fault_list() does).
   std::vector<FaultRule> faults = {};
+  // `dmc start -crashable`: keep the undo log `dmc crash` needs (crash_recorder.h); start() only.
+  bool crashable = false;
 };
+
+// What `dmc crash` did (MountControl::crash).
+struct CrashOptions {
+  uint64_t seed = 0;
+  Tear tear = Tear::kNone;
+};
+struct CrashReport {
+  uint64_t seed = 0;
+  Tear tear = Tear::kNone;
+  uint64_t files = 0;              // files whose data went back (in whole or in part)
+  uint64_t lost_bytes = 0;         // written bytes that went back
+  uint64_t survived_bytes = 0;     // written bytes not durable that tearing kept
+  uint64_t removed = 0;            // entries created since the last commit, removed
+  uint64_t restored = 0;           // renames undone, entries removed or replaced since brought back
+  std::vector<std::string> paths;  // the first kMaxCrashPaths files changed or removed
+  std::vector<std::string> errors;  // what could not be restored (one line each)
+};
+constexpr size_t kMaxCrashPaths = 50;
 
 // Live figures a running daemon keeps (all since start).
 struct MountCounters {
@@ -149,6 +170,12 @@ class MountControl {
   virtual Result<uint64_t> fault_release(const std::string& dir) = 0;
   // The latest faults injected (FaultRules::log, at most kFaultLogCapacity), oldest first. Anyone.
   virtual Result<std::vector<FaultEvent>> fault_log(const std::string& dir) = 0;
+
+  // A power cut on the crashable mount `dir` (root only): what the pretend disk had not made
+  // durable goes back (torn by `options`), the mount is taken down like 'stop -force', and the
+  // directory is left as a disk would be after the cut. Errors: not conditioned, not started
+  // -crashable, not root, the daemon does not answer.
+  virtual Result<CrashReport> crash(const std::string& dir, const CrashOptions& options) = 0;
 };
 
 std::unique_ptr<MountControl> make_fuse_mount_control();

@@ -177,6 +177,9 @@ void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set, f
     return;
   }
   Ticket ticket = begin_metadata_change(fs, inode);
+  // A crashable mount does not undo a size change: the file's state now is kept by a crash.
+  if (fs.crash != nullptr && (to_set & FUSE_SET_ATTR_SIZE) != 0)
+    fs.crash->keep(writeback_file_id(inode));
   struct stat st;
   InodeFd fd = fs.inodes.pin(inode);
   int r = fd.error();

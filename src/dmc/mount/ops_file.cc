@@ -85,6 +85,7 @@ void op_open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
     finish_err(fs, std::move(ticket), req, -fd);
     return;
   }
+  if (fs.crash != nullptr && (fi->flags & O_TRUNC) != 0) fs.crash->keep(writeback_file_id(inode));
   attach_handle(fs, fi, fd, twin);
   set_cache_flags(fs, fi);
   fuse_file_info info = *fi;
@@ -110,6 +111,11 @@ void op_create(fuse_req_t req, fuse_ino_t parent_id, const char* name, mode_t mo
   int fd = dir.error();
   int r = fd;
   std::pair<int, uint32_t> twin{-1, 0};
+  // A crashable mount removes the files created since the last commit at a crash; a file that
+  // was there (opened, perhaps truncated) is kept as it is now.
+  struct stat existing;
+  const bool existed = fs.crash != nullptr && dir.ok() &&
+                       fstatat(dir.get(), name, &existing, AT_SYMLINK_NOFOLLOW) == 0;
   if (dir.ok()) {
     CallerCredentials creds(req);
     fd = creds.error()
@@ -125,7 +131,12 @@ void op_create(fuse_req_t req, fuse_ino_t parent_id, const char* name, mode_t mo
     finish_err(fs, std::move(ticket), req, -r);
     return;
   }
-  journal_new_entry(fs, ticket, e.ino);
+  if (existed) {
+    fs.crash->keep(writeback_file_id(fs.inodes.get(e.ino)));
+    journal_new_entry(fs, ticket, e.ino);
+  } else {
+    journal_new_entry(fs, ticket, e.ino, dir.get(), name);
+  }
   attach_handle(fs, fi, fd, twin);
   set_cache_flags(fs, fi);
   fuse_file_info info = *fi;
@@ -238,12 +249,26 @@ void op_write_buf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t offset,
   // fdatasync must commit it (Writeback::fsync).
   const bool grows = buffered && (!have_before || static_cast<uint64_t>(before.st_size) <
                                                       static_cast<uint64_t>(offset) + size);
+  // A crashable mount saves what a buffered write replaces (its undo log); a write the model
+  // waits for is durable once acknowledged, and with it the file's earlier writes.
+  uint64_t undo = 0;
+  if (fs.crash != nullptr) {
+    const uint64_t id = writeback_file_id(inode);
+    if (buffered && have_before) {
+      undo = fs.crash->before_write(id, h.fd, static_cast<uint64_t>(offset), size,
+                                    static_cast<uint64_t>(before.st_size), ticket.arrival_ns());
+      if (fs.crash->over_limit()) fs.conditioner.sync(ticket);
+    } else {
+      fs.crash->keep(id);
+    }
+  }
   uint64_t allocated = 0;
   for (const Piece& p :
        data_pieces(fs, inode, static_cast<uint64_t>(offset), size, true, &allocated)) {
     if (buffered) {
       fs.conditioner.buffered_write(ticket, writeback_file_id(inode), p.address, p.length,
-                                    fs.layout.inode_address(inode.ino), grows || allocated > 0);
+                                    fs.layout.inode_address(inode.ino), grows || allocated > 0,
+                                    undo);
     } else {
       fs.conditioner.submit(ticket, Op::kWrite, p.address, p.length);
     }
@@ -318,6 +343,7 @@ void op_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t 
     return;
   }
   Ticket ticket = begin_metadata_change(fs, fs.inodes.get(ino));
+  if (fs.crash != nullptr) fs.crash->keep(writeback_file_id(fs.inodes.get(ino)));
   int r;
   {
     CapabilityDrop drop(fuse_req_ctx(req)->uid);

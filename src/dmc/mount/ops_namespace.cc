@@ -34,7 +34,7 @@ void create_entry(fuse_req_t req, fuse_ino_t parent_id, const char* name, Make m
     if (r == 0) r = lookup_entry(fs, dir.get(), name, &e, nullptr);
   }
   if (r == 0) {
-    journal_new_entry(fs, ticket, e.ino);
+    journal_new_entry(fs, ticket, e.ino, dir.get(), name);
     fs.quota.settle(0, static_cast<int64_t>(e.attr.st_blocks) * 512);  // a directory's first block
   }
   finish_entry(fs, std::move(ticket), req, -r, e);
@@ -51,11 +51,12 @@ bool refused_by_rule(fuse_req_t req, FaultOp op, fuse_ino_t dir_id, const char* 
   return true;
 }
 
+// `undo`: a crashable mount's record of the change (journaled with it), or 0.
 template <class Change>
-void change_entry(fuse_req_t req, fuse_ino_t dir_id, Change change) {
+void change_entry(fuse_req_t req, fuse_ino_t dir_id, Change change, uint64_t undo = 0) {
   Filesystem& fs = fs_of(req);
   Inode& dir = fs.inodes.get(dir_id);
-  Ticket ticket = begin_metadata_change(fs, dir);
+  Ticket ticket = begin_metadata_change(fs, dir, undo);
   InodeFd fd = fs.inodes.pin(dir);
   int r = fd.error();
   if (r == 0) {
@@ -109,32 +110,60 @@ int remove_entry(Filesystem& fs, int dir, const char* name, int flags) {
   return r;
 }
 
+// A crashable mount in write-back mode (journaled changes) records what a crash must undo:
+// the token for the change's journal entry, or 0. As the daemon, before the change.
+bool records_changes(Filesystem& fs) {
+  return fs.crash != nullptr && fs.cache.load() == CacheMode::kWriteBack;
+}
+uint64_t record_removal(Filesystem& fs, fuse_ino_t dir_id, const char* name) {
+  if (!records_changes(fs)) return 0;
+  InodeFd dir = fs.inodes.pin(fs.inodes.get(dir_id));
+  return dir.ok() ? fs.crash->before_remove(dir.get(), name, fs.conditioner.now()) : 0;
+}
+uint64_t record_rename(Filesystem& fs, fuse_ino_t from_id, const char* name, fuse_ino_t to_id,
+                       const char* to_name, unsigned int flags) {
+  if (!records_changes(fs) || (flags & RENAME_EXCHANGE) != 0) return 0;  // exchanges are kept
+  InodeFd from = fs.inodes.pin(fs.inodes.get(from_id));
+  InodeFd to = fs.inodes.pin(fs.inodes.get(to_id));
+  return from.ok() && to.ok()
+             ? fs.crash->before_rename(from.get(), name, to.get(), to_name, fs.conditioner.now())
+             : 0;
+}
+
 void op_unlink(fuse_req_t req, fuse_ino_t parent, const char* name) {
   if (refused_by_rule(req, FaultOp::kUnlink, parent, name)) return;
-  change_entry(req, parent, [&](int dir) { return remove_entry(fs_of(req), dir, name, 0); });
+  const uint64_t undo = record_removal(fs_of(req), parent, name);
+  change_entry(
+      req, parent, [&](int dir) { return remove_entry(fs_of(req), dir, name, 0); }, undo);
 }
 
 void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char* name) {
   if (refused_by_rule(req, FaultOp::kRmdir, parent, name)) return;
-  change_entry(req, parent,
-               [&](int dir) { return remove_entry(fs_of(req), dir, name, AT_REMOVEDIR); });
+  const uint64_t undo = record_removal(fs_of(req), parent, name);
+  change_entry(
+      req, parent, [&](int dir) { return remove_entry(fs_of(req), dir, name, AT_REMOVEDIR); },
+      undo);
 }
 
 void op_rename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t newparent,
                const char* newname, unsigned int flags) {
   if (refused_by_rule(req, FaultOp::kRename, parent, name)) return;
   Filesystem& fs = fs_of(req);
+  const uint64_t undo = record_rename(fs, parent, name, newparent, newname, flags);
   InodeFd to = fs.inodes.pin(fs.inodes.get(newparent));
-  change_entry(req, parent, [&](int from) {
-    if (!to.ok()) return to.error();
-    // A rename over an existing name removes that file (not when exchanging or refusing to).
-    const bool replaces =
-        fs.quota.capacity() != 0 && (flags & (RENAME_EXCHANGE | RENAME_NOREPLACE)) == 0;
-    const uint64_t freed = replaces ? freed_by_removing(to.get(), newname) : 0;
-    const int r = static_cast<int>(check(renameat2(from, name, to.get(), newname, flags)));
-    if (r == 0 && freed != 0) fs.quota.settle(0, -static_cast<int64_t>(freed));
-    return r;
-  });
+  change_entry(
+      req, parent,
+      [&](int from) {
+        if (!to.ok()) return to.error();
+        // A rename over an existing name removes that file (not when exchanging or refusing to).
+        const bool replaces =
+            fs.quota.capacity() != 0 && (flags & (RENAME_EXCHANGE | RENAME_NOREPLACE)) == 0;
+        const uint64_t freed = replaces ? freed_by_removing(to.get(), newname) : 0;
+        const int r = static_cast<int>(check(renameat2(from, name, to.get(), newname, flags)));
+        if (r == 0 && freed != 0) fs.quota.settle(0, -static_cast<int64_t>(freed));
+        return r;
+      },
+      undo);
 }
 
 }  // namespace
