@@ -146,7 +146,9 @@ void save(const std::string& dir, const std::string& name, const std::string& te
   const int fd = open(tmp.c_str(), O_CREAT | O_WRONLY | O_TRUNC, 0644);
   ASSERT_GE(fd, 0);
   ASSERT_EQ(write(fd, text.data(), text.size()), ssize_t(text.size()));
-  if (durable) ASSERT_EQ(fsync(fd), 0);
+  if (durable) {
+    ASSERT_EQ(fsync(fd), 0);
+  }
   close(fd);
   ASSERT_EQ(rename(tmp.c_str(), (dir + "/" + name).c_str()), 0);
   if (durable) {
