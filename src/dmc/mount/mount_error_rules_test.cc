@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "core/fault_rules.h"
+#include "dmc/mount/mount_fault_test_support.h"
 #include "dmc/mount/mount_test_support.h"
 
 namespace diskcond::mount::testing {
@@ -21,25 +22,6 @@ namespace {
 using MountErrorRules = MountTest;
 
 constexpr size_t kBlock = 4096;
-
-FaultRule rule(const std::string& text) {
-  std::istringstream in(text);
-  std::vector<std::string> words;
-  for (std::string w; in >> w;) words.push_back(w);
-  auto r = parse_fault_rule(words);
-  EXPECT_TRUE(r.ok()) << text;
-  return r.ok() ? *r : FaultRule{};
-}
-
-void write_file(const std::string& file, const std::string& content) {
-  std::ofstream out(file, std::ios::binary);
-  out << content;
-}
-
-std::string read_all(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
 
 // "." for each read of [0, 4 KiB) that succeeded, "F" for each that failed with `error`, "?"
 // for anything else.

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/fault_rules.h"
+#include "dmc/mount/mount_fault_test_support.h"
 #include "dmc/mount/mount_test_support.h"
 
 namespace diskcond::mount::testing {
@@ -18,25 +19,6 @@ namespace {
 using MountFaultKinds = MountTest;
 
 constexpr size_t kBlock = 4096;
-
-FaultRule rule(const std::string& text) {
-  std::istringstream in(text);
-  std::vector<std::string> words;
-  for (std::string w; in >> w;) words.push_back(w);
-  auto r = parse_fault_rule(words);
-  EXPECT_TRUE(r.ok()) << text;
-  return r.ok() ? *r : FaultRule{};
-}
-
-void write_file(const std::string& file, const std::string& content) {
-  std::ofstream out(file, std::ios::binary);
-  out << content;
-}
-
-std::string read_all(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
 
 // The bytes of a pread, or "E<errno>".
 std::string pread_text(const std::string& file, off_t offset, size_t size) {

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "core/fault_rules.h"
+#include "dmc/mount/mount_fault_test_support.h"
 #include "dmc/mount/mount_test_support.h"
 
 namespace diskcond::mount::testing {
@@ -23,25 +24,6 @@ using std::chrono::milliseconds;
 
 constexpr size_t kBlock = 4096;
 constexpr int64_t kMs = 1'000'000;
-
-FaultRule rule(const std::string& text) {
-  std::istringstream in(text);
-  std::vector<std::string> words;
-  for (std::string w; in >> w;) words.push_back(w);
-  auto r = parse_fault_rule(words);
-  EXPECT_TRUE(r.ok()) << text;
-  return r.ok() ? *r : FaultRule{};
-}
-
-void write_file(const std::string& file, const std::string& content) {
-  std::ofstream out(file, std::ios::binary);
-  out << content;
-}
-
-std::string read_all(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
 
 // Milliseconds one 4 KiB pread of `fd` took; -1 when it failed.
 double timed_read_ms(int fd) {
