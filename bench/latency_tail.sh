@@ -38,5 +38,5 @@ build/dmc start "$SCRATCH/mnt" "Tail SSD" >/dev/null
 fallocate -l 64m "$SCRATCH/mnt/f"
 echo "latency_tail: tail $TAIL, seed $SEED, $IOS reads; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 fio --name=tail --filename="$SCRATCH/mnt/f" --rw=randread --bs=4k --direct=1 --ioengine=psync \
-  --size=64m --number_ios="$IOS" --write_lat_log="$SCRATCH/lat" --log_avg_msec=0 >/dev/null
+  --size=64m --number_ios="$IOS" --clocksource=clock_gettime --write_lat_log="$SCRATCH/lat" --log_avg_msec=0 >/dev/null
 python3 bench/latency_tail/check.py "$SCRATCH/lat_clat.1.log" "$TAIL" "$SEED" 1009766
