@@ -49,6 +49,12 @@ struct Profile {
   bool operator==(const Profile&) const = default;
 };
 
+// Whether the profile makes any command take time: an access time or a throughput limit. A
+// profile with neither ("SSD 0 0 0") is conditioning off: the mount adds nothing of its own.
+inline bool charges_time(const Profile& p) {
+  return p.access_time_ns > 0 || p.read_bytes_per_sec > 0 || p.write_bytes_per_sec > 0;
+}
+
 // Checks each field's range (profile_fields.h: queue depth 1 to 65536, access time 0 to 60 s, ...)
 // and that the name is non-empty and free of control characters. Errors name the field.
 Status validate(const Profile& p);

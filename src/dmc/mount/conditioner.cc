@@ -8,6 +8,7 @@ namespace diskcond::mount {
 Conditioner::Conditioner(const Profile& profile, uint64_t capacity, const Clock& clock,
                          ReplyTimer& scheduler, const WritebackParams& writeback)
     : clock_(clock),
+      charges_time_(diskcond::charges_time(profile)),
       scheduler_(scheduler),
       model_(profile, capacity),
       writeback_(model_, writeback) {}

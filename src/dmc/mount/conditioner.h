@@ -123,7 +123,13 @@ class Conditioner {
                             : 0;
   }
 
-  void set_profile(const Profile& profile) { model_.set_profile(profile); }
+  void set_profile(const Profile& profile) {
+    model_.set_profile(profile);
+    charges_time_.store(diskcond::charges_time(profile), std::memory_order_relaxed);
+  }
+  // Whether the current profile makes commands take time (core/profile.h charges_time): false
+  // for conditioning off, where O_DIRECT keeps its backing meaning (ops_file.cc).
+  bool charges_time() const { return charges_time_.load(std::memory_order_relaxed); }
   Profile profile() const { return model_.profile(); }
   MountCounters counters() const;
   // Replies whose backing I/O ended after the model's completion (the host, not the profile,
@@ -138,6 +144,7 @@ class Conditioner {
   void count_misuse();
 
   const Clock& clock_;
+  std::atomic<bool> charges_time_;
   ReplyTimer& scheduler_;
   DiskModel model_;
   Writeback writeback_;  // every command reaches model_ through it

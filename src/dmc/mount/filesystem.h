@@ -68,19 +68,22 @@ struct Filesystem {
 
 // An open file. Owns its descriptors.
 //
-// `fd` is the backing file opened with the caller's flags. For an O_DIRECT open that may read,
-// `read_fd` is a second, buffered descriptor of the same file, and reads go through it: the model
-// decides when a read completes, so the backing disk's own latency need not be paid again (it
-// set the mount's 4 KiB floor on slow disks). The kernel keeps the page cache coherent with
-// direct writes to `fd`. `direct_align` keeps O_DIRECT's rule: reads whose offset or size is not
-// a multiple of it fail with EINVAL, as they would on the backing file. Otherwise read_fd == fd
-// and direct_align == 0. `direct`: `fd` was opened O_DIRECT (writes need aligned buffers).
+// `fd` is the backing file opened with the caller's flags. For an O_DIRECT open, `buffered_fd`
+// is a second, buffered descriptor of the same file (same access mode, O_APPEND and O_SYNC/O_DSYNC
+// kept). Reads always go through it, and writes while the mount is conditioned: the model decides
+// when they complete, so the backing disk's own latency need not be paid again (it set the mount's
+// 4 KiB floor on slow disks). fsync on either descriptor flushes the file, O_SYNC/O_DSYNC writes
+// still reach the backing disk, and the kernel keeps the page cache coherent with direct writes
+// to `fd`. `direct_align` keeps O_DIRECT's rule: reads and twin writes whose offset or size is
+// not a multiple of it fail with EINVAL, as they would on the backing file. Otherwise
+// buffered_fd == fd and direct_align == 0. `direct`: `fd` was opened O_DIRECT (writes to it need
+// aligned buffers).
 // `writeback`: opened while the mount's mode was CacheMode::kWriteBack (buffered writes become
 // dirty data, close does not wait, fsync pays; docs/conditioner.md "Write-back").
 struct FileHandle {
-  FileHandle(int fd, int read_fd, uint32_t direct_align, bool direct, bool writeback)
+  FileHandle(int fd, int buffered_fd, uint32_t direct_align, bool direct, bool writeback)
       : fd(fd),
-        read_fd(read_fd),
+        buffered_fd(buffered_fd),
         direct_align(direct_align),
         direct(direct),
         writeback(writeback) {}
@@ -89,7 +92,7 @@ struct FileHandle {
   FileHandle& operator=(const FileHandle&) = delete;
 
   const int fd;
-  const int read_fd;
+  const int buffered_fd;
   const uint32_t direct_align;
   const bool direct;
   const bool writeback;

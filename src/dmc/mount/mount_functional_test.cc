@@ -313,6 +313,73 @@ TEST_F(MountFunctional, DirectReadsKeepTheBackingRulesAndSeeEveryWrite) {
   close(on_mount);
 }
 
+// O_DIRECT writes go to the buffered twin while the profile charges time (issue 18, item 2) and
+// to the O_DIRECT descriptor when conditioning is off: either way the alignment rule stays the
+// backing filesystem's, the data reaches the backing file, and reads see it.
+TEST_F(MountFunctional, DirectWritesKeepTheBackingRulesAndReachTheBackingFile) {
+  const std::string plain = dir_ + "-plain";
+  ASSERT_EQ(mkdir(plain.c_str(), 0755), 0);
+  struct RemovePlain {
+    std::string dir;
+    ~RemovePlain() { std::filesystem::remove_all(dir); }
+  } remove_plain{plain};
+  const std::string data(64 * 1024, 'd');
+  spit(plain + "/f", data);
+  spit(path("f"), data);
+  // The backing directory, as the mount will hide it.
+  const int backing = open(dir_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  ASSERT_GE(backing, 0);
+  struct CloseFd {
+    int fd;
+    ~CloseFd() { close(fd); }
+  } close_backing{backing};
+
+  void* mem = nullptr;
+  ASSERT_EQ(posix_memalign(&mem, 4096, 3 * 4096), 0);
+  std::unique_ptr<void, decltype(&free)> owned(mem, &free);
+  char* buf = static_cast<char*>(mem);
+  struct Case {
+    size_t size;
+    off_t offset;
+  };
+  for (const Profile& profile : {ssd_profile(0), ssd_profile(4096)}) {
+    SCOPED_TRACE(charges_time(profile) ? "conditioned" : "conditioning off");
+    start(profile, CacheMode::kPageCache);
+    int on_plain = open((plain + "/f").c_str(), O_RDWR | O_DIRECT);
+    int on_mount = open(path("f").c_str(), O_RDWR | O_DIRECT);
+    ASSERT_GE(on_plain, 0);
+    ASSERT_GE(on_mount, 0);
+    char fill = charges_time(profile) ? 'c' : 'o';
+    for (Case c : {Case{4096, 0}, Case{512, 512}, Case{4096, 1}, Case{100, 0}, Case{8192, 4096},
+                   Case{3, 5}, Case{4096, 62 * 1024}, Case{4096, 64 * 1024}}) {
+      std::memset(buf, fill++, 3 * 4096);
+      errno = 0;
+      const ssize_t want = pwrite(on_plain, buf, c.size, c.offset);
+      const int want_errno = want < 0 ? errno : 0;
+      errno = 0;
+      const ssize_t got = pwrite(on_mount, buf, c.size, c.offset);
+      const int got_errno = got < 0 ? errno : 0;
+      EXPECT_EQ(got, want) << "size " << c.size << " at " << c.offset;
+      EXPECT_EQ(got_errno, want_errno) << "size " << c.size << " at " << c.offset;
+    }
+    close(on_plain);
+    close(on_mount);
+    // The backing file holds what the plain directory's file does, byte for byte, as do reads
+    // through the mount (the O_DIRECT one goes through the read twin).
+    std::string want = slurp(plain + "/f");
+    const int under = openat(backing, "f", O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(under, 0);
+    std::string got(want.size() + 1, '\0');
+    const ssize_t n = pread(under, got.data(), got.size(), 0);
+    close(under);
+    ASSERT_GE(n, 0);
+    got.resize(static_cast<size_t>(n));
+    EXPECT_EQ(got, want);
+    EXPECT_EQ(slurp(path("f")), want);
+    ASSERT_TRUE(control_->stop(dir_, false).ok());
+  }
+}
+
 TEST_F(MountFunctional, NoCacheModeSendsEveryReadToTheDaemon) {
   spit(path("f"), std::string(64 * 1024, 'z'));
   start(ssd_profile(0), CacheMode::kNoCache);

@@ -3,8 +3,9 @@
 // read/write/flush/fsync/fallocate are conditioned: submitted to the model at arrival (before
 // the backing I/O), replied at max(model completion, backing I/O done). Backing writes go through
 // 4 KiB aligned buffers, so files opened with O_DIRECT work when the application's offsets and
-// sizes are aligned - exactly where the backing filesystem accepts them. O_DIRECT reads go
-// through a buffered twin descriptor with the same alignment rule (FileHandle).
+// sizes are aligned - exactly where the backing filesystem accepts them. O_DIRECT reads, and
+// O_DIRECT writes while the mount is conditioned, go through a buffered twin descriptor with the
+// same alignment rule (FileHandle).
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -34,18 +35,19 @@ void set_cache_flags(const Filesystem& fs, fuse_file_info* fi) {
   }
 }
 
-// For an O_DIRECT open that may read: a buffered descriptor of the same file and the backing
-// filesystem's O_DIRECT offset alignment. {fd, 0} when there is none (no O_DIRECT, write-only,
-// or the filesystem does not report its alignment). REQUIRES: caller credentials in effect (the
-// reopen is checked like the caller's own open).
-std::pair<int, uint32_t> read_twin(int fd, int flags) {
-  if ((flags & O_DIRECT) == 0 || (flags & O_ACCMODE) == O_WRONLY) return {fd, 0};
+// For an O_DIRECT open: a buffered descriptor of the same file (same access mode, O_APPEND,
+// O_SYNC and O_DSYNC, without O_DIRECT) and the backing filesystem's O_DIRECT offset alignment.
+// {fd, 0} when there is none (no O_DIRECT, or the filesystem does not report its alignment).
+// REQUIRES: caller credentials in effect (the reopen is checked like the caller's own open).
+std::pair<int, uint32_t> buffered_twin(int fd, int flags) {
+  if ((flags & O_DIRECT) == 0) return {fd, 0};
   struct statx stx;
   if (statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) != 0 ||
       (stx.stx_mask & STATX_DIOALIGN) == 0 || stx.stx_dio_offset_align == 0) {
     return {fd, 0};
   }
-  const int twin = open(proc_fd_path(fd).c_str(), O_RDONLY | O_CLOEXEC);
+  const int kept = flags & (O_ACCMODE | O_APPEND | O_SYNC | O_DSYNC);
+  const int twin = open(proc_fd_path(fd).c_str(), kept | O_CLOEXEC);
   if (twin < 0) return {fd, 0};
   return {twin, stx.stx_dio_offset_align};
 }
@@ -78,7 +80,7 @@ void op_open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
     fd = creds.error()
              ? creds.error()
              : static_cast<int>(check(open(path.c_str(), (fi->flags & ~O_NOFOLLOW) | O_CLOEXEC)));
-    if (fd >= 0) twin = read_twin(fd, fi->flags);
+    if (fd >= 0) twin = buffered_twin(fd, fi->flags);
   }
   if (fd >= 0) place_file(fs, inode, fd, (fi->flags & O_DIRECT) != 0);
   if (fd < 0) {
@@ -123,7 +125,7 @@ void op_create(fuse_req_t req, fuse_ino_t parent_id, const char* name, mode_t mo
              : static_cast<int>(check(
                    openat(dir.get(), name, (fi->flags & ~O_NOFOLLOW) | O_CREAT | O_CLOEXEC, mode)));
     r = fd < 0 ? fd : lookup_entry(fs, dir.get(), name, &e, nullptr);
-    if (r >= 0) twin = read_twin(fd, fi->flags);
+    if (r >= 0) twin = buffered_twin(fd, fi->flags);
   }
   if (r >= 0) place_file(fs, fs.inodes.get(e.ino), fd, (fi->flags & O_DIRECT) != 0);
   if (r < 0) {
@@ -168,7 +170,7 @@ void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_fil
     fs.conditioner.submit(ticket, Op::kRead, p.address, p.length);
   }
   auto buf = std::make_shared<BufferPool::Buffer>(fs.buffers.get(size));
-  ssize_t n = buf->data() ? pread(h.read_fd, buf->data(), size, offset) : -1;
+  ssize_t n = buf->data() ? pread(h.buffered_fd, buf->data(), size, offset) : -1;
   const int err = n < 0 ? (buf->data() ? errno : ENOMEM) : 0;
   // Silent corruption: the reply's copy only.
   if (fault.action == FaultAction::kCorrupt && n > 0) {
@@ -184,14 +186,15 @@ void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_fil
   });
 }
 
-// Writes the first `size` bytes of `in` at `offset` to the backing file. Returns bytes written
-// or -errno. Data already in memory goes straight to a buffered descriptor; O_DIRECT (and data in
-// a pipe) goes through an aligned copy. REQUIRES: size <= fuse_buf_size(in).
-ssize_t backing_write(BufferPool& buffers, const FileHandle& h, fuse_bufvec* in, off_t offset,
+// Writes the first `size` bytes of `in` at `offset` to the backing file through `fd` (`direct`:
+// opened O_DIRECT). Returns bytes written or -errno. Data already in memory goes straight to a
+// buffered descriptor; O_DIRECT (and data in a pipe) goes through an aligned copy.
+// REQUIRES: size <= fuse_buf_size(in).
+ssize_t backing_write(BufferPool& buffers, int fd, bool direct, fuse_bufvec* in, off_t offset,
                       size_t size) {
-  if (!h.direct && in->count == 1 && in->idx == 0 && in->off == 0 &&
+  if (!direct && in->count == 1 && in->idx == 0 && in->off == 0 &&
       (in->buf[0].flags & FUSE_BUF_IS_FD) == 0) {
-    return posix::pwrite_all(h.fd, static_cast<const char*>(in->buf[0].mem), size, offset);
+    return posix::pwrite_all(fd, static_cast<const char*>(in->buf[0].mem), size, offset);
   }
   BufferPool::Buffer buf = buffers.get(size);
   if (buf.data() == nullptr) return -ENOMEM;
@@ -199,7 +202,19 @@ ssize_t backing_write(BufferPool& buffers, const FileHandle& h, fuse_bufvec* in,
   mem.buf[0].mem = buf.data();
   ssize_t got = fuse_buf_copy(&mem, in, static_cast<fuse_buf_copy_flags>(0));
   if (got < 0) return got;
-  return posix::pwrite_all(h.fd, buf.data(), static_cast<size_t>(got), offset);
+  return posix::pwrite_all(fd, buf.data(), static_cast<size_t>(got), offset);
+}
+
+// Whether an O_DIRECT write goes to the buffered twin: while the profile charges time the model,
+// not the backing disk, decides when it completes (docs/conditioner.md "Caching"), and the
+// backing disk's own write latency would set the mount's floor. With conditioning off, O_DIRECT
+// keeps its meaning (the backing disk's). O_DIRECT's rule stays: an offset or size that is not a
+// multiple of the alignment fails with EINVAL (`aligned` false).
+bool use_buffered_twin(const Filesystem& fs, const FileHandle& h, off_t offset, size_t size,
+                       bool* aligned) {
+  *aligned = h.direct_align == 0 ||
+             (static_cast<uint64_t>(offset) % h.direct_align == 0 && size % h.direct_align == 0);
+  return fs.conditioner.charges_time() && h.buffered_fd != h.fd;
 }
 
 // Write-back mode (a buffered handle): the data becomes dirty in the model and the reply goes at
@@ -274,9 +289,14 @@ void op_write_buf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t offset,
     }
   }
   ssize_t n = static_cast<ssize_t>(size);
-  if (!lost) {
+  bool aligned = true;
+  const bool twin = h.direct && use_buffered_twin(fs, h, offset, size, &aligned);
+  if (!aligned && twin) {
+    n = -EINVAL;  // as the O_DIRECT backing file would refuse it
+  } else if (!lost) {
     CapabilityDrop drop(fuse_req_ctx(req)->uid);  // a write by a user clears setuid bits
-    n = backing_write(fs.buffers, handle_of(fi), in, offset, size);
+    n = twin ? backing_write(fs.buffers, h.buffered_fd, false, in, offset, size)
+             : backing_write(fs.buffers, h.fd, h.direct, in, offset, size);
   }
   if (quota_on) {
     fs.quota.settle(reserved, static_cast<int64_t>(allocated_bytes(h.fd)) -
@@ -368,7 +388,7 @@ void op_lseek(fuse_req_t req, fuse_ino_t, off_t offset, int whence, fuse_file_in
 }  // namespace
 
 FileHandle::~FileHandle() {
-  if (read_fd != fd) close(read_fd);
+  if (buffered_fd != fd) close(buffered_fd);
   close(fd);
 }
 
