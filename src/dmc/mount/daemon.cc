@@ -433,9 +433,17 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
     exit_code = 1;
   } else {
     fuse_loop_config* loop = fuse_loop_cfg_create();
-    fuse_loop_cfg_set_max_threads(loop, kMaxWorkerThreads);
-    fuse_loop_cfg_set_idle_threads(loop, kIdleWorkerThreads);
-    fuse_loop_cfg_set_clone_fd(loop, 0);
+    // DISKCOND_FUSE_CLONE_FD=1 / DISKCOND_FUSE_WORKERS=N: the transport's knobs, for measuring
+    // what they do to the floor (docs/conditioner.md "Transport"); the defaults are the measured
+    // choice.
+    const char* clone = std::getenv("DISKCOND_FUSE_CLONE_FD");
+    const char* workers = std::getenv("DISKCOND_FUSE_WORKERS");
+    const unsigned threads = workers != nullptr && std::atoi(workers) > 0
+                                 ? static_cast<unsigned>(std::atoi(workers))
+                                 : kMaxWorkerThreads;
+    fuse_loop_cfg_set_max_threads(loop, threads);
+    fuse_loop_cfg_set_idle_threads(loop, threads);
+    fuse_loop_cfg_set_clone_fd(loop, clone != nullptr && std::string_view(clone) == "1" ? 1 : 0);
     if (conditioner.transit_lead_enabled()) probe.start();
     fuse_session_loop_mt(se, loop);
     fuse_loop_cfg_destroy(loop);
