@@ -4,13 +4,13 @@
 // is the same path once, on a slowdown too large for load to hide.
 //
 // Setup: `dmc configure <mount> SSD 0 40 40` (40 MiB/s, no access time), 16 psync workers reading
-// 64 KiB at random, 0.5 s warm-up, 6 s measured (6 seconds a side: complete separation gives
-// p = 0.002, two seconds out of order still 0.009, below the 0.01 alpha); then 24 MiB/s, 40%
-// slower. Sixteen commands queued keep the pretend device busy, so the model's rate holds
-// whatever the machine's load does to each reply's wake-up: measured (2026-12-01, load average
-// 12) 634-651 transfers a second at 40 MiB/s against the model's 640, where 4 workers gave 380-636
-// and one worker at QD1 of a 1 ms profile 11-457. A 40% gap leaves load no room to flip the
-// verdict.
+// 64 KiB at random, 0.5 s warm-up, 6 s measured (6 seconds a side: complete separation gave
+// p = 0.0013-0.0018 and a change of -40.0% in three runs at load average 12, against the 0.01
+// alpha); then 24 MiB/s, 40% slower. Sixteen commands queued keep the pretend device busy, so the
+// model's rate holds whatever the machine's load does to each reply's wake-up: measured
+// (2026-12-01, load average 12) 634-651 transfers a second at 40 MiB/s against the model's 640,
+// where 4 workers gave 380-636 and one worker at QD1 of a 1 ms profile 11-457. A 40% gap leaves
+// load no room to flip the verdict.
 #include <gtest/gtest.h>
 
 #include <cstdio>

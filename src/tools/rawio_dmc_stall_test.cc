@@ -14,10 +14,10 @@
 // the stall still falls inside). Open loop asks 1000/s, well under what the mount serves at QD1
 // (2,500-5,500/s measured), so the backlog of the stall is caught up in a fraction of a second.
 //
-// Margins measured (2026-12-01, five runs on the 2-vCPU VM shared with two other builds, load
-// average 9.8-10.5): closed loop 7,700-18,000 transfers in 3 s (p99.9 needs more than 1,000 to
-// leave one stalled transfer above it), p99.9 12-28 ms against the 250 ms bound (9x), max 998-1018
-// ms; open loop achieved 999-1110/s, p99.9 1004-1055 ms against the 500 ms bound (2x; about 500 of
+// Margins measured (2026-12-01, seven runs on the 2-vCPU VM shared with two other builds, load
+// average 9.8-12.3): closed loop 7,700-71,000 transfers in 3 s (p99.9 needs more than 1,000 to
+// leave one stalled transfer above it), p99.9 0.8-28 ms against the 250 ms bound (9x), max 998-1018
+// ms; open loop achieved 999-1110/s, p99.9 997-1055 ms against the 500 ms bound (2x; about 500 of
 // 3,000 samples waited over 500 ms, against the 3 that p99.9 needs).
 #include <gtest/gtest.h>
 
