@@ -5,7 +5,7 @@
 //
 // Setup: `dmc configure <mount> SSD 0 40 40` (40 MiB/s, no access time), 16 psync workers reading
 // 64 KiB at random, 0.5 s warm-up, 6 s measured (6 seconds a side: complete separation gave
-// p = 0.0013-0.0018 and a change of -40.0% in three runs at load average 12, against the 0.01
+// p = 0.0013-0.0018 and a change of -40.0% in two runs at load average 12, against the 0.01
 // alpha); then 24 MiB/s, 40% slower. Sixteen commands queued keep the pretend device busy, so the
 // model's rate holds whatever the machine's load does to each reply's wake-up: measured
 // (2026-12-01, load average 12) 634-651 transfers a second at 40 MiB/s against the model's 640,
