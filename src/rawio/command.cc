@@ -19,6 +19,7 @@
 #include "rawio/formatter.h"
 #include "rawio/history/history_store.h"
 #include "rawio/honesty.h"
+#include "rawio/latency_log_file.h"
 #include "rawio/progress_line.h"
 #include "rawio/runner.h"
 #include "rawio/safety.h"
@@ -281,21 +282,28 @@ int run_command(const Invocation& inv, std::FILE* out, std::FILE* err) {
                          "libaio for a deeper queue)",
                          inv.engine->name, inv.iodepth));
   }
+  // The log before the history: a log that cannot be made leaves no database made either, and
+  // a database that cannot be opened removes the log file it would have left.
+  std::FILE* latency_log = nullptr;
+  std::optional<LatencyLogFile> latency_log_file;
+  if (!inv.latency_log.empty()) {
+    if (Status s = check_latency_log_path(inv.latency_log, inv.targets); !s)
+      return say(err, s.error()), kExitUsage;
+    auto opened = LatencyLogFile::open(inv.latency_log);
+    if (!opened) return say(err, opened.error()), kExitIoError;
+    latency_log_file.emplace(std::move(*opened));
+    latency_log = latency_log_file->get();
+  }
   std::optional<history::HistoryStore> history;
   if (inv.save) {
     auto store = open_history(inv);
-    if (!store) return say(err, store.error()), kExitIoError;
+    if (!store) {
+      if (latency_log_file) latency_log_file->discard();
+      return say(err, store.error()), kExitIoError;
+    }
     history.emplace(std::move(*store));
   }
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> latency_log(nullptr, &std::fclose);
-  if (!inv.latency_log.empty()) {
-    latency_log.reset(std::fopen(inv.latency_log.c_str(), "w"));
-    if (!latency_log)
-      return say(err, fmt::format("--latency-log: cannot create {}: {}", inv.latency_log,
-                                  strerror(errno))),
-             kExitIoError;
-    std::fputs(kTransferLogHeader, latency_log.get());
-  }
+  if (latency_log) std::fputs(kTransferLogHeader, latency_log);
   install_signal_handlers();
   ProgressLine progress(err, inv.progress);
   std::vector<TargetReport> reports;
@@ -335,7 +343,7 @@ int run_command(const Invocation& inv, std::FILE* out, std::FILE* err) {
         if (latency_log) {
           options.on_transfer_logs = [&](const std::vector<const TransferLog*>& logs,
                                          int64_t start) {
-            logged = write_transfer_log(latency_log.get(), p.id, kind, start, logs);
+            logged = write_transfer_log(latency_log, p.id, kind, start, logs);
           };
         }
         std::optional<SteadyStateWatch> watch;

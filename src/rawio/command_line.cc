@@ -26,7 +26,8 @@ struct RawText {
   std::string area, transfer, time_limit, warmup, direct = "auto", count, seed, units = "kib";
   std::string rate, arrival, ss_window;
   std::optional<unsigned> precondition;
-  bool steady_state_given = false, ss_rounds_given = false, latency_log_given = false;
+  bool steady_state_given = false, ss_window_given = false, ss_rounds_given = false,
+       latency_log_given = false;
   std::string engine = std::string(default_engine().name);  // checked by CLI11
   bool all = false;
   bool no_progress = false;
@@ -174,15 +175,15 @@ std::unique_ptr<CLI::App> build_app(Invocation& inv, RawText& raw, bool tests[4]
 
 // --steady-state and its companions. Returns an error message or "".
 std::string finish_steady_state(Invocation& inv, const RawText& raw) {
-  if (!inv.steady_state && (!raw.ss_window.empty() || raw.ss_rounds_given))
+  if (!inv.steady_state && (raw.ss_window_given || raw.ss_rounds_given))
     return fmt::format("{}: needs --steady-state",
-                       raw.ss_window.empty() ? "--ss-rounds" : "--ss-window");
+                       raw.ss_window_given ? "--ss-window" : "--ss-rounds");
   if (inv.steady_state && raw.count_given)
     return "--steady-state: runs until steady, not for a count; leave out -c";
   if (inv.steady_state && raw.time_given)
     return "--steady-state: runs until steady (at most --ss-rounds rounds of --ss-window); leave "
            "out -t";
-  if (!raw.ss_window.empty()) {
+  if (raw.ss_window_given) {
     auto window = parse_time_ns(raw.ss_window, TimeUnit::kSeconds);
     if (!window) return "--ss-window: " + window.error();
     if (*window < 1'000'000'000 || *window > 3'600'000'000'000 || *window % 1'000'000'000 != 0)
@@ -378,6 +379,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   raw.rate_given = app->count("--rate") > 0;
   raw.arrival_given = app->count("--arrival") > 0;
   raw.db_given = app->count("--db") > 0;
+  raw.ss_window_given = app->count("--ss-window") > 0;
   raw.ss_rounds_given = app->count("--ss-rounds") > 0;
   raw.latency_log_given = app->count("--latency-log") > 0;
   std::string error = repeated_flag_error(*app);

@@ -326,6 +326,10 @@ TEST(RawioCommandLine, SteadyStateAndItsCompanions) {
             "--ss-window: '1.5s' is not a whole number of seconds from 1s to 1h");
   EXPECT_EQ(parse({"-R", "--steady-state", "--ss-rounds", "4", "f"}).action,
             ParsedCommandLine::Action::kUsageError);
+  // Given empty is given: an error, not the default (the bad-input sweep found it accepted).
+  EXPECT_EQ(parse({"-R", "--steady-state", "--ss-window", "", "f"}).text,
+            "--ss-window: invalid time '' (examples: 100us, 5ms, 8s)");
+  EXPECT_EQ(parse({"-R", "--ss-window", "", "f"}).text, "--ss-window: needs --steady-state");
 }
 
 TEST(RawioCommandLine, Repeat) {

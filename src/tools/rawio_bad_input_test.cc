@@ -5,6 +5,7 @@
 // no test file made (or made and removed), no history database written or created.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -20,6 +21,9 @@ struct OptionValues {
   std::string short_name, long_name;
   std::vector<std::string> bad;
   std::string good, other_good;  // two values it accepts, for the duplicated-option case
+  // Words the option needs to be accepted at all (--arrival needs --rate), given with it. With
+  // "--steady-state" among them the base words' -t is left out (they conflict).
+  std::vector<std::string> with = {};
 };
 
 const std::vector<OptionValues>& run_options() {
@@ -51,6 +55,45 @@ const std::vector<OptionValues>& run_options() {
       {"", "--units", {"MiB", "", "kb", "mib,iops", "x\ny"}, "mib", "iops"},
       {"", "--db", {""}, "a.db", "b.db"},  // the base words have --save; relative to the world
       {"", "--repeat", {"0", "-1", "1001", "x", "", "1.5"}, "1", "2"},
+      {"",
+       "--rate",
+       {"0", "0/s", "-1", "x", "", "1e3", "2000/m", "/s", "1.5.5", "nan", "inf", "1000000001",
+        "2000 /s", "99999999999999999999999999999999999999"},
+       "1000/s",
+       "500"},
+      {"",
+       "--arrival",
+       {"foo", "", "FIXED", "fixed,poisson", "x\ny"},
+       "fixed",
+       "poisson",
+       {"--rate", "1000/s"}},
+      {"",
+       "--ss-window",
+       {"0", "0s", "-1s", "1500ms", "0.5s", "2h", "x", "", "1y"},
+       "1s",
+       "1",
+       {"--steady-state"}},
+      {"", "--ss-rounds", {"4", "0", "-1", "10001", "1.5", "x", ""}, "5", "6", {"--steady-state"}},
+      {"", "--precondition", {"-1", "101", "1.5", "x", ""}, "0", "0"},
+      {"", "--latency-log", {""}, "log.csv", "log2.csv"},
+  };
+  return options;
+}
+
+// rawio compare's options; each case compares the saved run with itself unless the value is bad.
+const std::vector<OptionValues>& compare_options() {
+  static const std::vector<OptionValues> options = {
+      {"", "--last", {"0", "-1", "x", "", "1.5", "99999999999999999999", "2000000"}, "1", "1"},
+      {"", "--metric", {"IOPS", "", "p50", "iops,p99", "x\ny"}, "iops", "p99"},
+      {"", "--alpha", {"0", "0.6", "-0.01", "x", "", "1e-10", "nan", "5%x", "%"}, "0.05", "1%"},
+      {"",
+       "--threshold",
+       {"-1", "-5%", "x", "", "1001%", "11", "5", "nan", "inf", "%", "5%%"},
+       "5%",
+       "0.1"},
+      {"", "--seed", {"-1", "x", "1.5", "", "99999999999999999999"}, "1", "2"},
+      {"", "--db", {""}, "", ""},  // the good database is the default one
+      {"", "--plot", {"x.txt", "", "plot.svgx", "plot"}, "", ""},
   };
   return options;
 }
@@ -107,6 +150,18 @@ class RawioBadInput : public ::testing::Test {
     ++cases_;
   }
 
+  // run_words() for `words` of `option`: its companions added, and the base option it replaces
+  // (or, for a steady-state option, -t) left out.
+  std::vector<std::string> option_case(const OptionValues& option,
+                                       const std::vector<std::string>& words,
+                                       bool quick_read = false) const {
+    std::vector<std::string> all = option.with;
+    all.insert(all.end(), words.begin(), words.end());
+    const bool steady =
+        std::find(option.with.begin(), option.with.end(), "--steady-state") != option.with.end();
+    return run_words(all, steady ? "--time" : option.long_name, option.short_name, quick_read);
+  }
+
   // A run that would succeed quickly, on the directory (so a wrongly accepted case shows up as a
   // test file made and a run saved in the history), with `option_words` in place of base options
   // of the same name.
@@ -149,8 +204,7 @@ TEST_F(RawioBadInput, TheGoodWordsTheCasesStartFromAreAccepted) {
   for (const OptionValues& option : run_options()) {
     if (option.long_name == "--db") continue;  // any path will do; it needs --save
     for (const std::string& value : {option.good, option.other_good}) {
-      auto args = run_words({option.long_name, value}, option.long_name, option.short_name,
-                            /*quick_read=*/true);
+      auto args = option_case(option, {option.long_name, value}, /*quick_read=*/true);
       run = rawio(args);
       EXPECT_EQ(run.code, 0) << "rawio " << shown_words(args) << ": " << run.err;
     }
@@ -161,22 +215,20 @@ TEST_F(RawioBadInput, EveryOptionRefusesBadValuesWithTextAndJson) {
   for (const OptionValues& option : run_options()) {
     for (const std::string& bad : option.bad) {
       for (const auto& words : spellings(option, bad)) {
-        expect_rejected_case(run_words(words, option.long_name, option.short_name), 2);
-        expect_rejected_case(
-            run_words(concat({"--json"}, words), option.long_name, option.short_name), 2);
+        expect_rejected_case(option_case(option, words), 2);
+        expect_rejected_case(option_case(option, concat({"--json"}, words)), 2);
       }
     }
   }
-  EXPECT_GT(cases_, 250);
+  EXPECT_GT(cases_, 400);
 }
 
 TEST_F(RawioBadInput, EveryOptionGivenTwiceOrWithoutItsValueIsRefused) {
   for (const OptionValues& option : run_options()) {
     std::string name = option.short_name.empty() ? option.long_name : option.short_name;
-    expect_rejected_case(run_words({name, option.good, option.long_name, option.other_good},
-                                   option.long_name, option.short_name),
-                         2);
-    std::vector<std::string> missing_value = run_words({}, option.long_name, option.short_name);
+    expect_rejected_case(
+        option_case(option, {name, option.good, option.long_name, option.other_good}), 2);
+    std::vector<std::string> missing_value = option_case(option, {});
     missing_value.push_back(name);
     expect_rejected_case(missing_value, 2);
   }
@@ -188,7 +240,9 @@ TEST_F(RawioBadInput, EveryOptionGivenTwiceOrWithoutItsValueIsRefused) {
                                                                   {"-w", "--sequential-write"},
                                                                   {"", "--json"},
                                                                   {"", "--no-progress"},
-                                                                  {"", "--save"}};
+                                                                  {"", "--save"},
+                                                                  {"", "--steady-state"},
+                                                                  {"", "--verify"}};
   for (const auto& [short_name, long_name] : flags) {
     expect_rejected_case(run_words({long_name, long_name}), 2);
     if (!short_name.empty()) {
@@ -234,11 +288,90 @@ TEST_F(RawioBadInput, BadWordsTargetsAndAbsurdCombinationsAreRefused) {
       {{"-R", "--save", "--db", "", dir}, 2},             // an empty database path
       {{"-a", data}, 3},                                  // would overwrite an existing file
       {{"-W", "--force-write", dir, data}, 3},            // forcing another path lifts nothing
+      {{"-R", "--arrival", "poisson", dir}, 2},           // arrivals without --rate
+      {{"-R", "--ss-window", "1s", dir}, 2},              // without --steady-state
+      {{"-R", "--ss-rounds", "5", dir}, 2},
+      {{"-R", "--steady-state", dir}, 2},  // -t: steady state decides the length itself
+      {{"-R", "--verify", dir}, 2},        // nothing written to check
+      {{"-R", "--verify", "--verify", "-W", dir}, 2},
+      {{"-R", "--latency-log", world_.path("no/such/x.csv"), dir}, 1},  // cannot be created
+      {{"-R", "--latency-log", world_.path("home"), dir}, 1},           // a directory
+      {{"-R", "--latency-log", data, data}, 2},  // the target itself: a read test writing it
+      {{"-R", "--latency-log", world_.path("dir/../data"), data}, 2},
+      {{"-R", "--latency-log", world_.path("new"), world_.path("new")}, 2},  // a file to be made
+      {{"-R", "--save", "--db", world_.path("new.db"), "--latency-log",
+        world_.path("no/such/x.csv"), dir},
+       1},  // no database made for a run that cannot start
+      {{"-R", "--save", "--db", world_.path("new.db"), "--verify", dir}, 2},
+      {{"-R", "--precondition", "1", data}, 3},  // preconditioning writes: an existing file
+      {{"-R", "--repeat", "2", "-c", "5", "--warmup", "1s", dir}, 2},
   };
   for (const auto& [words, code] : cases) {
     auto args = words.empty() ? words : run(words);
     expect_rejected_case(args, code);
     if (!args.empty()) expect_rejected_case(concat({"--json"}, args), code);
+  }
+  // Steady state without -t (the quick words have one).
+  const std::vector<std::string> untimed = {"--no-progress", "-e", "null", "-p", "1", "-R"};
+  const std::vector<std::vector<std::string>> steady_cases = {
+      {"--steady-state", "-c", "5", dir},  // a count, not until steady
+      {"--steady-state", "--steady-state", dir},
+      {"--steady-state", "--ss-window", "1s", "--ss-window", "2s", dir},
+      {"--steady-state", "--ss-rounds", "5", "--ss-rounds", "6", dir},
+      {"--steady-state", "--ss-window", "1500ms", dir},  // whole seconds only
+  };
+  for (const auto& words : steady_cases) {
+    expect_rejected_case(concat(untimed, words), 2);
+    expect_rejected_case(concat({"--json"}, concat(untimed, words)), 2);
+  }
+}
+
+// rawio compare: every option's bad values, sides that are missing, extra or unknown, and
+// databases or plots that cannot be used. Nothing is written: the history is read only.
+TEST_F(RawioBadInput, CompareRefusesBadOptionsSidesAndConflicts) {
+  ProgramRun good = rawio({"compare", "1", "anon"});  // the saved run with itself
+  EXPECT_EQ(good.code, 0) << good.err;
+  for (const OptionValues& option : compare_options()) {
+    for (const std::string& bad : option.bad) {
+      for (const auto& words : spellings(option, bad)) {
+        expect_rejected_case(concat(concat({"compare"}, words), {"1", "1"}), 2);
+        expect_rejected_case(concat(concat({"compare", "--json"}, words), {"1", "1"}), 2);
+      }
+    }
+    if (option.good.empty()) continue;
+    for (const std::string& value : {option.good, option.other_good}) {
+      ProgramRun run = rawio({"compare", option.long_name, value, "1", "1"});
+      EXPECT_EQ(run.code, 0) << option.long_name << " " << value << ": " << run.err;
+    }
+    expect_rejected_case(
+        {"compare", option.long_name, option.good, option.long_name, option.other_good, "1", "1"},
+        2);
+    expect_rejected_case({"compare", "1", "1", option.long_name}, 2);
+  }
+  const std::vector<std::pair<std::vector<std::string>, int>> cases = {
+      {{"compare"}, 2},
+      {{"compare", "1"}, 2},
+      {{"compare", "1", "1", "1"}, 2},
+      {{"compare", "0", "1"}, 2},  // no run 0 (and no ID "0")
+      {{"compare", "1", "2"}, 2},  // no run 2
+      {{"compare", "nope", "1"}, 2},
+      {{"compare", "", "1"}, 2},
+      {{"compare", "1", "a\nb"}, 2},
+      {{"compare", "99999999999999999999", "1"}, 2},
+      {{"compare", "--bogus", "1", "1"}, 2},
+      {{"compare", "-a", "1", "1"}, 2},  // a run option
+      {{"compare", "--json", "--json", "1", "1"}, 2},
+      {{"compare", "--json=1", "1", "1"}, 2},
+      {{"compare", "--db", world_.path("none.db"), "1", "1"}, 1},  // read, never created
+      {{"compare", "--db", world_.path("dir"), "1", "1"}, 1},
+      {{"compare", "--db", world_.path("data"), "1", "1"}, 1},  // not a database
+      {{"compare", "--plot", world_.path("no/dir/p.svg"), "1", "1"}, 1},
+  };
+  for (const auto& [args, code] : cases) {
+    expect_rejected_case(args, code);
+    auto json = args;
+    json.insert(json.begin() + 1, "--json");
+    expect_rejected_case(json, code);
   }
 }
 

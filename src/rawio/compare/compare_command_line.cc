@@ -67,8 +67,10 @@ std::unique_ptr<CLI::App> build_app(CompareInvocation& inv, RawText& raw) {
                   "Significance level of the U test (default 0.01): below it, a difference is "
                   "significant")
       ->type_name("P");
-  app->add_option("--threshold", raw.threshold,
-                  "Exit 4 when B is significantly slower than A by more than this (default 5%)")
+  app->add_option(
+         "--threshold", raw.threshold,
+         "Exit 4 when B is significantly slower than A by more than this (default 5%; 5% or "
+         "0.05; a plain number above 1 is refused)")
       ->type_name("PCT");
   app->add_option("--seed", raw.seed, "Seed of the bootstrap resampling (default 1)");
   app->add_flag("--json", inv.json, "One JSON document on stdout");
@@ -99,6 +101,10 @@ std::string finish(const CLI::App& app, CompareInvocation& inv, const RawText& r
     auto threshold = parse_fraction(raw.threshold, 0, 10);
     if (!threshold)
       return fmt::format("--threshold: '{}' is not a fraction such as 5% or 0.05", raw.threshold);
+    // A plain 5 is 500%, surely meant as 5%: percent above 100 must say so with '%'.
+    if (*threshold > 1 && !raw.threshold.ends_with("%"))
+      return fmt::format("--threshold: '{}' would be {:g}%; write {}% for percent (or 0.05 for 5%)",
+                         raw.threshold, *threshold * 100, raw.threshold);
     inv.options.threshold = *threshold;
   }
   if (app.count("--seed") > 0) {

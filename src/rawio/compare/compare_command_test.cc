@@ -106,6 +106,10 @@ TEST(RawioCompareCommandLine, OptionsAndErrors) {
             "compare: --alpha: '2' is not a probability from 1e-9 to 0.5");
   EXPECT_EQ(parse({"1", "2", "--threshold", "x"}).text,
             "compare: --threshold: 'x' is not a fraction such as 5% or 0.05");
+  EXPECT_EQ(parse({"1", "2", "--threshold", "5"}).text,
+            "compare: --threshold: '5' would be 500%; write 5% for percent (or 0.05 for 5%)");
+  EXPECT_DOUBLE_EQ(parse({"1", "2", "--threshold", "150%"}).invocation.options.threshold, 1.5);
+  EXPECT_DOUBLE_EQ(parse({"1", "2", "--threshold", "1"}).invocation.options.threshold, 1.0);
   EXPECT_EQ(parse({"1", "2", "--plot", "a.pdf"}).text,
             "compare: --plot a.pdf: the file name must end in .svg or .png");
   EXPECT_EQ(parse({"--help"}).action, ParsedCompareCommandLine::Action::kPrintAndExit);

@@ -394,5 +394,77 @@ TEST(HistoryStore, AVersion1DatabaseIsReadAsItIsAndMigratedWhenWritten) {
   EXPECT_GT(sql->int64(1), 200'000'000);
 }
 
+// Version 2 as it shipped: version 1 plus the open-loop columns, histograms still in the 6-bit
+// layout (no bucket_bits column). Do not change it to follow the current schema.
+constexpr const char* kVersion2Columns = R"sql(
+ALTER TABLE tests ADD COLUMN rate_per_sec REAL;
+ALTER TABLE tests ADD COLUMN arrival TEXT;
+ALTER TABLE tests ADD COLUMN behind_at_end_ns INTEGER;
+ALTER TABLE tests ADD COLUMN lag_sum_ns INTEGER;
+ALTER TABLE tests ADD COLUMN lag_min_ns INTEGER;
+ALTER TABLE tests ADD COLUMN lag_max_ns INTEGER;
+ALTER TABLE tests ADD COLUMN lag_p99_ns INTEGER;
+ALTER TABLE tests ADD COLUMN lag_buckets TEXT;
+ALTER TABLE tests ADD COLUMN service_sum_ns INTEGER;
+ALTER TABLE tests ADD COLUMN service_min_ns INTEGER;
+ALTER TABLE tests ADD COLUMN service_max_ns INTEGER;
+ALTER TABLE tests ADD COLUMN service_buckets TEXT;
+)sql";
+
+// A version 2 database holding one open-loop RR test (2000/s poisson), latency, issue lag and
+// service latency each of 1000 and 2000 ns in the 6-bit layout, with two seconds of counts.
+void make_version2_database(const std::string& path) {
+  auto db = Database::open(path, Database::Mode::kCreate);
+  ASSERT_TRUE(db) << db.error();
+  ASSERT_TRUE(db->exec(std::string(kVersion1Schema) + kVersion2Columns +
+                       "INSERT INTO schema_version VALUES (2);"
+                       "INSERT INTO runs VALUES (1, '2026-12-01T08:00:00Z', 'vm', 'Linux 6.18',"
+                       " '/dev/sdb', '/dev/sdb', 'open', 'block_device', 'psync', 1073741824,"
+                       " 512, '{\"seed\":1}');"
+                       "INSERT INTO tests VALUES (1, 0, 'RR', 'psync', 1, 16384, 8, 1, 1,"
+                       " 1073741824, -1, 5000000000, 1, 'time_limit', 2, 32768, 5000000000,"
+                       " 6.4, 0.4, 100, 200, 3000, 1000, 2000, 1500.0, 1000, 2000, 2000, 2000,"
+                       " '317:1 381:1',"
+                       " 2000.0, 'poisson', 4000, 3000, 1000, 2000, 2000, '317:1 381:1',"
+                       " 3000, 1000, 2000, '317:1 381:1');"
+                       "INSERT INTO intervals VALUES (1, 0, 0, 16384, 1);"
+                       "INSERT INTO intervals VALUES (1, 0, 1, 16384, 1);"));
+}
+
+TEST(HistoryStore, AVersion2DatabaseKeepsItsOpenLoopFiguresReadAndMigrated) {
+  testing::ScratchDir dir;
+  const std::string path = dir.file("v2.db");
+  make_version2_database(path);
+  auto check = [](HistoryStore& store) {
+    auto run = store.load(1);
+    ASSERT_TRUE(run) << run.error();
+    ASSERT_EQ(run->report.tests.size(), 1u);
+    const RunResult& t = run->report.tests[0];
+    EXPECT_EQ(t.spec.rate_per_sec, 2000);
+    EXPECT_EQ(t.spec.arrival, Arrival::kPoisson);
+    EXPECT_EQ(t.behind_at_end_ns, 4000);
+    for (const LatencyHistogram* h : {&t.latency, &t.schedule_lag, &t.service_latency}) {
+      EXPECT_EQ(h->count(), 2u);
+      EXPECT_EQ(h->min_ns(), 1000u);
+      EXPECT_EQ(h->max_ns(), 2000u);
+      EXPECT_EQ(h->percentile_ns(50), 1004u);  // the old bucket [1000, 1008), its midpoint
+    }
+    EXPECT_EQ(t.intervals.size(), 2u);
+    EXPECT_TRUE(t.interval_latency.empty());  // no per-second histograms in version 2
+  };
+  {
+    auto store = HistoryStore::open(path, Database::Mode::kReadOnly);
+    ASSERT_TRUE(store) << store.error();
+    EXPECT_EQ(store->schema_version(), 2);
+    check(*store);
+  }
+  {
+    auto store = HistoryStore::open(path, Database::Mode::kCreate);
+    ASSERT_TRUE(store) << store.error();
+    EXPECT_EQ(store->schema_version(), kSchemaVersion);
+    check(*store);
+  }
+}
+
 }  // namespace
 }  // namespace diskcond::rawio::history
