@@ -10,9 +10,10 @@
 # Needs root, podman, debootstrap and dpkg-dev (apt-get install podman debootstrap dpkg-dev; runc
 # too where crun cannot run here), and python3-yaml to parse the docs' YAML snippets.
 #
-# 1. A base image: a minimal Debian rootfs by debootstrap (--variant=minbase, with python3 and
-#    fuse3 and the .deb's libraries) from the first Debian mirror in /etc/apt/sources.list*, imported with `podman
-#    import`. Kept in $DISKCOND_CONTAINER_CACHE (default /var/tmp/diskcond-container) and reused.
+# 1. A base image: a minimal Debian rootfs by debootstrap (--variant=minbase, with python3, fuse3
+#    and the .deb's libraries) from the first Debian mirror in /etc/apt/sources.list*, imported
+#    with `podman import`. The rootfs is kept in $DISKCOND_CONTAINER_CACHE (default
+#    /var/tmp/diskcond-container), the image in podman's storage; both are reused.
 # 2. The test image: the base plus scripts/package.sh's .deb (`podman build`, no network).
 # 3. The recipes on examples/settings-store: its tests natively and under `dmc run ./data 0`, as
 #    root in the container with --cap-add SYS_ADMIN (the docs' line), with only the capabilities
@@ -68,7 +69,7 @@ if ! podman image exists "$base"; then
     rm -rf "$cache/rootfs/var/cache/apt/archives/"*.deb "$cache/rootfs/var/lib/apt/lists/"*
     touch "$cache/rootfs/.complete"
   fi
-  tar -C "$cache/rootfs" --exclude=./.complete -c . | podman import - "$base" >/dev/null ||
+  tar -C "$cache/rootfs" --exclude=./.complete -c . | podman import -q - "$base" >/dev/null ||
     { log "container_check: podman import failed"; exit 1; }
 fi
 
