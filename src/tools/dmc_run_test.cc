@@ -32,18 +32,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// True when `uid` may make a user namespace here (a child tries and says).
-bool user_namespaces_work_for(uid_t uid) {
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    if (::setgroups(0, nullptr) != 0 || ::setgid(uid) != 0 || ::setuid(uid) != 0) ::_exit(2);
-    ::_exit(::unshare(CLONE_NEWUSER | CLONE_NEWNS) == 0 ? 0 : 1);
-  }
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
-
 double realtime_seconds() {
   timespec ts{};
   ::clock_gettime(CLOCK_REALTIME, &ts);

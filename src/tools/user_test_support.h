@@ -4,7 +4,9 @@
 
 #include <grp.h>
 #include <pwd.h>
+#include <sched.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -31,6 +33,18 @@ inline uid_t unused_uid(uid_t after = 60999) {
     if (::getpwuid(uid) == nullptr && ::getgrgid(uid) == nullptr) return uid;
   }
   return kNobody;
+}
+
+// True when `uid` may make a user namespace here (a child tries and says).
+inline bool user_namespaces_work_for(uid_t uid) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    if (::setgroups(0, nullptr) != 0 || ::setgid(uid) != 0 || ::setuid(uid) != 0) ::_exit(2);
+    ::_exit(::unshare(CLONE_NEWUSER | CLONE_NEWNS) == 0 ? 0 : 1);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 // The lines of /proc/self/mountinfo whose mount point is exactly `dir`.

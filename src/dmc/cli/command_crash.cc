@@ -1,6 +1,6 @@
 // dmc crash <mount> [-seed N] [-tear none|sector|page] [-json]: a power cut on a mount started
-// with -crashable (root, checked by the dispatcher). Prints what was lost and the seed that
-// gives the same result again.
+// (or run) with -crashable, by root or the ordinary user who made the mount. Prints what was lost
+// and the seed that gives the same result again.
 #include <fmt/format.h>
 
 #include <charconv>
@@ -71,6 +71,11 @@ Outcome run_crash(Context& ctx, const CommandArgs& args) {
     options.seed = random() | (uint64_t{random()} << 32);
   }
 
+  if (!ctx.is_root() && !callers_own_mount(ctx, *mount)) {
+    return failure(ExitCode::kNeedsRoot,
+                   "'dmc crash' needs root, or a mount you made yourself ('dmc run' or 'dmc "
+                   "start' without root); run it with sudo");
+  }
   Outcome outcome;
   MountState state = read_mount_state(ctx, *mount, outcome);
   if (!outcome.ok()) return outcome;

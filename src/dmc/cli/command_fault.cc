@@ -18,15 +18,6 @@
 namespace diskcond::dmc {
 namespace {
 
-// True when `arg` names a directory inside a mount the caller started without root (dmc start
-// by an ordinary user): they may change its rules, as the daemon agrees (SO_PEERCRED).
-bool callers_own_mount(Context& ctx, const std::string& arg) {
-  auto named = resolve_mount_dir(arg);
-  if (!named.ok()) return false;
-  auto status = ctx.mounts().status(*named);
-  return status.ok() && status->mounted && status->owner == ctx.uid();
-}
-
 // The words after <mount> each subcommand takes, and whether it changes the rules.
 struct FaultSubcommand {
   std::string_view name;

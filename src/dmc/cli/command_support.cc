@@ -2,12 +2,25 @@
 
 #include <fmt/format.h>
 
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "dmc/cli/mount_path.h"
+
 namespace diskcond::dmc {
 
 std::string stale_mount_message(const std::string& mount) {
   return fmt::format(
       "the daemon serving {} is not running (stale mount); run 'sudo dmc stop {}' to clear it",
       mount, mount);
+}
+
+bool callers_own_mount(Context& ctx, const std::string& arg) {
+  auto named = resolve_mount_dir(arg);
+  if (!named.ok()) return false;
+  auto status = ctx.mounts().status(*named);
+  return status.ok() && status->mounted && status->owner == ctx.uid();
 }
 
 std::string inside_line(const std::string& named, const std::string& mount) {
@@ -53,6 +66,23 @@ Outcome check_may_change(Context& ctx, const std::string& named, std::string_vie
                  fmt::format("'dmc {}' on {} ({}) needs root: without root, dmc changes only your "
                              "own directories and mounts; run it with sudo",
                              command, where, whose));
+}
+
+Result<std::vector<FaultRule>> read_fault_file(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) return make_error(fmt::format("cannot read the faults file '{}'", file));
+  std::stringstream text;
+  text << in.rdbuf();
+  auto rules = parse_fault_file(text.str(), file);
+  if (!rules.ok()) return rules;
+  std::random_device random;
+  for (FaultRule& rule : *rules) {
+    if (needs_seed(rule) && !rule.has_seed) {
+      rule.seed = random() | (uint64_t{random()} << 32);
+      rule.has_seed = true;
+    }
+  }
+  return rules;
 }
 
 Result<Profile> find_profile(const Context& ctx, const std::string& name_or_index) {

@@ -3,7 +3,9 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "core/fault_rules.h"
 #include "core/profile.h"
 #include "core/result.h"
 #include "dmc/cli/context.h"
@@ -41,9 +43,19 @@ MountState read_mount_state(Context& ctx, const std::string& named, Outcome& out
 // and the daemon check again: this is for the message.
 Outcome check_may_change(Context& ctx, const std::string& named, std::string_view command);
 
+// True when `arg` names a directory inside a conditioned mount the caller made without root
+// (`dmc start` or `dmc run` by an ordinary user): they may change its fault rules and crash it,
+// as the daemon agrees (SO_PEERCRED).
+bool callers_own_mount(Context& ctx, const std::string& arg);
+
 // The line that says which conditioned directory a command acted on for a path inside it:
 // "<named> is inside the conditioned directory <mount>\n".
 std::string inside_line(const std::string& named, const std::string& mount);
+
+// The rules of a faults file (`dmc start|run -faults FILE`; core/fault_rules.h parse_fault_file),
+// in the file's order. A rule that draws from a seed and has none gets one here (the caller prints
+// it). Errors: one line naming the file (and the line of a bad rule); nothing else is touched.
+Result<std::vector<FaultRule>> read_fault_file(const std::string& file);
 
 // Looks up a profile by index or name in the catalog; unknown ones are a usage error.
 Result<Profile> find_profile(const Context& ctx, const std::string& name_or_index);

@@ -54,7 +54,8 @@ constexpr std::string_view kCrashHelp =
     "modes every acknowledged write is durable, and nothing is lost. The mount is then cut off\n"
     "like 'stop -force' (open files get errors) and the directory holds what a disk would after\n"
     "the cut. Prints the seed, the bytes and files lost. Truncates, fallocate and attribute\n"
-    "changes are kept (see dmc(1)). Needs root.\n"
+    "changes are kept (see dmc(1)). Needs root, or the user who made the\n"
+    "mount ('dmc run -crashable' by an ordinary user: the command may crash its directory).\n"
     "\n"
     "  -tear none|sector|page  keep a seeded subset of the lost writes' 512-byte sectors or\n"
     "                          4 KiB pages (torn and reordered writes); default none: all lost\n"
@@ -165,8 +166,14 @@ constexpr std::string_view kRunHelp =
     "\n"
     "  -writethrough  keep the page cache but make each buffered write(2) wait for the disk\n"
     "  -nocache       bypass the page cache: every read and write is conditioned, hits included\n"
+    "  -faults <file> start with the fault rules of <file>, as 'dmc start -faults' (one per line\n"
+    "                 in the words of 'dmc fault add', or TOML [[rule]] tables); each rule, with\n"
+    "                 the seed dmc picked, is printed on stderr before the command runs\n"
+    "  -crashable     keep the undo log 'dmc crash <dir>' needs, as 'dmc start -crashable'; the\n"
+    "                 command (or its children) may crash the directory, as may root\n"
     "\n"
-    "Example: dmc run ./data 0 -- make test\n";
+    "Example: dmc run ./data 0 -- make test\n"
+    "         dmc run ./data 0 -faults faults.toml -crashable -- ./crash-test.sh\n";
 
 constexpr std::string_view kFaultHelp =
     "Fault rules of a conditioned directory, live (beyond macOS): requests that match a rule fail\n"
@@ -307,17 +314,18 @@ std::vector<CommandSpec> make_table() {
       {"crash",
        "crash <mount> [-tear none|sector|page] [-seed N] [-json]",
        {"crash", 1, 1, {"json"}, {"<mount>"}, {"tear", "seed"}},
-       Who::kRoot,
+       Who::kAnyone,  // root, or the user who made the mount (run_crash checks)
        run_crash,
        kCrashHelp},
       {"run",
-       "run <dir> (profile_name|profile_index) [-writethrough|-nocache] -- <command> [args...]",
+       "run <dir> (profile_name|profile_index) [-writethrough|-nocache] [-faults <file>] "
+       "[-crashable] -- <command> [args...]",
        {"run",
         2,
         2,
-        {"writethrough", "nocache"},
+        {"writethrough", "nocache", "crashable"},
         {"<dir>", "profile_name|profile_index"},
-        {},
+        {"faults"},
         true},
        Who::kAnyone,
        run_conditioned,

@@ -28,7 +28,8 @@ Outcome run_boot(Context& ctx, const CommandArgs& args);    // boot
 Outcome run_verify(Context& ctx, const CommandArgs& args);  // verify <mount> [-json] [-quick]
 Outcome run_conditioned(Context& ctx,
                         const CommandArgs& args);  // run <dir> <profile> [-writethrough|-nocache]
-                                                   // -- <command> ... (commands_run.cc)
+                                                   // [-faults F] [-crashable] -- <command> ...
+                                                   // (commands_run.cc)
 Outcome run_fault(Context& ctx,
                   const CommandArgs& args);  // fault add|list|remove|clear|log <mount> ...
                                              // (command_fault.cc)

@@ -1,41 +1,12 @@
 // start and stop: turning conditioning on and off. Both need root (checked by the dispatcher).
 #include <fmt/format.h>
 
-#include <fstream>
-#include <random>
-#include <sstream>
-
-#include "core/fault_rules.h"
-
 #include "dmc/cli/command_support.h"
 #include "dmc/cli/commands.h"
 #include "dmc/cli/mount_path.h"
 #include "dmc/cli/text_format.h"
 
 namespace diskcond::dmc {
-
-namespace {
-
-// The rules of a faults file (core/fault_rules.h parse_fault_file); a rule that draws from a seed
-// and has none gets one here, printed by start. Errors are one line naming the file and line.
-Result<std::vector<FaultRule>> read_fault_file(const std::string& file) {
-  std::ifstream in(file);
-  if (!in) return make_error(fmt::format("cannot read the faults file '{}'", file));
-  std::stringstream text;
-  text << in.rdbuf();
-  auto rules = parse_fault_file(text.str(), file);
-  if (!rules.ok()) return rules;
-  std::random_device random;
-  for (FaultRule& rule : *rules) {
-    if (needs_seed(rule) && !rule.has_seed) {
-      rule.seed = random() | (uint64_t{random()} << 32);
-      rule.has_seed = true;
-    }
-  }
-  return rules;
-}
-
-}  // namespace
 
 Outcome run_start(Context& ctx, const CommandArgs& args) {
   auto mount = resolve_mount_dir(args.positional[0]);

@@ -1,5 +1,6 @@
 // dmc run: a command run with a directory conditioned for it and its children only. Any user;
 // the mount machinery (MountControl::run) makes the private namespace, the daemon and the mount.
+// -faults FILE and -crashable are dmc start's: the mount starts with those rules and undo log.
 #include <fmt/format.h>
 
 #include "dmc/cli/command_support.h"
@@ -15,6 +16,12 @@ Outcome run_conditioned(Context& ctx, const CommandArgs& args) {
   if (!profile.ok()) return usage_error(profile.error());
   if (args.has("writethrough") && args.has("nocache")) {
     return usage_error("-writethrough and -nocache exclude each other (see 'dmc run --help')");
+  }
+  std::vector<FaultRule> faults;
+  if (const std::string* file = args.value("faults")) {
+    auto rules = read_fault_file(*file);
+    if (!rules.ok()) return usage_error(rules.error());
+    faults = std::move(rules).value();
   }
   // "/", pseudo file systems, dmc's own directories: refused as by start.
   if (Status s = ctx.mounts().check_conditionable(*dir, {ctx.store.dir()}); !s.ok())
@@ -42,6 +49,11 @@ Outcome run_conditioned(Context& ctx, const CommandArgs& args) {
   settings.cache = args.has("nocache")        ? mount::CacheMode::kNoCache
                    : args.has("writethrough") ? mount::CacheMode::kPageCache
                                               : mount::CacheMode::kWriteBack;
+  settings.faults = faults;
+  settings.crashable = args.has("crashable");
+  // Stdout is the command's: the rules (with the seeds dmc picked) go to stderr, before it runs.
+  for (size_t i = 0; i < faults.size(); ++i)  // ids are 1, 2, ... in the file's order
+    ctx.err << fmt::format("dmc: fault rule {}: {}\n", i + 1, fault_rule_text(faults[i]));
   auto end = ctx.mounts().run(*dir, settings, args.command);
   if (!end.ok())
     return failure(ExitCode::kFailed,

@@ -1,5 +1,8 @@
-// dmc start -crashable and dmc crash (against the fake): options, what is printed, exit codes.
+// dmc start -crashable, dmc crash and status (against the fake): options, what is printed, exit
+// codes.
 #include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
 
 #include "dmc/cli/cli_test_fixture.h"
 
@@ -58,7 +61,44 @@ TEST_F(DmcCliCrash, NeedsRootAndAConditionedDirectory) {
   ASSERT_EQ(run({"start", mount_, "0", "-crashable"}), 0) << err();
   is_root_ = false;
   EXPECT_EQ(run({"crash", mount_}), 3);
+  EXPECT_EQ(err(),
+            "dmc: 'dmc crash' needs root, or a mount you made yourself ('dmc run' or 'dmc start' "
+            "without root); run it with sudo\n");
   EXPECT_TRUE(fake_.mounts.count(mount_));
+}
+
+// An ordinary user crashes a mount they made (`dmc run -crashable` inside its command).
+TEST_F(DmcCliCrash, TheUserWhoMadeTheMountMayCrashIt) {
+  is_root_ = false;
+  fake_.directory_owner = user_uid_;
+  mount::MountSettings settings{builtin_profiles()[0], mount::CacheMode::kWriteBack};
+  settings.crashable = true;
+  fake_.add_running(mount_, settings);
+  EXPECT_EQ(run({"crash", mount_, "-seed", "5"}), 0) << err();
+  EXPECT_EQ(fake_.changing_calls().back(), "crash " + mount_ + " 5 none");
+}
+
+// status says whether the mount keeps the undo log, as text and JSON; OFF says nothing of it.
+TEST_F(DmcCliCrash, StatusSaysWhetherTheMountIsCrashable) {
+  ASSERT_EQ(run({"start", mount_, "0", "-crashable"}), 0) << err();
+  ASSERT_EQ(run({"start", other_mount_, "0"}), 0) << err();
+  EXPECT_EQ(run({"status", mount_}), 0) << err();
+  EXPECT_NE(out().find("\nCrashable: yes, an undo log keeps what 'dmc crash " + mount_ +
+                       "' takes back\n"),
+            std::string::npos)
+      << out();
+  EXPECT_EQ(run({"status", other_mount_}), 0) << err();
+  EXPECT_NE(out().find("\nCrashable: no (started without -crashable)\n"), std::string::npos)
+      << out();
+  EXPECT_EQ(run({"status", mount_, "-json"}), 0) << err();
+  EXPECT_EQ(nlohmann::json::parse(out())["crashable"], true);
+  EXPECT_EQ(run({"status", other_mount_, "-json"}), 0) << err();
+  EXPECT_EQ(nlohmann::json::parse(out())["crashable"], false);
+  ASSERT_EQ(run({"stop", mount_}), 0) << err();
+  EXPECT_EQ(run({"status", mount_}), 0) << err();
+  EXPECT_EQ(out().find("Crashable:"), std::string::npos) << out();
+  EXPECT_EQ(run({"status", mount_, "-json"}), 0) << err();
+  EXPECT_EQ(nlohmann::json::parse(out())["crashable"], false);
 }
 
 }  // namespace

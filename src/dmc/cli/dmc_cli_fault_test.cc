@@ -273,5 +273,44 @@ TEST_F(DmcCliFault, StartReadsATomlFaultsFileAndPrintsTheSeedsItPicked) {
   EXPECT_EQ(fake_.changing_calls().size(), calls);
 }
 
+// dmc run -faults FILE -crashable: the mount the command gets starts with the rules (printed on
+// stderr, stdout being the command's) and the undo log; a bad file runs nothing.
+TEST_F(DmcCliFault, RunStartsTheMountWithTheFaultsFileAndCrashable) {
+  is_root_ = false;  // any user may run
+  const std::string file = root_ + "/faults.rules";
+  std::ofstream(file) << "path=*.db ops=read error=EIO every=2\n"
+                         "ops=write error=ENOSPC p=0.5 seed=9\n";
+  EXPECT_EQ(run({"run", other_mount_, "0", "-faults", file, "-crashable", "--", "true"}), 0)
+      << err();
+  EXPECT_EQ(out(), "");
+  EXPECT_EQ(err(),
+            "dmc: fault rule 1: path=*.db ops=read error=EIO every=2\n"
+            "dmc: fault rule 2: path=* ops=write error=ENOSPC p=0.5 seed=9\n");
+  EXPECT_EQ(fake_.changing_calls(),
+            std::vector<std::string>{"run " + other_mount_ +
+                                     " Faulty 5400 HDD writeback crashable [path=*.db ops=read "
+                                     "error=EIO every=2] [path=* ops=write error=ENOSPC p=0.5 "
+                                     "seed=9] -- true"});
+  fake_.calls.clear();
+  std::ofstream(file) << "ops=read corrupt\n";  // a seed is picked and printed
+  EXPECT_EQ(run({"run", other_mount_, "0", "-faults", file, "--", "true"}), 0) << err();
+  EXPECT_EQ(err().rfind("dmc: fault rule 1: path=* ops=read corrupt seed=", 0), 0u) << err();
+  EXPECT_EQ(fake_.changing_calls().size(), 1u);
+  EXPECT_EQ(fake_.changing_calls()[0].find(" crashable"), std::string::npos);
+
+  fake_.calls.clear();
+  std::ofstream(file) << "ops=read error=EIO\nops=reed error=EIO\n";
+  EXPECT_EQ(run({"run", other_mount_, "0", "-faults", file, "--", "true"}), 2);
+  EXPECT_EQ(err(), "dmc: " + file +
+                       ":2: unknown operation 'reed' (read, write, fsync, open, create, unlink, "
+                       "rename, mkdir, rmdir, setattr or all)\n");
+  EXPECT_EQ(run({"run", other_mount_, "0", "-faults", root_ + "/missing", "--", "true"}), 2);
+  EXPECT_EQ(err(), "dmc: cannot read the faults file '" + root_ + "/missing'\n");
+  EXPECT_EQ(run({"run", other_mount_, "0", "-faults", "--", "true"}), 2);
+  EXPECT_EQ(line_count(err()), 1u) << err();
+  EXPECT_EQ(out(), "");
+  EXPECT_TRUE(fake_.changing_calls().empty());
+}
+
 }  // namespace
 }  // namespace diskcond::dmc

@@ -435,7 +435,8 @@ TEST_F(DmcCli, RunRefusesBadInputAndConditionedDirectoriesAndChangesNothing) {
   EXPECT_EQ(store_files(), before);
   EXPECT_EQ(run({"run", "--help"}), 0);
   EXPECT_EQ(out().rfind("usage: dmc run <dir> (profile_name|profile_index) "
-                        "[-writethrough|-nocache] -- <command> [args...]\n",
+                        "[-writethrough|-nocache] [-faults <file>] [-crashable] -- <command> "
+                        "[args...]\n",
                         0),
             0u)
       << out();

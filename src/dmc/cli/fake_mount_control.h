@@ -14,7 +14,8 @@ namespace diskcond::dmc {
 class FakeMountControl final : public mount::MountControl {
  public:
   // Every call, in order: "check <dir>", "start <dir>", "stop <dir>", "stop -force <dir>", "status
-  // <dir>", "update <dir>", "sync <dir>", "run <dir> <profile name> <cache> -- <command words>",
+  // <dir>", "update <dir>", "sync <dir>", "run <dir> <profile name> <cache>[ crashable][ [<rule
+  // words>] ...] -- <command words>",
   // "fault add <dir> <rule words>", "fault list <dir>", "fault remove <dir> <id>", "fault clear
   // <dir>", "fault log <dir>", "fault release <dir>".
   std::vector<std::string> calls;
@@ -123,7 +124,9 @@ class FakeMountControl final : public mount::MountControl {
                        (settings.cache == mount::CacheMode::kNoCache     ? "nocache"
                         : settings.cache == mount::CacheMode::kPageCache ? "writethrough"
                                                                          : "writeback") +
-                       " --";
+                       (settings.crashable ? " crashable" : "");
+    for (const FaultRule& rule : settings.faults) call += " [" + fault_rule_text(rule) + "]";
+    call += " --";
     for (const std::string& word : command) call += " " + word;
     calls.push_back(call);
     if (!fail_run.empty()) return make_error(std::exchange(fail_run, ""));

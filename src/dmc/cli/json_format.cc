@@ -79,6 +79,7 @@ json status_json(const StatusView& view) {
   j["profile"] = mount::profile_to_json(view.settings ? view.settings->profile : zero_profile());
   j["cache_mode"] = view.settings ? json(std::string(mount::cache_mode_name(view.settings->cache)))
                                   : json(nullptr);
+  j["crashable"] = view.state == ConditionerState::kOn && view.settings && view.settings->crashable;
   j["boot"] = view.boot;
   j["boot_reapplied"] = view.boot && view.boot_problem.empty();
   j["boot_problem"] =

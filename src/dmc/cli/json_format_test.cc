@@ -126,11 +126,12 @@ TEST(DmcJson, StatusOnHasEveryKeyAndCounters) {
   view.diagnostics->lateness_replies = 12;
   view.diagnostics->lateness_p99_ns = 250000;
   json j = json::parse(render_json(status_json(view)));
-  EXPECT_EQ(keys_of(j),
-            (std::vector<std::string>{"schema_version", "mount", "path", "state", "conditioned",
-                                      "daemon_alive", "daemon_pid", "settings_source", "profile",
-                                      "cache_mode", "boot", "boot_reapplied", "boot_problem",
-                                      "counters", "diagnostics", "unconditioned_processes"}));
+  EXPECT_EQ(keys_of(j), (std::vector<std::string>{
+                            "schema_version", "mount", "path", "state", "conditioned",
+                            "daemon_alive", "daemon_pid", "settings_source", "profile",
+                            "cache_mode", "crashable", "boot", "boot_reapplied", "boot_problem",
+                            "counters", "diagnostics", "unconditioned_processes"}));
+  EXPECT_EQ(j["crashable"], false);
   EXPECT_EQ(j["path"], "/srv/data");  // the path asked about: the mount itself
   EXPECT_EQ(j["diagnostics"]["lateness_replies"], 12);
   EXPECT_EQ(j["diagnostics"]["lateness_p99_ns"], 250000);

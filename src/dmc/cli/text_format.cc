@@ -165,6 +165,12 @@ std::string format_status(const StatusView& view) {
     out += fmt::format("Stored settings: applied by 'dmc start {}'\n", view.mount);
   }
   if (view.settings) out += cache_line(view.settings->cache);
+  if (on && view.settings) {
+    out += view.settings->crashable
+               ? fmt::format("Crashable: yes, an undo log keeps what 'dmc crash {}' takes back\n",
+                             view.mount)
+               : "Crashable: no (started without -crashable)\n";
+  }
   if (view.settings) {
     if (!view.boot) {
       out += "Boot: not kept across reboots\n";

@@ -137,6 +137,7 @@ TEST(DmcTextFormat, StatusOnShowsFieldsThenLiveCounters) {
                 "Mount: /srv/data\n"
                 "Daemon: pid 4242\n"
                 "Cache: none (every read and write is conditioned)\n"
+                "Crashable: no (started without -crashable)\n"
                 "Boot: re-applied at boot by dmc-boot.service\n"
                 "Served since start:\n"
                 " Reads: 120 commands, 503316480 bytes\n"

@@ -278,14 +278,15 @@ std::string encode_error(const std::string& message) {
 }
 
 std::string encode_status(const StatusReply& s) {
-  return json{{"ok", true},
-              {"pid", s.pid},
-              {"mount_point", s.mount_point},
-              {"settings", settings_to_json(s.settings)},
-              {"counters", counters_to_json(s.counters)},
-              {"diagnostics", diagnostics_to_json(s.diagnostics, /*documented_only=*/false)}}
-             .dump() +
-         "\n";
+  json j{{"ok", true},
+         {"pid", s.pid},
+         {"mount_point", s.mount_point},
+         {"settings", settings_to_json(s.settings)},
+         {"crashable", s.settings.crashable},
+         {"counters", counters_to_json(s.counters)},
+         {"diagnostics", diagnostics_to_json(s.diagnostics, /*documented_only=*/false)}};
+  if (s.uid) j["uid"] = *s.uid;
+  return j.dump() + "\n";
 }
 
 std::string encode_synced(int64_t durable_at_ns) {
@@ -436,10 +437,18 @@ Result<StatusReply> decode_status(const std::string& line) {
     upgrade_old_settings(*settings);
   StatusReply s;
   TRY(read_int(j, "pid", s.pid));
+  if (j.contains("uid")) {
+    uid_t uid = 0;
+    TRY(read_int(j, "uid", uid));
+    s.uid = uid;
+  }
   TRY(read_string(j, "mount_point", s.mount_point));
   auto settings = settings_from_json(j.value("settings", json()));
   if (!settings.ok()) return Error{"bad status from daemon: " + settings.error()};
   s.settings = *settings;
+  // A daemon from before -crashable was reported says nothing: it keeps no undo log.
+  if (auto c = j.find("crashable"); c != j.end() && c->is_boolean())
+    s.settings.crashable = c->get<bool>();
   auto counters = counters_from_json(j.value("counters", json()));
   if (!counters.ok()) return Error{"bad status from daemon: " + counters.error()};
   s.counters = *counters;

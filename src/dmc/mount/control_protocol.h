@@ -29,7 +29,9 @@
 //                                                "removed":N,"restored":N,"paths":[..],
 //                                                "errors":[..]}
 // Replies: {"ok":true, ...} or {"ok":false,"error":"<one line>"}. A status reply carries
-// "pid", "mount_point", "settings", "counters" and "diagnostics" (optional). Settings and
+// "pid", "uid" (optional), "mount_point", "settings", "crashable" (settings.crashable; optional:
+// absent is false),
+// "counters" and "diagnostics" (optional). Settings and
 // diagnostics use settings_json.h's vocabulary, the one of the settings store and -json output:
 //   {"cache":"writeback"|"page_cache"|"no_cache","profile":{<profile object>}}
 // A status reply in the keys of a daemon from before that vocabulary ("page", access_time_ns, ...)
@@ -39,6 +41,7 @@
 
 #include <sys/types.h>
 
+#include <optional>
 #include <string>
 
 #include "core/result.h"
@@ -76,6 +79,9 @@ using Diagnostics = MountDiagnostics;
 
 struct StatusReply {
   pid_t pid = 0;
+  // The daemon's effective uid: whose mount it is (root's, or the ordinary user's who started or
+  // ran it; an allow_other mount's user_id= says root). Absent from older daemons.
+  std::optional<uid_t> uid;
   std::string mount_point;
   MountSettings settings;
   MountCounters counters;

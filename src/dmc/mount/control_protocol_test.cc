@@ -89,6 +89,24 @@ TEST(MountControlProtocol, StatusRoundTrip) {
   EXPECT_EQ(d.lateness_p50_ns + d.lateness_p90_ns + d.lateness_p99_ns + d.lateness_p999_ns, 10);
   EXPECT_EQ(d.lateness_p999_ns, 4);
   EXPECT_EQ(d.lateness_max_ns, 5);
+  EXPECT_FALSE(back->uid);  // not sent
+  EXPECT_FALSE(back->settings.crashable);
+}
+
+// The daemon's uid (whose mount it is) and -crashable go both ways.
+TEST(MountControlProtocol, StatusCarriesTheDaemonsUidAndCrashable) {
+  StatusReply st;
+  st.pid = 7;
+  st.uid = 1000;
+  st.settings = sample();
+  st.settings.crashable = true;
+  auto back = decode_status(encode_status(st));
+  ASSERT_TRUE(back.ok()) << back.error();
+  EXPECT_EQ(back->uid, std::optional<uid_t>(1000));
+  EXPECT_TRUE(back->settings.crashable);
+  std::string bad = encode_status(st);
+  bad.replace(bad.find("\"uid\":1000"), 10, "\"uid\":-1");
+  EXPECT_FALSE(decode_status(bad).ok()) << bad;
 }
 
 TEST(MountControlProtocol, MalformedRequestsAreErrors) {
@@ -142,6 +160,8 @@ TEST(MountControlProtocol, StatusOfADaemonFromBeforeIsRead) {
   EXPECT_EQ(back->settings.profile, expected);
   EXPECT_EQ(back->settings.cache, CacheMode::kPageCache);
   EXPECT_EQ(back->diagnostics.wake_ahead_ns, 30000);
+  EXPECT_FALSE(back->uid);                 // whose: from the mount table then
+  EXPECT_FALSE(back->settings.crashable);  // no undo log before -crashable
   std::string none = old_reply;
   none.replace(none.find("\"page\""), 6, "\"none\"");
   EXPECT_EQ(decode_status(none)->settings.cache, CacheMode::kNoCache);

@@ -114,9 +114,11 @@ struct Daemon {
       case ControlOp::kStatus: {
         StatusReply s;
         s.pid = getpid();
+        s.uid = geteuid();
         s.mount_point = config.mount_point;
         s.settings.profile = conditioner.profile();
         s.settings.cache = fs.cache.load();
+        s.settings.crashable = crash != nullptr;
         s.counters = conditioner.counters();
         const LayoutCounters placed = fs.layout.counters();
         s.counters.files_mapped = placed.files_mapped;
@@ -218,7 +220,8 @@ struct Daemon {
     if (crash == nullptr) {
       return encode_error(config.mount_point +
                           " was not started with -crashable: nothing recorded what a power cut "
-                          "would lose (restart it with 'dmc start ... -crashable')");
+                          "would lose (restart it with 'dmc start ... -crashable', or 'dmc run "
+                          "... -crashable')");
     }
     std::unique_lock lock(crash_mu);
     if (crash_asked) return encode_error("a crash is already under way");
@@ -229,7 +232,13 @@ struct Daemon {
       const int err = errno;
       crash_asked.reset();
       probe.resume();
-      return encode_error("cannot cut " + config.mount_point + " off: " + std::strerror(err));
+      // An ordinary user's `dmc start` mount (fusermount3's) cannot be forced off by its daemon.
+      const std::string why =
+          err == EPERM && geteuid() != 0
+              ? " (a mount an ordinary user started is not the daemon's to force off; use 'dmc run "
+                "-crashable', or start it as root)"
+              : "";
+      return encode_error("cannot cut " + config.mount_point + " off: " + std::strerror(err) + why);
     }
     stopped = true;
     control.close_listener();

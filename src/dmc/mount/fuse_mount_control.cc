@@ -239,6 +239,9 @@ class FuseMountControl final : public MountControl {
     }
     st.daemon_alive = true;
     st.daemon_pid = decoded->pid;
+    // A `dmc run` mount of an ordinary user is allow_other in their namespace (user_id= says
+    // nothing of them): the daemon, which runs as its user, says whose it is.
+    if (decoded->uid) st.owner = *decoded->uid;
     st.settings = decoded->settings;
     st.counters = decoded->counters;
     st.diagnostics = decoded->diagnostics;
@@ -337,7 +340,11 @@ class FuseMountControl final : public MountControl {
     auto path = canonical_directory_path(dir);
     if (!path.ok()) return Error{path.error()};
     if (!is_conditioned_mount(*path)) return make_error(*path + " is not conditioned");
-    if (geteuid() != 0) return make_error("only root may crash a conditioned mount");
+    if (geteuid() != 0) {  // the daemon checks again (SO_PEERCRED)
+      auto mine = status(*path);
+      if (!mine.ok() || mine->owner != geteuid())
+        return make_error("only root or the user who made it may crash a conditioned mount");
+    }
     const RunPaths paths = paths_of_mount(*path);
     auto state = read_state(paths.state);
     ControlRequest request;

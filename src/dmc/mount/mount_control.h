@@ -28,10 +28,11 @@ enum class CacheMode {
 struct MountSettings {
   Profile profile;  // what the mount behaves like
   CacheMode cache = CacheMode::kWriteBack;
-  // Error rules the mount starts with (`dmc start -faults FILE`), in order; start() only: neither
-  // update() nor the settings store nor status carry them (fault_list() does).
+  // Error rules the mount starts with (`dmc start|run -faults FILE`), in order; start() and run()
+  // only: neither update() nor the settings store nor status carry them (fault_list() does).
   std::vector<FaultRule> faults = {};
-  // `dmc start -crashable`: keep the undo log `dmc crash` needs (crash_recorder.h); start() only.
+  // `dmc start|run -crashable`: keep the undo log `dmc crash` needs (crash_recorder.h). Set by
+  // start() and run(), reported by status(); update() and the settings store ignore it.
   bool crashable = false;
 };
 
@@ -171,10 +172,11 @@ class MountControl {
   // The latest faults injected (FaultRules::log, at most kFaultLogCapacity), oldest first. Anyone.
   virtual Result<std::vector<FaultEvent>> fault_log(const std::string& dir) = 0;
 
-  // A power cut on the crashable mount `dir` (root only): what the pretend disk had not made
-  // durable goes back (torn by `options`), the mount is taken down like 'stop -force', and the
-  // directory is left as a disk would be after the cut. Errors: not conditioned, not started
-  // -crashable, not root, the daemon does not answer.
+  // A power cut on the crashable mount `dir` (root, or the ordinary user who made it): what the
+  // pretend disk had not made durable goes back (torn by `options`), the mount is taken down like
+  // 'stop -force', and the directory is left as a disk would be after the cut. Errors: not
+  // conditioned, not started -crashable, neither root nor its maker, the daemon does not answer
+  // or cannot cut the mount off (a user's fusermount3 mount outside `dmc run`).
   virtual Result<CrashReport> crash(const std::string& dir, const CrashOptions& options) = 0;
 };
 

@@ -85,7 +85,14 @@ std::string fuse_device_problem(const NamespaceSupport& s) {
     return "no /dev/fuse: load the fuse module (modprobe fuse); in a container, pass the device "
            "(--device /dev/fuse)";
   }
-  if (s.fuse_device_errno == EACCES || s.fuse_device_errno == EPERM) {
+  // EPERM is not the mode (that is EACCES) but the device cgroup, checked before the mode: a
+  // container given /dev/fuse as a bind mount or a hostPath volume, not as a device.
+  if (s.fuse_device_errno == EPERM) {
+    return "/dev/fuse is there but its device cgroup does not allow it (a bind mount or hostPath "
+           "volume is not a device): pass it as a device (docker/podman --device /dev/fuse; "
+           "Kubernetes: a device plugin or a privileged container)";
+  }
+  if (s.fuse_device_errno == EACCES) {
     return "/dev/fuse is not accessible to this user (mode " + octal_mode(s.fuse_device_mode) +
            "): give it mode 0666, as most distributions do (chmod 0666 /dev/fuse, or a udev rule: "
            "KERNEL==\"fuse\", MODE=\"0666\")";

@@ -40,8 +40,9 @@ NamespaceSupport probe_namespace_support();
 std::string private_mount_problem(const NamespaceSupport& support);
 
 // The /dev/fuse part of it: "" when the caller may open /dev/fuse, else the line that says what
-// to do. An ordinary user's `dmc start` needs it too: libfuse 3.14 opens /dev/fuse itself before
-// it asks fusermount3 to mount. Pure.
+// to do: absent (ENOENT), its mode (EACCES), or a device cgroup that does not allow it (EPERM). An
+// ordinary user's `dmc start` needs it too: libfuse 3.14 opens /dev/fuse itself before it asks
+// fusermount3 to mount. Pure.
 std::string fuse_device_problem(const NamespaceSupport& support);
 
 // True when `release` ("6.18.44-fc", "4.18.0") is at least major.minor. False when unparsable.

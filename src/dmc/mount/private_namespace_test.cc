@@ -37,6 +37,16 @@ TEST(PrivateNamespace, EachMissingPieceIsOneLineSayingWhatToEnable) {
             "/dev/fuse is not accessible to this user (mode 0600): give it mode 0666, as most "
             "distributions do "
             "(chmod 0666 /dev/fuse, or a udev rule: KERNEL==\"fuse\", MODE=\"0666\")");
+  // A container given /dev/fuse as a bind mount: the device cgroup says no (EPERM), even to
+  // root, whatever the mode (measured with podman -v /dev/fuse:/dev/fuse, docs/containers.md).
+  s = usable();
+  s.as_root = true;
+  s.fuse_device_errno = EPERM;
+  s.fuse_device_mode = 0666;
+  EXPECT_EQ(private_mount_problem(s),
+            "/dev/fuse is there but its device cgroup does not allow it (a bind mount or hostPath "
+            "volume is not a device): pass it as a device (docker/podman --device /dev/fuse; "
+            "Kubernetes: a device plugin or a privileged container)");
   s = usable();
   s.max_user_namespaces = 0;
   EXPECT_NE(
