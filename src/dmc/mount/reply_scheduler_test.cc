@@ -42,9 +42,8 @@ TEST(MountReplyScheduler, RepliesAtTheirTimeInOrder) {
   for (int k = 0; k < 3; ++k) {
     EXPECT_EQ(sent[k].first, k + 1);
     EXPECT_GE(sent[k].second, (k + 1) * 20 * kMs);  // never early
-    // And not much late: a loose bound (a loaded 2-core VM, load 19, once took more than 10 ms
-    // to run the reply thread); a scheduler that waited for the next reply or a timeout would
-    // be later still, and order is checked above.
+    // And not much late, loosely: the reply thread ran more than 10 ms late once on a shared
+    // 2-core VM at load 19. Never early and in order are the contract, checked above.
     EXPECT_LT(sent[k].second, (k + 1) * 20 * kMs + 40 * kMs);
   }
 }
