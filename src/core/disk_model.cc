@@ -1,4 +1,5 @@
 #include "core/disk_model.h"
+#include "core/splitmix64.h"
 
 #include <algorithm>
 #include <cmath>
@@ -38,14 +39,6 @@ int64_t transfer_ns(uint64_t bytes, uint64_t bytes_per_sec) {
 namespace {
 
 constexpr double kZ99 = 2.3263478740408408;  // the standard normal's 99th percentile
-
-// SplitMix64's output function: a well-mixed 64-bit value from any 64-bit input.
-uint64_t mix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
 
 // (0, 1] from the top 53 bits.
 double unit_open(uint64_t bits) {

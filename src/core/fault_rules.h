@@ -55,6 +55,7 @@
 
 #include "core/clock.h"
 #include "core/result.h"
+#include "core/splitmix64.h"
 
 namespace diskcond {
 
@@ -281,8 +282,8 @@ class FaultRules {
   std::atomic<int64_t> fixed_lag_{0};
 };
 
-// The n-th value of splitmix64 advances `state`; uniform in [0, 1) from its top 53 bits.
-uint64_t splitmix64(uint64_t& state);
+// The next value of splitmix64 (core/splitmix64.h), advancing `state`, as uniform in [0, 1) from
+// its top 53 bits.
 double uniform01(uint64_t& state);
 
 }  // namespace diskcond

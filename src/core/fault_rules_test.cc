@@ -4,28 +4,14 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <sstream>
+
+#include "core/fault_rule_test_support.h"
 
 namespace diskcond {
 namespace {
 
-std::vector<std::string> split(const std::string& text) {
-  std::istringstream in(text);
-  std::vector<std::string> words;
-  for (std::string w; in >> w;) words.push_back(w);
-  return words;
-}
-
-FaultRule rule(const std::string& text) {
-  auto r = parse_fault_rule(split(text));
-  EXPECT_TRUE(r.ok()) << text << ": " << (r.ok() ? "" : r.error());
-  return r.ok() ? *r : FaultRule{};
-}
-
-std::string error_of(const std::string& text) {
-  auto r = parse_fault_rule(split(text));
-  return r.ok() ? "accepted" : r.error();
-}
+using testing::error_of;
+using testing::rule;
 
 // "F" for a fired request, "." for one let through.
 std::string run(FaultRules& rules, FaultOp op, const std::string& path, int n, int64_t now = 0) {

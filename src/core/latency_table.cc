@@ -4,6 +4,8 @@
 
 #include <charconv>
 
+#include "core/splitmix64.h"
+
 namespace diskcond {
 namespace {
 
@@ -17,13 +19,6 @@ Result<double> parse_number(std::string_view text, std::string_view what, std::s
         fmt::format("latency_table: '{}' in '{}' is not a number ({})", text, point, what));
   }
   return v;
-}
-
-uint64_t mix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
 }
 
 }  // namespace

@@ -3,9 +3,8 @@
 
 #include <gtest/gtest.h>
 
-#include <sstream>
-
 #include "core/disk_model.h"
+#include "core/fault_rule_test_support.h"
 #include "core/fault_rules.h"
 #include "core/units.h"
 
@@ -16,14 +15,7 @@ constexpr int64_t ms(double v) {
   return static_cast<int64_t>(v * 1'000'000);
 }
 
-FaultRule rule(const std::string& text) {
-  std::istringstream in(text);
-  std::vector<std::string> words;
-  for (std::string w; in >> w;) words.push_back(w);
-  auto r = parse_fault_rule(words);
-  EXPECT_TRUE(r.ok()) << text << ": " << (r.ok() ? "" : r.error());
-  return r.ok() ? *r : FaultRule{};
-}
+using testing::rule;
 
 TEST(StallTimeline, AFixedStallStopsTheDeviceClock) {
   StallTimeline t;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "core/crash_plan.h"
+#include "core/model_test_support.h"
 #include "core/units.h"
 
 namespace diskcond {
@@ -16,16 +17,7 @@ constexpr uint64_t kCapacity = 100 * kGiB;
 constexpr uint64_t kFile = 7;
 constexpr uint64_t kInode = 50 * kGiB;
 
-Profile one_byte_per_ns() {
-  Profile p;
-  p.name = "1 B/ns";
-  p.type = DiskType::kSSD;
-  p.access_time_ns = 0;
-  p.read_bytes_per_sec = 1'000'000'000;
-  p.write_bytes_per_sec = 1'000'000'000;
-  p.queue_depth = 1;
-  return p;
-}
+using testing::one_byte_per_ns;
 
 struct Fixture {
   Fixture() : model(one_byte_per_ns(), kCapacity), wb(model, params()) { wb.set_listener(&log); }

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/model_test_support.h"
 #include "core/units.h"
 
 namespace diskcond {
@@ -17,16 +18,7 @@ constexpr uint64_t kBlock = 4096;
 constexpr uint64_t kInodes = 50 * kGiB;  // where the tests put inode blocks
 using File = Writeback::FileId;
 
-Profile one_byte_per_ns() {
-  Profile p;
-  p.name = "1 B/ns";
-  p.type = DiskType::kSSD;
-  p.access_time_ns = 0;
-  p.read_bytes_per_sec = 1'000'000'000;
-  p.write_bytes_per_sec = 1'000'000'000;
-  p.queue_depth = 1;
-  return p;
-}
+using testing::one_byte_per_ns;
 
 WritebackParams small_limits(uint64_t background, uint64_t limit) {
   WritebackParams p;

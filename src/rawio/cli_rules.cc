@@ -5,6 +5,8 @@
 
 #include <string_view>
 
+#include "core/one_line.h"
+
 namespace diskcond::rawio {
 
 std::string equals_form_error(const CLI::App& app, int argc, const char* const* argv) {
@@ -42,6 +44,28 @@ std::string repeated_flag_error(const CLI::App& app) {
     }
   }
   return "";
+}
+
+ParseOutcome parse_by_rules(CLI::App& app, int argc, const char* const* argv,
+                            const std::string& command, const std::string& prefix,
+                            const std::string& help_tail) {
+  const bool help = asks_for_help(argc, argv);  // help wins: nothing else is checked
+  if (std::string error = help ? "" : equals_form_error(app, argc, argv); !error.empty())
+    return {ParseAction::kUsageError, prefix + one_line(error)};
+  try {
+    if (help) throw CLI::CallForHelp();
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    return {ParseAction::kPrintAndExit, app.help() + help_tail};
+  } catch (const CLI::CallForVersion&) {
+    return {ParseAction::kPrintAndExit, app.version() + "\n"};
+  } catch (const CLI::ParseError& e) {
+    std::string message = e.what();
+    while (!message.empty() && message.back() == '\n') message.pop_back();
+    // one_line: a value typed with a newline stays on the line.
+    return {ParseAction::kUsageError, prefix + one_line(message) + " (see " + command + " --help)"};
+  }
+  return {};
 }
 
 }  // namespace diskcond::rawio

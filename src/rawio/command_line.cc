@@ -330,43 +330,20 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
   RawText raw;
   bool tests[4] = {false, false, false, false};
   auto app = build_app(inv, raw, tests);
-  const bool help = asks_for_help(argc, argv);  // help wins: nothing else is checked
-  if (std::string error = help ? "" : equals_form_error(*app, argc, argv); !error.empty()) {
-    parsed.action = ParsedCommandLine::Action::kUsageError;
-    parsed.text = one_line(error);
-    return parsed;
-  }
-  try {
-    if (help) throw CLI::CallForHelp();
-    app->parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    parsed.action = ParsedCommandLine::Action::kPrintAndExit;
-    parsed.text =
-        app->help() +
-        "\nrawio report [--db PATH] [RUN...] [--last N] [--id ID...] [-v N] [--units U] "
-        "[--json] [--plot FILE] [--list]\n"
-        "  prints saved runs side by side (rawio report --help).\n"
-        "rawio compare [--last N] [--metric iops|p99] [--threshold PCT] A B\n"
-        "  tells whether B is faster or slower than A, with statistics (rawio compare "
-        "--help).\n"
-        "\nExit status: 0 ok, 1 run-time I/O error (or the history database could not be "
-        "written), 2 usage error, 3 write refused for "
-        "safety, 5 --verify found data that differs from what was written, 128+N stopped by "
-        "signal N.\nSee rawio(1) for the output columns and "
-        "the safety rules.\n";
-    return parsed;
-  } catch (const CLI::CallForVersion&) {
-    parsed.action = ParsedCommandLine::Action::kPrintAndExit;
-    parsed.text = app->version() + "\n";
-    return parsed;
-  } catch (const CLI::ParseError& e) {
-    parsed.action = ParsedCommandLine::Action::kUsageError;
-    std::string message = e.what();
-    while (!message.empty() && message.back() == '\n') message.pop_back();
-    parsed.text = one_line(message) +
-                  " (see rawio --help)";  // a value typed with a newline stays on the line
-    return parsed;
-  }
+  static_cast<ParseOutcome&>(parsed) = parse_by_rules(
+      *app, argc, argv, "rawio", "",
+      "\nrawio report [--db PATH] [RUN...] [--last N] [--id ID...] [-v N] [--units U] "
+      "[--json] [--plot FILE] [--list]\n"
+      "  prints saved runs side by side (rawio report --help).\n"
+      "rawio compare [--last N] [--metric iops|p99] [--threshold PCT] A B\n"
+      "  tells whether B is faster or slower than A, with statistics (rawio compare "
+      "--help).\n"
+      "\nExit status: 0 ok, 1 run-time I/O error (or the history database could not be "
+      "written), 2 usage error, 3 write refused for "
+      "safety, 5 --verify found data that differs from what was written, 128+N stopped by "
+      "signal N.\nSee rawio(1) for the output columns and "
+      "the safety rules.\n");
+  if (parsed.action != ParseAction::kRun) return parsed;
   for (int i = 0; i < 4; ++i) {
     if (raw.all || tests[i]) inv.tests.push_back(kAllTests[i]);
   }

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "rawio/cli_rules.h"
 #include "rawio/engine.h"
 #include "rawio/formatter.h"
 #include "rawio/target.h"
@@ -70,12 +71,7 @@ struct Invocation {
   std::string db_path;      // --db; empty: history::default_database_path()
 };
 
-struct ParsedCommandLine {
-  enum class Action { kRun, kPrintAndExit, kUsageError };
-  Action action = Action::kRun;
-  Invocation invocation;  // when kRun
-  std::string text;       // --help or --version text (stdout), or the one-line error (stderr)
-};
+using ParsedCommandLine = ParsedLine<Invocation>;
 
 ParsedCommandLine parse_command_line(int argc, const char* const* argv);
 

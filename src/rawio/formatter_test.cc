@@ -41,10 +41,21 @@ TargetReport seed_report(SeedRow rr, SeedRow sr, SeedRow rw, SeedRow sw) {
   return report;
 }
 
+// The seed's runs: its plain disk (`rawio -a /dev/rda1s1e`), its vinum volume (`rawio -a -v 1
+// /dev/vinum/test`) and `rawio -a -v 1 /dev/da2s1e`.
+TargetReport seed_rda1s1e() {
+  return seed_report({874.8, 54}, {2683.1, 164}, {868.0, 54}, {1380.3, 84});
+}
+TargetReport seed_vinum() {
+  return seed_report({480.8, 30}, {5001.7, 305}, {478.2, 29}, {1244.2, 76});
+}
+TargetReport seed_da2s1e() {
+  return seed_report({271.0, 17}, {5290.5, 323}, {514.1, 32}, {1454.7, 89});
+}
+
 TEST(RawioTextFormat, DefaultTableMatchesTheSeed) {
   // The seed's `rawio -a /dev/rda1s1e`. /sec is computed from the transfers (K/sec / 16 here).
-  std::vector<TargetReport> reports = {
-      seed_report({874.8, 54}, {2683.1, 164}, {868.0, 54}, {1380.3, 84})};
+  std::vector<TargetReport> reports = {seed_rda1s1e()};
   EXPECT_EQ(make_text_formatter(0)->render(reports),
             "            Random read  Sequential read    Random write Sequential write\n"
             "ID          K/sec  /sec    K/sec  /sec     K/sec  /sec     K/sec  /sec\n"
@@ -54,8 +65,7 @@ TEST(RawioTextFormat, DefaultTableMatchesTheSeed) {
 
 TEST(RawioTextFormat, VerboseRowsMatchTheSeed) {
   // The seed's `rawio -a -v 1 /dev/da2s1e`.
-  std::vector<TargetReport> reports = {
-      seed_report({271.0, 17}, {5290.5, 323}, {514.1, 32}, {1454.7, 89})};
+  std::vector<TargetReport> reports = {seed_da2s1e()};
   EXPECT_EQ(make_text_formatter(1)->render(reports),
             "Test    ID        K/sec    /sec %User  %Sys %Total\n"
             "RR      anon      271.0      17   0.1   7.2    7.3  16384\n"
@@ -66,8 +76,7 @@ TEST(RawioTextFormat, VerboseRowsMatchTheSeed) {
 }
 
 TEST(RawioTextFormat, UnitsOfferMibPerSecondAndIops) {
-  std::vector<TargetReport> reports = {
-      seed_report({874.8, 54}, {2683.1, 164}, {868.0, 54}, {1380.3, 84})};
+  std::vector<TargetReport> reports = {seed_rda1s1e()};
   EXPECT_EQ(format_summary_table(reports, Units::kMib),
             "            Random read  Sequential read    Random write Sequential write\n"
             "ID        MiB/sec  IOPS  MiB/sec  IOPS   MiB/sec  IOPS   MiB/sec  IOPS\n"
@@ -90,9 +99,7 @@ TEST(RawioTextFormat, UnitsOfferMibPerSecondAndIops) {
 }
 
 TEST(RawioTextFormat, EachTargetSaysHowLongItsTestsRanAndAfterWhatWarmUp) {
-  std::vector<TargetReport> reports = {
-      seed_report({874.8, 54}, {2683.1, 164}, {868.0, 54}, {1380.3, 84}),
-      seed_report({480.8, 30}, {5001.7, 305}, {478.2, 29}, {1244.2, 76})};
+  std::vector<TargetReport> reports = {seed_rda1s1e(), seed_vinum()};
   reports[1].id = "vinum";
   for (auto& t : reports[0].tests) t.spec.warmup_ns = 1'000'000'000;
   reports[0].tests[1].elapsed_ns = 5'003'000'000;
@@ -104,7 +111,7 @@ TEST(RawioTextFormat, EachTargetSaysHowLongItsTestsRanAndAfterWhatWarmUp) {
 }
 
 TEST(RawioTextFormat, AnInterruptedRunIsMarkedPartialInTextAndJson) {
-  TargetReport report = seed_report({874.8, 54}, {2683.1, 164}, {868.0, 54}, {1380.3, 84});
+  TargetReport report = seed_rda1s1e();
   report.tests.resize(2);
   report.tests[1].stopped_by = StopReason::kCancelled;
   report.tests[1].elapsed_ns = 2'310'000'000;
@@ -123,9 +130,7 @@ TEST(RawioTextFormat, AnInterruptedRunIsMarkedPartialInTextAndJson) {
 }
 
 TEST(RawioTextFormat, SeveralTargetsGiveOneRowEach) {
-  std::vector<TargetReport> reports = {
-      seed_report({874.8, 54}, {2683.1, 164}, {868.0, 54}, {1380.3, 84}),
-      seed_report({480.8, 30}, {5001.7, 305}, {478.2, 29}, {1244.2, 76})};
+  std::vector<TargetReport> reports = {seed_rda1s1e(), seed_vinum()};
   reports[0].id = "rda1s1e";
   reports[1].id = "vinum";
   std::string out = format_summary_table(reports);
@@ -134,7 +139,7 @@ TEST(RawioTextFormat, SeveralTargetsGiveOneRowEach) {
 }
 
 TEST(RawioTextFormat, OnlyTheTestsRunGetColumns) {
-  TargetReport report = seed_report({874.8, 54}, {2683.1, 164}, {868.0, 54}, {1380.3, 84});
+  TargetReport report = seed_rda1s1e();
   report.tests.erase(report.tests.begin() + 1, report.tests.end());
   std::vector<TargetReport> reports = {report};
   EXPECT_EQ(format_summary_table(reports),
@@ -155,8 +160,7 @@ TEST(RawioTextFormat, WideValuesStillHaveASpace) {
 // title too, in every table; the other columns keep the seed's widths.
 TEST(RawioTextFormat, WideValuesWidenTheirColumnsSoColumnsStayAligned) {
   std::vector<TargetReport> reports = {
-      seed_report({874.8, 54}, {2683.1, 164}, {868.0, 54}, {1380.3, 84}),
-      seed_report({480.8, 30}, {1234567.8, 1234567}, {478.2, 29}, {1244.2, 76})};
+      seed_rda1s1e(), seed_report({480.8, 30}, {1234567.8, 1234567}, {478.2, 29}, {1244.2, 76})};
   reports[1].id = "ram";
   EXPECT_EQ(format_summary_table(reports),
             "            Random read     Sequential read    Random write Sequential write\n"
@@ -183,9 +187,7 @@ TEST(RawioTextFormat, WideValuesWidenTheirColumnsSoColumnsStayAligned) {
 }
 
 TEST(RawioTextFormat, LongIdsWidenTheIdColumnSoColumnsStayAligned) {
-  std::vector<TargetReport> reports = {
-      seed_report({874.8, 54}, {2683.1, 164}, {868.0, 54}, {1380.3, 84}),
-      seed_report({480.8, 30}, {5001.7, 305}, {478.2, 29}, {1244.2, 76})};
+  std::vector<TargetReport> reports = {seed_rda1s1e(), seed_vinum()};
   reports[1].id = "plain#12";
   reports[1].tests.resize(1);
   EXPECT_EQ(format_test_rows(reports),
@@ -204,8 +206,7 @@ TEST(RawioTextFormat, LongIdsWidenTheIdColumnSoColumnsStayAligned) {
 }
 
 TEST(RawioTextFormat, VerbosityTwoAddsLatencyPercentiles) {
-  std::vector<TargetReport> reports = {
-      seed_report({271.0, 17}, {5290.5, 323}, {514.1, 32}, {1454.7, 89})};
+  std::vector<TargetReport> reports = {seed_da2s1e()};
   for (uint64_t v = 1; v <= 1000; ++v) reports[0].tests[0].latency.record(v * 1000);  // 1..1000 us
   std::string out = make_text_formatter(2)->render(reports);
   EXPECT_EQ(out.substr(0, format_test_rows(reports).size()), format_test_rows(reports));
@@ -219,8 +220,7 @@ TEST(RawioTextFormat, VerbosityTwoAddsLatencyPercentiles) {
 }
 
 TEST(RawioJsonFormat, OneDocumentWithUnitsInKeysAndOptionsEchoed) {
-  std::vector<TargetReport> reports = {
-      seed_report({271.0, 17}, {5290.5, 323}, {514.1, 32}, {1454.7, 89})};
+  std::vector<TargetReport> reports = {seed_da2s1e()};
   reports[0].tests[0].latency.record(1500);
   reports[0].tests[0].intervals = {{16384, 1}, {32768, 2}};
   std::string text = make_json_formatter({{"engine", "psync"}, {"workers", 8}})->render(reports);
@@ -243,8 +243,7 @@ TEST(RawioJsonFormat, OneDocumentWithUnitsInKeysAndOptionsEchoed) {
 }
 
 TEST(RawioJsonFormat, HistogramsCarryTheirBucketsAndTheLayout) {
-  std::vector<TargetReport> reports = {
-      seed_report({271.0, 17}, {5290.5, 323}, {514.1, 32}, {1454.7, 89})};
+  std::vector<TargetReport> reports = {seed_da2s1e()};
   RunResult& rr = reports[0].tests[0];
   for (uint64_t v : {1500u, 1500u, 3'000'000u}) rr.latency.record(v);
   rr.intervals = {{16384, 1}, {32768, 2}};
@@ -269,8 +268,7 @@ TEST(RawioJsonFormat, HistogramsCarryTheirBucketsAndTheLayout) {
 
 // An open-loop RR over 10 s at 2000/s requested, with known lag samples.
 TargetReport open_loop_report() {
-  std::vector<TargetReport> r = {
-      seed_report({271.0, 17}, {5290.5, 323}, {514.1, 32}, {1454.7, 89})};
+  std::vector<TargetReport> r = {seed_da2s1e()};
   RunResult& rr = r[0].tests[0];
   rr.spec.rate_per_sec = 2000;
   rr.spec.arrival = Arrival::kPoisson;
@@ -295,8 +293,7 @@ TEST(RawioTextFormat, OpenLoopTestsGetALineWithRatesAndLagAndTheTablesStayTheSee
   EXPECT_EQ(out.find("Open loop"), out.rfind("Open loop")) << out;
   EXPECT_EQ(out.substr(0, out.find("Measured")),
             format_test_rows(std::vector<TargetReport>{open_loop_report()}));
-  std::vector<TargetReport> closed = {
-      seed_report({271.0, 17}, {5290.5, 323}, {514.1, 32}, {1454.7, 89})};
+  std::vector<TargetReport> closed = {seed_da2s1e()};
   EXPECT_EQ(make_text_formatter(1)->render(closed).find("Open loop"), std::string::npos);
 }
 
@@ -325,8 +322,7 @@ namespace diskcond::rawio {
 namespace {
 
 TEST(RawioTextFormat, SteadyStateLinesSayWhetherItWasReachedAndNeverOtherwise) {
-  std::vector<TargetReport> reports = {
-      seed_report({271.0, 17}, {5290.5, 323}, {514.1, 32}, {1454.7, 89})};
+  std::vector<TargetReport> reports = {seed_da2s1e()};
   std::vector<double> rounds = {50, 80, 100, 110, 95, 105, 100};
   SteadyState reached = detect_steady_state(rounds, {});
   reached.window_ns = 2'000'000'000;

@@ -2,46 +2,41 @@
 
 namespace diskcond::rawio {
 
+namespace {
+
+// Each test's names: its code in tables, its title over columns, its key in JSON.
+struct TestNames {
+  TestKind kind;
+  std::string_view code, title, key;
+};
+constexpr TestNames kTestNames[] = {
+    {TestKind::kRandomRead, "RR", "Random read", "random_read"},
+    {TestKind::kSequentialRead, "SR", "Sequential read", "sequential_read"},
+    {TestKind::kRandomWrite, "RW", "Random write", "random_write"},
+    {TestKind::kSequentialWrite, "SW", "Sequential write", "sequential_write"},
+};
+
+const TestNames* names_of(TestKind kind) {
+  for (const TestNames& n : kTestNames)
+    if (n.kind == kind) return &n;
+  return nullptr;
+}
+
+}  // namespace
+
 std::string_view test_code(TestKind kind) {
-  switch (kind) {
-    case TestKind::kRandomRead:
-      return "RR";
-    case TestKind::kSequentialRead:
-      return "SR";
-    case TestKind::kRandomWrite:
-      return "RW";
-    case TestKind::kSequentialWrite:
-      return "SW";
-  }
-  return "??";
+  const TestNames* n = names_of(kind);
+  return n ? n->code : "??";
 }
 
 std::string_view test_title(TestKind kind) {
-  switch (kind) {
-    case TestKind::kRandomRead:
-      return "Random read";
-    case TestKind::kSequentialRead:
-      return "Sequential read";
-    case TestKind::kRandomWrite:
-      return "Random write";
-    case TestKind::kSequentialWrite:
-      return "Sequential write";
-  }
-  return "?";
+  const TestNames* n = names_of(kind);
+  return n ? n->title : "?";
 }
 
 std::string_view test_key(TestKind kind) {
-  switch (kind) {
-    case TestKind::kRandomRead:
-      return "random_read";
-    case TestKind::kSequentialRead:
-      return "sequential_read";
-    case TestKind::kRandomWrite:
-      return "random_write";
-    case TestKind::kSequentialWrite:
-      return "sequential_write";
-  }
-  return "?";
+  const TestNames* n = names_of(kind);
+  return n ? n->key : "?";
 }
 
 std::string_view arrival_key(Arrival arrival) {

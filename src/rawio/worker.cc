@@ -88,78 +88,35 @@ void Worker::run(StartBarrier& start, const TestClock& clock, std::atomic<bool>&
 
 void Worker::loop(const TestClock& clock, std::atomic<bool>& stop, WorkerProgress& progress) {
   intervals_.start(clock.measure_start_ns);
-  const int64_t measure_start = clock.measure_start_ns;
   const int64_t deadline = clock.deadline_ns;
-  const bool write = is_write(spec_.kind);
-  const uint32_t length = spec_.transfer_bytes;
   const unsigned batch = spec_.submit_batch > 0 ? spec_.submit_batch : 1;
-  uint8_t* const buffers = buffers_.get();
-  uint64_t issued = 0;
-  unsigned in_flight = 0;
   int64_t now = clock.start_ns;
 
   for (;;) {
-    if (now < deadline && issued < share_ && !stop.load(std::memory_order_relaxed)) {
+    if (now < deadline && issued_ < share_ && !stop.load(std::memory_order_relaxed)) {
       // Each transfer is stamped just before the submission that starts it.
       int64_t stamp = monotonic_now_ns();
       unsigned queued = 0;
       int rc = 0;
-      while (in_flight < depth_ && issued < share_ && rc >= 0) {
-        uint32_t slot = free_slots_.back();
-        free_slots_.pop_back();
-        uint64_t offset = offsets_.next();
-        submitted_ns_[slot] = stamp;
-        slot_offset_[slot] = offset;
-        uint8_t* buffer = buffers + static_cast<size_t>(slot) * length;
-        if (write) stamp_sectors(buffer, offset, length, spec_.seed);
-        engine_->queue({buffer, offset, length, slot, write});
-        ++in_flight;
-        ++issued;
+      while (in_flight_ < depth_ && issued_ < share_ && rc >= 0) {
+        queue_transfer(stamp, stamp);
         if (++queued == batch) {
           rc = engine_->submit();
           queued = 0;
-          if (in_flight < depth_ && issued < share_) stamp = monotonic_now_ns();
+          if (in_flight_ < depth_ && issued_ < share_) stamp = monotonic_now_ns();
         }
       }
       if (queued > 0 && rc >= 0) rc = engine_->submit();
-      if (rc < 0) {
-        record_error(rc, 0);
-        stop.store(true, std::memory_order_relaxed);
-        break;  // the engine's destructor tears down whatever is still queued
-      }
+      if (failed(rc, stop)) break;  // the engine's destructor tears down whatever is still queued
     } else if (now >= deadline) {
       hit_deadline_ = true;
     }
-    if (in_flight == 0) break;
+    if (in_flight_ == 0) break;
     int n = engine_->reap(1, completions_);
     now = monotonic_now_ns();
-    if (n < 0) {
-      record_error(n, 0);
-      stop.store(true, std::memory_order_relaxed);
-      break;
-    }
-    for (int i = 0; i < n; ++i) {
-      const Completion& c = completions_[i];
-      if (c.result != static_cast<int64_t>(length)) {
-        if (error_.empty()) record_error(c.result, slot_offset_[c.slot]);
-        stop.store(true, std::memory_order_relaxed);
-      } else if (now >= measure_start) {
-        size_t second = intervals_.add(now, length);
-        interval_latency_.record(second, static_cast<uint64_t>(now - submitted_ns_[c.slot]));
-        if (log_) [[unlikely]]
-          log_->add(
-              {submitted_ns_[c.slot], submitted_ns_[c.slot], now, slot_offset_[c.slot], length});
-        ++transfers_;
-        bytes_ += length;
-      }
-      free_slots_.push_back(c.slot);
-      --in_flight;
-    }
-    progress.transfers.store(transfers_, std::memory_order_relaxed);
+    if (!take_reaped(n, now, clock, stop, progress)) break;
   }
-  end_ns_ = now;
-  issued_ = issued;
-  interval_latency_.finish();
+  finish(now);
 }
 
 }  // namespace diskcond::rawio
@@ -169,18 +126,13 @@ namespace diskcond::rawio {
 void Worker::open_loop(const TestClock& clock, std::atomic<bool>& stop, WorkerProgress& progress) {
   intervals_.start(clock.measure_start_ns);
   const int64_t deadline = clock.deadline_ns;
-  const bool write = is_write(spec_.kind);
-  const uint32_t length = spec_.transfer_bytes;
   const unsigned batch = spec_.submit_batch > 0 ? spec_.submit_batch : 1;
-  uint8_t* const buffers = buffers_.get();
-  uint64_t issued = 0;
-  unsigned in_flight = 0;
   bool issuing = true;
   int64_t due = clock.start_ns + schedule_->next_ns();  // the next transfer's intended time
   int64_t now = monotonic_now_ns();
 
   for (;;) {
-    if (issuing && (issued == share_ || due >= deadline || stop.load(std::memory_order_relaxed))) {
+    if (issuing && (issued_ == share_ || due >= deadline || stop.load(std::memory_order_relaxed))) {
       issuing = false;  // the schedule (or the share) is done
       hit_deadline_ = due >= deadline;
     } else if (issuing && now >= deadline) {
@@ -192,18 +144,8 @@ void Worker::open_loop(const TestClock& clock, std::atomic<bool>& stop, WorkerPr
       // Everything already due, in order, while a slot is free; each stamped as it is queued.
       unsigned queued = 0;
       int rc = 0;
-      while (in_flight < depth_ && due <= now && issued < share_ && due < deadline && rc >= 0) {
-        uint32_t slot = free_slots_.back();
-        free_slots_.pop_back();
-        uint64_t offset = offsets_.next();
-        intended_ns_[slot] = due;
-        submitted_ns_[slot] = now;
-        slot_offset_[slot] = offset;
-        uint8_t* buffer = buffers + static_cast<size_t>(slot) * length;
-        if (write) stamp_sectors(buffer, offset, length, spec_.seed);
-        engine_->queue({buffer, offset, length, slot, write});
-        ++in_flight;
-        ++issued;
+      while (in_flight_ < depth_ && due <= now && issued_ < share_ && due < deadline && rc >= 0) {
+        queue_transfer(due, now);
         due = clock.start_ns + schedule_->next_ns();
         if (++queued == batch) {
           rc = engine_->submit();
@@ -212,13 +154,9 @@ void Worker::open_loop(const TestClock& clock, std::atomic<bool>& stop, WorkerPr
         }
       }
       if (queued > 0 && rc >= 0) rc = engine_->submit();
-      if (rc < 0) {
-        record_error(rc, 0);
-        stop.store(true, std::memory_order_relaxed);
-        break;
-      }
+      if (failed(rc, stop)) break;
     }
-    if (in_flight == 0) {
+    if (in_flight_ == 0) {
       if (!issuing) break;
       // Ahead of schedule with nothing in flight: sleep until the next transfer is due, waking at
       // least every 100 ms to see the stop flag.
@@ -230,25 +168,47 @@ void Worker::open_loop(const TestClock& clock, std::atomic<bool>& stop, WorkerPr
       continue;
     }
     // A free slot and a transfer not yet due: wait for a completion or its time, whichever first.
-    int n = issuing && in_flight < depth_
+    int n = issuing && in_flight_ < depth_
                 ? engine_->reap_until(std::min(due, deadline), completions_)
                 : engine_->reap(1, completions_);
     now = monotonic_now_ns();
-    if (n < 0) {
-      record_error(n, 0);
-      stop.store(true, std::memory_order_relaxed);
-      break;
-    }
-    complete(n, now, clock.measure_start_ns, stop, in_flight);
-    progress.transfers.store(transfers_, std::memory_order_relaxed);
+    if (!take_reaped(n, now, clock, stop, progress)) break;
   }
-  end_ns_ = now;
-  issued_ = issued;
-  interval_latency_.finish();
+  finish(now);
 }
 
-void Worker::complete(int n, int64_t now, int64_t measure_start, std::atomic<bool>& stop,
-                      unsigned& in_flight) {
+void Worker::queue_transfer(int64_t intended_ns, int64_t submitted_ns) {
+  const bool write = is_write(spec_.kind);
+  const uint32_t length = spec_.transfer_bytes;
+  const uint32_t slot = free_slots_.back();
+  free_slots_.pop_back();
+  const uint64_t offset = offsets_.next();
+  intended_ns_[slot] = intended_ns;
+  submitted_ns_[slot] = submitted_ns;
+  slot_offset_[slot] = offset;
+  uint8_t* buffer = buffers_.get() + static_cast<size_t>(slot) * length;
+  if (write) stamp_sectors(buffer, offset, length, spec_.seed);
+  engine_->queue({buffer, offset, length, slot, write});
+  ++in_flight_;
+  ++issued_;
+}
+
+bool Worker::failed(int rc, std::atomic<bool>& stop) {
+  if (rc >= 0) return false;
+  record_error(rc, 0);
+  stop.store(true, std::memory_order_relaxed);
+  return true;
+}
+
+bool Worker::take_reaped(int n, int64_t now, const TestClock& clock, std::atomic<bool>& stop,
+                         WorkerProgress& progress) {
+  if (failed(n, stop)) return false;
+  complete(n, now, clock.measure_start_ns, stop);
+  progress.transfers.store(transfers_, std::memory_order_relaxed);
+  return true;
+}
+
+void Worker::complete(int n, int64_t now, int64_t measure_start, std::atomic<bool>& stop) {
   const uint32_t length = spec_.transfer_bytes;
   for (int i = 0; i < n; ++i) {
     const Completion& c = completions_[i];
@@ -260,14 +220,21 @@ void Worker::complete(int n, int64_t now, int64_t measure_start, std::atomic<boo
       interval_latency_.record(second, static_cast<uint64_t>(now - intended_ns_[c.slot]));
       if (log_) [[unlikely]]
         log_->add({intended_ns_[c.slot], submitted_ns_[c.slot], now, slot_offset_[c.slot], length});
-      schedule_lag_.record(static_cast<uint64_t>(submitted_ns_[c.slot] - intended_ns_[c.slot]));
-      service_latency_.record(static_cast<uint64_t>(now - submitted_ns_[c.slot]));
+      if (schedule_) {
+        schedule_lag_.record(static_cast<uint64_t>(submitted_ns_[c.slot] - intended_ns_[c.slot]));
+        service_latency_.record(static_cast<uint64_t>(now - submitted_ns_[c.slot]));
+      }
       ++transfers_;
       bytes_ += length;
     }
     free_slots_.push_back(c.slot);
-    --in_flight;
+    --in_flight_;
   }
+}
+
+void Worker::finish(int64_t now) {
+  end_ns_ = now;
+  interval_latency_.finish();
 }
 
 }  // namespace diskcond::rawio

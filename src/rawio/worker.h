@@ -92,10 +92,22 @@ class Worker {
   void record_error(int64_t result, uint64_t offset);
   void loop(const TestClock& clock, std::atomic<bool>& stop, WorkerProgress& progress);
   void open_loop(const TestClock& clock, std::atomic<bool>& stop, WorkerProgress& progress);
-  // Open loop: records the completions in completions_[0, n), which ended at `now`; a failed one
-  // records the error and sets `stop`.
-  void complete(int n, int64_t now, int64_t measure_start, std::atomic<bool>& stop,
-                unsigned& in_flight);
+  // Takes a free slot and queues the next transfer in it (a write stamped first), meant to start
+  // at `intended_ns` (closed loop: when it is submitted) and submitted at `submitted_ns`; one
+  // more in flight and issued. REQUIRES: a free slot.
+  void queue_transfer(int64_t intended_ns, int64_t submitted_ns);
+  // An engine's return `rc`: below 0, records the error, sets `stop` and returns true.
+  bool failed(int rc, std::atomic<bool>& stop);
+  // What a reap returned (`n` completions, or an error below 0) at `now`: false on an error (the
+  // loop ends), else the completions recorded and the progress updated.
+  bool take_reaped(int n, int64_t now, const TestClock& clock, std::atomic<bool>& stop,
+                   WorkerProgress& progress);
+  // Records the completions in completions_[0, n), which ended at `now`, and frees their slots
+  // (one less in flight each); a failed one records the error and sets `stop`. Latency runs from
+  // the intended time; open loop also records schedule lag and service latency.
+  void complete(int n, int64_t now, int64_t measure_start, std::atomic<bool>& stop);
+  // The loop ended at `now`.
+  void finish(int64_t now);
 
   TestSpec spec_;
   unsigned index_;
@@ -120,7 +132,8 @@ class Worker {
   int64_t behind_at_end_ns_ = 0;
   IntervalLog intervals_;
   uint64_t transfers_ = 0;
-  uint64_t issued_ = 0;
+  uint64_t issued_ = 0;     // warm-up included
+  unsigned in_flight_ = 0;  // queued or submitted, not yet reaped
   uint64_t bytes_ = 0;
   int64_t end_ns_ = 0;
   bool hit_deadline_ = false;

@@ -13,8 +13,8 @@
 
 namespace {
 
-// Both command lines parse to {action, text, invocation}: print help, report a usage error in one
-// line, or run the invocation.
+// Every command line parses to a ParsedLine (cli_rules.h), {action, text, invocation}: print
+// help, report a usage error in one line, or run the invocation.
 template <class Parsed, class Run>
 int dispatch(const Parsed& parsed, Run run) {
   switch (parsed.action) {

@@ -10,6 +10,7 @@
 #include "dmc/cli/command_support.h"
 #include "dmc/cli/commands.h"
 #include "dmc/cli/mount_path.h"
+#include "dmc/mount/control_protocol.h"
 
 namespace diskcond::dmc {
 namespace {
@@ -38,16 +39,8 @@ std::string report_text(const std::string& mount, const mount::CrashReport& r) {
 }
 
 std::string report_json(const std::string& mount, const mount::CrashReport& r) {
-  const nlohmann::ordered_json j{{"mount", mount},
-                                 {"seed", r.seed},
-                                 {"tear", tear_name(r.tear)},
-                                 {"files", r.files},
-                                 {"lost_bytes", r.lost_bytes},
-                                 {"survived_bytes", r.survived_bytes},
-                                 {"removed", r.removed},
-                                 {"restored", r.restored},
-                                 {"paths", r.paths},
-                                 {"errors", r.errors}};
+  nlohmann::ordered_json j{{"mount", mount}};
+  j.update(mount::crash_report_json(r));
   return j.dump() + "\n";
 }
 

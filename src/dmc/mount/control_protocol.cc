@@ -1,5 +1,7 @@
 #include "dmc/mount/control_protocol.h"
 
+#include <algorithm>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "dmc/mount/settings_json.h"
@@ -164,6 +166,34 @@ Result<FaultRule> rule_from_json(const json& j) {
   return parse_fault_rule(words);
 }
 
+// Each request's "op", as the wire spells it.
+struct OpName {
+  ControlOp op;
+  const char* name;
+};
+constexpr OpName kOpNames[] = {
+    {ControlOp::kStatus, "status"},
+    {ControlOp::kUpdate, "update"},
+    {ControlOp::kStop, "stop"},
+    {ControlOp::kSync, "sync"},
+    {ControlOp::kFaultAdd, "fault_add"},
+    {ControlOp::kFaultList, "fault_list"},
+    {ControlOp::kFaultRemove, "fault_remove"},
+    {ControlOp::kFaultClear, "fault_clear"},
+    {ControlOp::kFaultLog, "fault_log"},
+    {ControlOp::kFaultRelease, "fault_release"},
+    {ControlOp::kCrash, "crash"},
+};
+
+static_assert(std::size(kOpNames) == static_cast<size_t>(ControlOp::kCrash) + 1,
+              "every ControlOp has its name");
+
+const char* op_name(ControlOp op) {
+  for (const OpName& n : kOpNames)
+    if (n.op == op) return n.name;
+  return "?";
+}
+
 Result<json> parse_object(const std::string& line) {
   if (line.size() > kMaxControlLine) return make_error("message too long");
   json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
@@ -172,43 +202,50 @@ Result<json> parse_object(const std::string& line) {
   return j;
 }
 
+// A reply as its object, once decode_ack() has accepted it.
+Result<json> acked_object(const std::string& line) {
+  auto ack = decode_ack(line);
+  if (!ack.ok()) return Error{ack.error()};
+  return *parse_object(line);
+}
+
+// The replies carrying one whole number, {"ok":true,"<key>":N}.
+template <class T>
+std::string encode_number(const char* key, T value) {
+  return json{{"ok", true}, {key, value}}.dump() + "\n";
+}
+
+template <class T>
+Result<T> decode_number(const std::string& line, const char* key) {
+  auto j = acked_object(line);
+  if (!j.ok()) return Error{j.error()};
+  T value = 0;
+  TRY(read_int(*j, key, value));
+  return value;
+}
+
 }  // namespace
 
 std::string encode_request(const ControlRequest& r) {
-  json j;
-  switch (r.op) {
-    case ControlOp::kStatus:
-      j = {{"op", "status"}};
-      break;
+  json j{{"op", op_name(r.op)}};
+  switch (r.op) {  // the arguments of the ops that take some
     case ControlOp::kUpdate:
-      j = {{"op", "update"}, {"settings", settings_to_json(r.settings)}};
+      j["settings"] = settings_to_json(r.settings);
       break;
     case ControlOp::kStop:
-      j = {{"op", "stop"}, {"force", r.force}};
-      break;
-    case ControlOp::kSync:
-      j = {{"op", "sync"}};
+      j["force"] = r.force;
       break;
     case ControlOp::kFaultAdd:
-      j = {{"op", "fault_add"}, {"rule", rule_to_json(r.rule)}};
-      break;
-    case ControlOp::kFaultList:
-      j = {{"op", "fault_list"}};
+      j["rule"] = rule_to_json(r.rule);
       break;
     case ControlOp::kFaultRemove:
-      j = {{"op", "fault_remove"}, {"id", r.id}};
-      break;
-    case ControlOp::kFaultClear:
-      j = {{"op", "fault_clear"}};
-      break;
-    case ControlOp::kFaultLog:
-      j = {{"op", "fault_log"}};
-      break;
-    case ControlOp::kFaultRelease:
-      j = {{"op", "fault_release"}};
+      j["id"] = r.id;
       break;
     case ControlOp::kCrash:
-      j = {{"op", "crash"}, {"seed", r.crash.seed}, {"tear", tear_name(r.crash.tear)}};
+      j["seed"] = r.crash.seed;
+      j["tear"] = tear_name(r.crash.tear);
+      break;
+    default:
       break;
   }
   return j.dump() + "\n";
@@ -221,50 +258,45 @@ Result<ControlRequest> decode_request(const std::string& line) {
   std::string op;
   TRY(read_string(j, "op", op));
   ControlRequest r;
-  if (op == "status") {
-    r.op = ControlOp::kStatus;
-  } else if (op == "update") {
-    r.op = ControlOp::kUpdate;
-    auto it = j.find("settings");
-    if (it == j.end()) return make_error("update needs settings");
-    auto s = settings_from_json(*it);
-    if (!s.ok()) return Error{s.error()};
-    r.settings = *s;
-  } else if (op == "sync") {
-    r.op = ControlOp::kSync;
-  } else if (op == "fault_add") {
-    r.op = ControlOp::kFaultAdd;
-    auto rule = rule_from_json(j.value("rule", json()));
-    if (!rule.ok()) return Error{"fault_add: " + rule.error()};
-    r.rule = std::move(rule).value();
-  } else if (op == "fault_list") {
-    r.op = ControlOp::kFaultList;
-  } else if (op == "fault_remove") {
-    r.op = ControlOp::kFaultRemove;
-    TRY(read_int(j, "id", r.id));
-  } else if (op == "fault_clear") {
-    r.op = ControlOp::kFaultClear;
-  } else if (op == "fault_log") {
-    r.op = ControlOp::kFaultLog;
-  } else if (op == "fault_release") {
-    r.op = ControlOp::kFaultRelease;
-  } else if (op == "crash") {
-    r.op = ControlOp::kCrash;
-    std::string tear;
-    TRY(read_int(j, "seed", r.crash.seed));
-    TRY(read_string(j, "tear", tear));
-    auto parsed = parse_tear(tear);
-    if (!parsed.ok()) return Error{parsed.error()};
-    r.crash.tear = *parsed;
-  } else if (op == "stop") {
-    r.op = ControlOp::kStop;
-    auto it = j.find("force");
-    if (it != j.end()) {
-      if (!it->is_boolean()) return make_error("force must be true or false");
-      r.force = it->get<bool>();
+  const auto named = std::find_if(std::begin(kOpNames), std::end(kOpNames),
+                                  [&](const OpName& n) { return op == n.name; });
+  if (named == std::end(kOpNames)) return make_error("unknown op '" + op + "'");
+  r.op = named->op;
+  switch (r.op) {
+    case ControlOp::kUpdate: {
+      auto it = j.find("settings");
+      if (it == j.end()) return make_error("update needs settings");
+      auto s = settings_from_json(*it);
+      if (!s.ok()) return Error{s.error()};
+      r.settings = *s;
+      break;
     }
-  } else {
-    return make_error("unknown op '" + op + "'");
+    case ControlOp::kFaultAdd: {
+      auto rule = rule_from_json(j.value("rule", json()));
+      if (!rule.ok()) return Error{"fault_add: " + rule.error()};
+      r.rule = std::move(rule).value();
+      break;
+    }
+    case ControlOp::kFaultRemove:
+      TRY(read_int(j, "id", r.id));
+      break;
+    case ControlOp::kCrash: {
+      std::string tear;
+      TRY(read_int(j, "seed", r.crash.seed));
+      TRY(read_string(j, "tear", tear));
+      auto parsed_tear = parse_tear(tear);
+      if (!parsed_tear.ok()) return Error{parsed_tear.error()};
+      r.crash.tear = *parsed_tear;
+      break;
+    }
+    case ControlOp::kStop:
+      if (auto it = j.find("force"); it != j.end()) {
+        if (!it->is_boolean()) return make_error("force must be true or false");
+        r.force = it->get<bool>();
+      }
+      break;
+    default:
+      break;  // no arguments
   }
   return r;
 }
@@ -290,27 +322,19 @@ std::string encode_status(const StatusReply& s) {
 }
 
 std::string encode_synced(int64_t durable_at_ns) {
-  return json{{"ok", true}, {"durable_at_ns", durable_at_ns}}.dump() + "\n";
+  return encode_number("durable_at_ns", durable_at_ns);
 }
 
 Result<int64_t> decode_synced(const std::string& line) {
-  auto ack = decode_ack(line);
-  if (!ack.ok()) return Error{ack.error()};
-  int64_t at = 0;
-  TRY(read_int(*parse_object(line), "durable_at_ns", at));
-  return at;
+  return decode_number<int64_t>(line, "durable_at_ns");
 }
 
 std::string encode_fault_added(uint64_t id) {
-  return json{{"ok", true}, {"id", id}}.dump() + "\n";
+  return encode_number("id", id);
 }
 
 Result<uint64_t> decode_fault_added(const std::string& line) {
-  auto ack = decode_ack(line);
-  if (!ack.ok()) return Error{ack.error()};
-  uint64_t id = 0;
-  TRY(read_int(*parse_object(line), "id", id));
-  return id;
+  return decode_number<uint64_t>(line, "id");
 }
 
 std::string encode_fault_report(const FaultReport& report) {
@@ -327,9 +351,9 @@ std::string encode_fault_report(const FaultReport& report) {
 }
 
 Result<FaultReport> decode_fault_report(const std::string& line) {
-  auto ack = decode_ack(line);
-  if (!ack.ok()) return Error{ack.error()};
-  const json j = *parse_object(line);
+  auto object = acked_object(line);
+  if (!object.ok()) return Error{object.error()};
+  const json j = std::move(*object);
   FaultReport report;
   TRY(read_int(j, "injected", report.injected));
   auto rules = j.find("rules");
@@ -351,15 +375,11 @@ Result<FaultReport> decode_fault_report(const std::string& line) {
 }
 
 std::string encode_released(uint64_t released) {
-  return json{{"ok", true}, {"released", released}}.dump() + "\n";
+  return encode_number("released", released);
 }
 
 Result<uint64_t> decode_released(const std::string& line) {
-  auto ack = decode_ack(line);
-  if (!ack.ok()) return Error{ack.error()};
-  uint64_t released = 0;
-  TRY(read_int(*parse_object(line), "released", released));
-  return released;
+  return decode_number<uint64_t>(line, "released");
 }
 
 std::string encode_fault_log(const std::vector<FaultEvent>& events) {
@@ -382,9 +402,9 @@ std::string encode_fault_log(const std::vector<FaultEvent>& events) {
 }
 
 Result<std::vector<FaultEvent>> decode_fault_log(const std::string& line) {
-  auto ack = decode_ack(line);
-  if (!ack.ok()) return Error{ack.error()};
-  const json j = *parse_object(line);
+  auto object = acked_object(line);
+  if (!object.ok()) return Error{object.error()};
+  const json j = std::move(*object);
   auto events = j.find("events");
   if (events == j.end() || !events->is_array()) return make_error("bad fault log from daemon");
   std::vector<FaultEvent> out;
@@ -430,9 +450,9 @@ Status decode_ack(const std::string& line) {
 }
 
 Result<StatusReply> decode_status(const std::string& line) {
-  auto ack = decode_ack(line);
-  if (!ack.ok()) return Error{ack.error()};
-  json j = *parse_object(line);
+  auto object = acked_object(line);
+  if (!object.ok()) return Error{object.error()};
+  json j = std::move(*object);
   if (auto settings = j.find("settings"); settings != j.end() && settings->is_object())
     upgrade_old_settings(*settings);
   StatusReply s;
@@ -456,25 +476,28 @@ Result<StatusReply> decode_status(const std::string& line) {
   return s;
 }
 
+nlohmann::ordered_json crash_report_json(const CrashReport& r) {
+  return {{"seed", r.seed},
+          {"tear", tear_name(r.tear)},
+          {"files", r.files},
+          {"lost_bytes", r.lost_bytes},
+          {"survived_bytes", r.survived_bytes},
+          {"removed", r.removed},
+          {"restored", r.restored},
+          {"paths", r.paths},
+          {"errors", r.errors}};
+}
+
 std::string encode_crash_report(const CrashReport& r) {
-  return json{{"ok", true},
-              {"seed", r.seed},
-              {"tear", tear_name(r.tear)},
-              {"files", r.files},
-              {"lost_bytes", r.lost_bytes},
-              {"survived_bytes", r.survived_bytes},
-              {"removed", r.removed},
-              {"restored", r.restored},
-              {"paths", r.paths},
-              {"errors", r.errors}}
-             .dump() +
-         "\n";
+  json reply{{"ok", true}};
+  reply.update(crash_report_json(r));
+  return reply.dump() + "\n";
 }
 
 Result<CrashReport> decode_crash_report(const std::string& line) {
-  auto ack = decode_ack(line);
-  if (!ack.ok()) return Error{ack.error()};
-  const json j = *parse_object(line);
+  auto object = acked_object(line);
+  if (!object.ok()) return Error{object.error()};
+  const json j = std::move(*object);
   CrashReport r;
   std::string tear;
   TRY(read_int(j, "seed", r.seed));

@@ -41,6 +41,7 @@
 
 #include <sys/types.h>
 
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 
@@ -107,6 +108,9 @@ std::string encode_released(uint64_t released);
 Result<uint64_t> decode_released(const std::string& line);
 std::string encode_fault_log(const std::vector<FaultEvent>& events);
 Result<std::vector<FaultEvent>> decode_fault_log(const std::string& line);
+// The report's fields, in the order dmc crash -json prints them after "mount": seed, tear, files,
+// lost_bytes, survived_bytes, removed, restored, paths, errors. The crash reply is these and "ok".
+nlohmann::ordered_json crash_report_json(const CrashReport& report);
 std::string encode_crash_report(const CrashReport& report);
 Result<CrashReport> decode_crash_report(const std::string& line);
 

@@ -4,20 +4,15 @@
 
 #include <atomic>
 #include <chrono>
-#include <sstream>
 #include <thread>
 
+#include "core/fault_rule_test_support.h"
 #include "dmc/mount/reply_scheduler.h"
 
 namespace diskcond::mount {
 namespace {
 
-FaultRule rule(const std::string& text) {
-  std::istringstream in(text);
-  std::vector<std::string> words;
-  for (std::string w; in >> w;) words.push_back(w);
-  return *parse_fault_rule(words);
-}
+using diskcond::testing::rule;
 
 TEST(MountDeviceClock, IsTheWallClockLessTheStalls) {
   FakeClock wall(1'000'000);

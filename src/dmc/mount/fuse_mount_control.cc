@@ -122,16 +122,19 @@ class FuseMountControl final : public MountControl {
     return run_paths_for(mount_point, conditioned_mount_owner(mount_point));
   }
 
-  // One fault_* request to the daemon of the conditioned mount `dir`; its reply line. Whether the
-  // caller may change the rules is the daemon's to say (SO_PEERCRED).
-  static Result<std::string> fault_call(const std::string& dir, const ControlRequest& request) {
+  // One fault_* request to the daemon of the conditioned mount `dir`: its reply line as `decode`
+  // reads it (decode_ack, decode_fault_report, ...). Whether the caller may change the rules is
+  // the daemon's to say (SO_PEERCRED).
+  template <class Decode>
+  static auto fault_call(const std::string& dir, const ControlRequest& request, Decode decode)
+      -> decltype(decode(std::string())) {
     auto path = canonical_directory_path(dir);
     if (!path.ok()) return Error{path.error()};
     if (!is_conditioned_mount(*path)) return make_error(*path + " is not conditioned");
     auto reply = control_call(paths_of_mount(*path).socket, encode_request(request));
     if (!reply.ok())
       return make_error(*path + ": the daemon does not answer (" + reply.error() + "); run stop");
-    return reply;
+    return decode(*reply);
   }
 
  public:
@@ -287,53 +290,27 @@ class FuseMountControl final : public MountControl {
   }
 
   Result<uint64_t> fault_add(const std::string& dir, const FaultRule& rule) override {
-    ControlRequest request;
-    request.op = ControlOp::kFaultAdd;
-    request.rule = rule;
-    auto reply = fault_call(dir, request);
-    if (!reply.ok()) return Error{reply.error()};
-    return decode_fault_added(*reply);
+    return fault_call(dir, {.op = ControlOp::kFaultAdd, .rule = rule}, decode_fault_added);
   }
 
   Result<FaultReport> fault_list(const std::string& dir) override {
-    ControlRequest request;
-    request.op = ControlOp::kFaultList;
-    auto reply = fault_call(dir, request);
-    if (!reply.ok()) return Error{reply.error()};
-    return decode_fault_report(*reply);
+    return fault_call(dir, {.op = ControlOp::kFaultList}, decode_fault_report);
   }
 
   Status fault_remove(const std::string& dir, uint64_t id) override {
-    ControlRequest request;
-    request.op = ControlOp::kFaultRemove;
-    request.id = id;
-    auto reply = fault_call(dir, request);
-    if (!reply.ok()) return Error{reply.error()};
-    return decode_ack(*reply);
+    return fault_call(dir, {.op = ControlOp::kFaultRemove, .id = id}, decode_ack);
   }
 
   Status fault_clear(const std::string& dir) override {
-    ControlRequest request;
-    request.op = ControlOp::kFaultClear;
-    auto reply = fault_call(dir, request);
-    if (!reply.ok()) return Error{reply.error()};
-    return decode_ack(*reply);
+    return fault_call(dir, {.op = ControlOp::kFaultClear}, decode_ack);
   }
 
   Result<uint64_t> fault_release(const std::string& dir) override {
-    ControlRequest request;
-    request.op = ControlOp::kFaultRelease;
-    auto reply = fault_call(dir, request);
-    if (!reply.ok()) return Error{reply.error()};
-    return decode_released(*reply);
+    return fault_call(dir, {.op = ControlOp::kFaultRelease}, decode_released);
   }
 
   Result<std::vector<FaultEvent>> fault_log(const std::string& dir) override {
-    ControlRequest request;
-    request.op = ControlOp::kFaultLog;
-    auto reply = fault_call(dir, request);
-    if (!reply.ok()) return Error{reply.error()};
-    return decode_fault_log(*reply);
+    return fault_call(dir, {.op = ControlOp::kFaultLog}, decode_fault_log);
   }
 
   Result<CrashReport> crash(const std::string& dir, const CrashOptions& options) override {

@@ -5,23 +5,14 @@
 
 #include <fstream>
 #include <iterator>
-#include <sstream>
 #include <string>
-#include <vector>
 
-#include "core/fault_rules.h"
+#include "core/fault_rule_test_support.h"
 
 namespace diskcond::mount::testing {
 
 // The rule `text`'s words say (dmc fault add's syntax); a failed parse fails the test.
-inline FaultRule rule(const std::string& text) {
-  std::istringstream in(text);
-  std::vector<std::string> words;
-  for (std::string w; in >> w;) words.push_back(w);
-  auto r = parse_fault_rule(words);
-  EXPECT_TRUE(r.ok()) << text;
-  return r.ok() ? *r : FaultRule{};
-}
+using diskcond::testing::rule;
 
 inline void write_file(const std::string& file, const std::string& content) {
   std::ofstream out(file, std::ios::binary);

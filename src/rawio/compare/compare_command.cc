@@ -8,6 +8,7 @@
 #include "rawio/history/history_store.h"
 #include "rawio/report/report_plot.h"
 #include "rawio/report/run_selection.h"
+#include "rawio/report/saved_history.h"
 
 namespace diskcond::rawio::compare {
 namespace {
@@ -52,16 +53,12 @@ std::vector<TargetReport> reports_of(const ChosenSide& side) {
 }  // namespace
 
 int run_compare(const CompareInvocation& inv, std::FILE* out, std::FILE* err) {
-  std::string path = inv.db_path.empty() ? history::default_database_path() : inv.db_path;
-  if (path.empty())
-    return say(err, "neither XDG_DATA_HOME nor HOME is set; use --db PATH"), kExitUsage;
-  auto store = history::HistoryStore::open(path, history::Database::Mode::kReadOnly);
-  if (!store) return say(err, store.error()), kExitIoError;
-  auto saved = store->list();
-  if (!saved) return say(err, saved.error()), kExitIoError;
-  auto a = load_side(*store, *saved, inv.a, inv.last);
+  int exit_code = kExitOk;
+  auto saved = report::open_saved_history(inv.db_path, &exit_code);
+  if (!saved) return say(err, saved.error()), exit_code;
+  auto a = load_side(saved->store, saved->runs, inv.a, inv.last);
   if (!a) return say(err, a.error()), kExitUsage;
-  auto b = load_side(*store, *saved, inv.b, inv.last);
+  auto b = load_side(saved->store, saved->runs, inv.b, inv.last);
   if (!b) return say(err, b.error()), kExitUsage;
   const std::vector<TargetReport> ra = reports_of(*a), rb = reports_of(*b);
   const std::vector<TestComparison> tests = compare_reports(ra, rb, inv.options);

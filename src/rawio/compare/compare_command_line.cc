@@ -131,29 +131,12 @@ ParsedCompareCommandLine parse_compare_command_line(int argc, const char* const*
   ParsedCompareCommandLine parsed;
   RawText raw;
   auto app = build_app(parsed.invocation, raw);
-  const bool help = asks_for_help(argc, argv);
-  if (std::string error = help ? "" : equals_form_error(*app, argc, argv); !error.empty()) {
-    parsed.action = ParsedCompareCommandLine::Action::kUsageError;
-    parsed.text = "compare: " + one_line(error);
-    return parsed;
-  }
-  try {
-    if (help) throw CLI::CallForHelp();
-    app->parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    parsed.action = ParsedCompareCommandLine::Action::kPrintAndExit;
-    parsed.text = app->help() +
-                  "\nExit status: 0 no significant regression, 1 the database could not be read "
-                  "or the plot not written, 2 usage error (including an unknown run or ID), 4 B "
-                  "is significantly slower than A beyond --threshold in some test.\n";
-    return parsed;
-  } catch (const CLI::ParseError& e) {
-    parsed.action = ParsedCompareCommandLine::Action::kUsageError;
-    std::string message = e.what();
-    while (!message.empty() && message.back() == '\n') message.pop_back();
-    parsed.text = "compare: " + one_line(message) + " (see rawio compare --help)";
-    return parsed;
-  }
+  static_cast<ParseOutcome&>(parsed) =
+      parse_by_rules(*app, argc, argv, "rawio compare", "compare: ",
+                     "\nExit status: 0 no significant regression, 1 the database could not be read "
+                     "or the plot not written, 2 usage error (including an unknown run or ID), 4 B "
+                     "is significantly slower than A beyond --threshold in some test.\n");
+  if (parsed.action != ParseAction::kRun) return parsed;
   if (std::string error = finish(*app, parsed.invocation, raw); !error.empty()) {
     parsed.action = ParsedCompareCommandLine::Action::kUsageError;
     parsed.text = "compare: " + one_line(error);

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "rawio/cli_rules.h"
 #include "rawio/compare/comparison.h"
 
 namespace diskcond::rawio::compare {
@@ -25,12 +26,7 @@ struct CompareInvocation {
   std::string plot_path;  // --plot; ends in .svg or .png
 };
 
-struct ParsedCompareCommandLine {
-  enum class Action { kRun, kPrintAndExit, kUsageError };
-  Action action = Action::kRun;
-  CompareInvocation invocation;
-  std::string text;  // --help text (stdout) or the one-line error (stderr)
-};
+using ParsedCompareCommandLine = ParsedLine<CompareInvocation>;
 
 // True when argv asks for the comparison ("rawio compare ...").
 bool is_compare_command(int argc, const char* const* argv);

@@ -9,6 +9,7 @@
 #include "rawio/report/report_format.h"
 #include "rawio/report/report_plot.h"
 #include "rawio/report/run_selection.h"
+#include "rawio/report/saved_history.h"
 
 namespace diskcond::rawio::report {
 namespace {
@@ -25,22 +26,18 @@ void print(std::FILE* out, const std::string& text) {
 }  // namespace
 
 int run_report(const ReportInvocation& inv, std::FILE* out, std::FILE* err) {
-  std::string path = inv.db_path.empty() ? history::default_database_path() : inv.db_path;
-  if (path.empty())
-    return say(err, "neither XDG_DATA_HOME nor HOME is set; use --db PATH"), kExitUsage;
-  auto store = history::HistoryStore::open(path, history::Database::Mode::kReadOnly);
-  if (!store) return say(err, store.error()), kExitIoError;
-  auto saved = store->list();
-  if (!saved) return say(err, saved.error()), kExitIoError;
+  int exit_code = kExitOk;
+  auto saved = open_saved_history(inv.db_path, &exit_code);
+  if (!saved) return say(err, saved.error()), exit_code;
   if (inv.list) {
-    print(out, inv.json ? format_run_list_json(*saved) : format_run_list(*saved));
+    print(out, inv.json ? format_run_list_json(saved->runs) : format_run_list(saved->runs));
     return kExitOk;
   }
-  auto chosen = select_runs(*saved, inv.selection);
+  auto chosen = select_runs(saved->runs, inv.selection);
   if (!chosen) return say(err, chosen.error()), kExitUsage;
   std::vector<history::SavedRun> runs;
   for (int64_t id : *chosen) {
-    auto run = store->load(id);
+    auto run = saved->store.load(id);
     if (!run) return say(err, run.error()), kExitIoError;
     runs.push_back(std::move(*run));
   }

@@ -104,28 +104,11 @@ ParsedReportCommandLine parse_report_command_line(int argc, const char* const* a
   size_t last = 0;
   std::string units_text = "kib";
   auto app = build_app(parsed.invocation, last, units_text);
-  const bool help = asks_for_help(argc, argv);  // help wins: nothing else is checked
-  if (std::string error = help ? "" : equals_form_error(*app, argc, argv); !error.empty()) {
-    parsed.action = ParsedReportCommandLine::Action::kUsageError;
-    parsed.text = "report: " + one_line(error);
-    return parsed;
-  }
-  try {
-    if (help) throw CLI::CallForHelp();
-    app->parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    parsed.action = ParsedReportCommandLine::Action::kPrintAndExit;
-    parsed.text = app->help() +
-                  "\nExit status: 0 ok, 1 the database could not be read or the plot not written, "
-                  "2 usage error (including an unknown run or ID).\n";
-    return parsed;
-  } catch (const CLI::ParseError& e) {
-    parsed.action = ParsedReportCommandLine::Action::kUsageError;
-    std::string message = e.what();
-    while (!message.empty() && message.back() == '\n') message.pop_back();
-    parsed.text = "report: " + one_line(message) + " (see rawio report --help)";
-    return parsed;
-  }
+  static_cast<ParseOutcome&>(parsed) = parse_by_rules(
+      *app, argc, argv, "rawio report", "report: ",
+      "\nExit status: 0 ok, 1 the database could not be read or the plot not written, "
+      "2 usage error (including an unknown run or ID).\n");
+  if (parsed.action != ParseAction::kRun) return parsed;
   if (last > 0) parsed.invocation.selection.last = last;
   if (std::string error = check_combination(*app, parsed.invocation, units_text); !error.empty()) {
     parsed.action = ParsedReportCommandLine::Action::kUsageError;

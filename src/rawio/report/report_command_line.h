@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "rawio/cli_rules.h"
 #include "rawio/formatter.h"
 
 namespace diskcond::rawio::report {
@@ -28,12 +29,7 @@ struct ReportInvocation {
   std::string plot_path;      // --plot; ends in .svg or .png
 };
 
-struct ParsedReportCommandLine {
-  enum class Action { kRun, kPrintAndExit, kUsageError };
-  Action action = Action::kRun;
-  ReportInvocation invocation;
-  std::string text;  // --help text (stdout) or the one-line error (stderr)
-};
+using ParsedReportCommandLine = ParsedLine<ReportInvocation>;
 
 // True when argv asks for the report ("rawio report ..."); the run command line is unchanged.
 bool is_report_command(int argc, const char* const* argv);

@@ -2,6 +2,7 @@
 // running run_report with its output captured.
 #pragma once
 
+#include <array>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -35,31 +36,40 @@ inline RunResult seed_test(TestKind kind, SeedFigures f, uint64_t latency_us) {
   return r;
 }
 
+// One of the seed's four lines (RR, SR, RW, SW): its figures and the latency around which
+// seed_test() draws its histogram.
+struct SeedLine {
+  SeedFigures figures;
+  uint64_t latency_us;
+};
+
+// The seed's 1 GiB block device `device` with 512-byte sectors, reported as `id`, whose random
+// read, sequential read, random write and sequential write gave `lines`, in that order.
+inline TargetReport seed_device(const std::string& id, const std::string& device,
+                                const std::array<SeedLine, 4>& lines) {
+  constexpr TestKind kKinds[] = {TestKind::kRandomRead, TestKind::kSequentialRead,
+                                 TestKind::kRandomWrite, TestKind::kSequentialWrite};
+  TargetReport report{id, device, "block_device", device, 1 << 30, 512, {}};
+  for (size_t i = 0; i < lines.size(); ++i)
+    report.tests.push_back(seed_test(kKinds[i], lines[i].figures, lines[i].latency_us));
+  return report;
+}
+
 // The seed's plain disk (rawio -a /dev/rda1s1e) and its vinum volume (rawio -a -v 1
 // /dev/vinum/test).
 inline TargetReport seed_plain() {
-  return {"plain",
-          "/dev/rda1s1e",
-          "block_device",
-          "/dev/rda1s1e",
-          1 << 30,
-          512,
-          {seed_test(TestKind::kRandomRead, {874.8, 54, 0.1, 8.8}, 18000),
-           seed_test(TestKind::kSequentialRead, {2683.1, 164, 0.9, 85.8}, 6000),
-           seed_test(TestKind::kRandomWrite, {868.0, 54, 0.2, 10.7}, 18000),
-           seed_test(TestKind::kSequentialWrite, {1380.3, 84, 0.1, 16.4}, 12000)}};
+  return seed_device("plain", "/dev/rda1s1e",
+                     {{{{874.8, 54, 0.1, 8.8}, 18000},
+                       {{2683.1, 164, 0.9, 85.8}, 6000},
+                       {{868.0, 54, 0.2, 10.7}, 18000},
+                       {{1380.3, 84, 0.1, 16.4}, 12000}}});
 }
 inline TargetReport seed_vinum() {
-  return {"vinum",
-          "/dev/vinum/test",
-          "block_device",
-          "/dev/vinum/test",
-          1 << 30,
-          512,
-          {seed_test(TestKind::kRandomRead, {480.8, 30, 0.2, 18.6}, 33000),
-           seed_test(TestKind::kSequentialRead, {5001.7, 305, 0.9, 88.8}, 3000),
-           seed_test(TestKind::kRandomWrite, {478.2, 29, 0.2, 15.4}, 34000),
-           seed_test(TestKind::kSequentialWrite, {1244.2, 76, 0.2, 53.6}, 13000)}};
+  return seed_device("vinum", "/dev/vinum/test",
+                     {{{{480.8, 30, 0.2, 18.6}, 33000},
+                       {{5001.7, 305, 0.9, 88.8}, 3000},
+                       {{478.2, 29, 0.2, 15.4}, 34000},
+                       {{1244.2, 76, 0.2, 53.6}, 13000}}});
 }
 
 // A scratch directory with rawio.db holding `reports`, saved one run each, in order.
