@@ -58,9 +58,11 @@ TEST_F(MountLayout, AnInodeTheKernelDoesNotHoldIsReadAndAHeldOneIsNot) {
   stat_all(path("tree"), 40);
   const uint64_t cold = counters_of(*control_, dir_).metadata_reads;
   // 40 inodes made one after the other share one or two inode-table clusters (512 inodes each),
-  // and the directory's own inode another.
+  // and the directory's own inode another; other programs creating files at the same time can
+  // spread the numbers the backing file system hands out (5 reads seen once under load). Far
+  // fewer than one read per inode either way.
   EXPECT_GE(cold, before + 1);
-  EXPECT_LE(cold, before + 4);
+  EXPECT_LE(cold, before + 8);
   stat_all(path("tree"), 40);
   EXPECT_EQ(counters_of(*control_, dir_).metadata_reads, cold) << "held inodes cost nothing";
 }
