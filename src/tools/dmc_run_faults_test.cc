@@ -37,11 +37,7 @@ class DmcRunFaults : public ::testing::Test {
     std::ofstream(rules_) << "# the command's reads of bad fail\npath=bad ops=read error=EIO\n";
   }
 
-  std::vector<std::string> env() const {
-    return {"DISKCOND_STATE_DIR=" + world_.path("state"),
-            "DISKCOND_PROFILE_DIR=" + world_.path("profiles"),
-            "DISKCOND_RUN_DIR=" + world_.path("run"), "PATH=/usr/bin:/bin", "LC_ALL=C"};
-  }
+  std::vector<std::string> env() const { return dmc_world_env(world_); }
 
   ProgramRun dmc(const std::vector<std::string>& args, std::optional<uid_t> uid = std::nullopt) {
     return run_program(DMC_BINARY, args, env(), world_.path(""), world_.io_dir(), uid);

@@ -52,11 +52,7 @@ class DmcRun : public ::testing::Test {
     std::ofstream(dir_ + "/keep") << "left alone\n";
   }
 
-  std::vector<std::string> env() const {
-    return {"DISKCOND_STATE_DIR=" + world_.path("state"),
-            "DISKCOND_PROFILE_DIR=" + world_.path("profiles"),
-            "DISKCOND_RUN_DIR=" + world_.path("run"), "PATH=/usr/bin:/bin", "LC_ALL=C"};
-  }
+  std::vector<std::string> env() const { return dmc_world_env(world_); }
 
   ProgramRun dmc(const std::vector<std::string>& args, std::optional<uid_t> uid = std::nullopt) {
     return run_program(DMC_BINARY, args, env(), world_.path(""), world_.io_dir(), uid);

@@ -47,6 +47,14 @@ inline bool user_namespaces_work_for(uid_t uid) {
   return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
+// The environment dmc gets in a test world: the world's own settings store, profiles and run
+// directory (state/, profiles/, run/ under it), a plain PATH and the C locale.
+inline std::vector<std::string> dmc_world_env(const SweepWorld& world) {
+  return {"DISKCOND_STATE_DIR=" + world.path("state"),
+          "DISKCOND_PROFILE_DIR=" + world.path("profiles"), "DISKCOND_RUN_DIR=" + world.path("run"),
+          "PATH=/usr/bin:/bin", "LC_ALL=C"};
+}
+
 // The lines of /proc/self/mountinfo whose mount point is exactly `dir`.
 inline std::vector<std::string> mounts_on(const std::string& dir) {
   std::vector<std::string> lines;

@@ -158,7 +158,8 @@ struct Daemon {
       case ControlOp::kSync:
         return sync();
       case ControlOp::kCrash:
-        if (!may_change(peer_uid)) return encode_error("only root may crash a conditioned mount");
+        if (!may_change(peer_uid))
+          return encode_error("only root or the mount's own user may crash a conditioned mount");
         return power_cut(request->crash);
       case ControlOp::kFaultList:
         return encode_fault_report(FaultReport{fs.faults.list(), fs.faults.injected()});

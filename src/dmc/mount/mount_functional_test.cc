@@ -6,8 +6,10 @@
 #include <sys/statvfs.h>
 #include <sys/xattr.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include "dmc/mount/mount_test_support.h"
@@ -25,6 +27,32 @@ std::string slurp(const std::string& p) {
 void spit(const std::string& p, const std::string& text) {
   std::ofstream out(p, std::ios::trunc);
   out << text;
+}
+
+// A directory beside the mount's with the same 64 KiB file `f` as `mounted_file`: what the backing
+// filesystem answers without the mount, for differential tests. Removed when it goes.
+class PlainTwin {
+ public:
+  PlainTwin(const std::string& dir, const std::string& mounted_file) : dir_(dir + "-plain") {
+    EXPECT_EQ(mkdir(dir_.c_str(), 0755), 0);
+    const std::string data(64 * 1024, 'd');
+    spit(file(), data);
+    spit(mounted_file, data);
+  }
+  ~PlainTwin() { std::filesystem::remove_all(dir_); }
+  PlainTwin(const PlainTwin&) = delete;
+  PlainTwin& operator=(const PlainTwin&) = delete;
+  std::string file() const { return dir_ + "/f"; }
+
+ private:
+  std::string dir_;
+};
+
+// `bytes` of memory aligned for O_DIRECT (4 KiB); null when there is none.
+std::unique_ptr<char, decltype(&free)> aligned_block(size_t bytes) {
+  void* mem = nullptr;
+  if (posix_memalign(&mem, 4096, bytes) != 0) mem = nullptr;
+  return {static_cast<char*>(mem), &free};
 }
 
 using MountFunctional = MountTest;
@@ -254,22 +282,13 @@ TEST_F(MountFunctional, DirectIoWithAlignedBuffers) {
 // O_DIRECT reads go through a buffered twin descriptor (FileHandle): the alignment rule must
 // stay the backing filesystem's, and reads must see every earlier write, direct or buffered.
 TEST_F(MountFunctional, DirectReadsKeepTheBackingRulesAndSeeEveryWrite) {
-  const std::string plain = dir_ + "-plain";
-  ASSERT_EQ(mkdir(plain.c_str(), 0755), 0);
-  struct RemovePlain {
-    std::string dir;
-    ~RemovePlain() { std::filesystem::remove_all(dir); }
-  } remove_plain{plain};
-  const std::string data(64 * 1024, 'd');
-  spit(plain + "/f", data);
-  spit(path("f"), data);
+  const PlainTwin plain(dir_, path("f"));
   start(ssd_profile(0), CacheMode::kPageCache);
 
-  void* mem = nullptr;
-  ASSERT_EQ(posix_memalign(&mem, 4096, 3 * 4096), 0);
-  std::unique_ptr<void, decltype(&free)> owned(mem, &free);
-  char* buf = static_cast<char*>(mem);
-  int on_plain = open((plain + "/f").c_str(), O_RDONLY | O_DIRECT);
+  const auto block = aligned_block(3 * 4096);
+  ASSERT_NE(block, nullptr);
+  char* buf = block.get();
+  int on_plain = open(plain.file().c_str(), O_RDONLY | O_DIRECT);
   int on_mount = open(path("f").c_str(), O_RDONLY | O_DIRECT);
   ASSERT_GE(on_plain, 0);
   ASSERT_GE(on_mount, 0);
@@ -317,15 +336,7 @@ TEST_F(MountFunctional, DirectReadsKeepTheBackingRulesAndSeeEveryWrite) {
 // to the O_DIRECT descriptor when conditioning is off: either way the alignment rule stays the
 // backing filesystem's, the data reaches the backing file, and reads see it.
 TEST_F(MountFunctional, DirectWritesKeepTheBackingRulesAndReachTheBackingFile) {
-  const std::string plain = dir_ + "-plain";
-  ASSERT_EQ(mkdir(plain.c_str(), 0755), 0);
-  struct RemovePlain {
-    std::string dir;
-    ~RemovePlain() { std::filesystem::remove_all(dir); }
-  } remove_plain{plain};
-  const std::string data(64 * 1024, 'd');
-  spit(plain + "/f", data);
-  spit(path("f"), data);
+  const PlainTwin plain(dir_, path("f"));
   // The backing directory, as the mount will hide it.
   const int backing = open(dir_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
   ASSERT_GE(backing, 0);
@@ -334,10 +345,9 @@ TEST_F(MountFunctional, DirectWritesKeepTheBackingRulesAndReachTheBackingFile) {
     ~CloseFd() { close(fd); }
   } close_backing{backing};
 
-  void* mem = nullptr;
-  ASSERT_EQ(posix_memalign(&mem, 4096, 3 * 4096), 0);
-  std::unique_ptr<void, decltype(&free)> owned(mem, &free);
-  char* buf = static_cast<char*>(mem);
+  const auto block = aligned_block(3 * 4096);
+  ASSERT_NE(block, nullptr);
+  char* buf = block.get();
   struct Case {
     size_t size;
     off_t offset;
@@ -345,7 +355,7 @@ TEST_F(MountFunctional, DirectWritesKeepTheBackingRulesAndReachTheBackingFile) {
   for (const Profile& profile : {ssd_profile(0), ssd_profile(4096)}) {
     SCOPED_TRACE(charges_time(profile) ? "conditioned" : "conditioning off");
     start(profile, CacheMode::kPageCache);
-    int on_plain = open((plain + "/f").c_str(), O_RDWR | O_DIRECT);
+    int on_plain = open(plain.file().c_str(), O_RDWR | O_DIRECT);
     int on_mount = open(path("f").c_str(), O_RDWR | O_DIRECT);
     ASSERT_GE(on_plain, 0);
     ASSERT_GE(on_mount, 0);
@@ -366,7 +376,7 @@ TEST_F(MountFunctional, DirectWritesKeepTheBackingRulesAndReachTheBackingFile) {
     close(on_mount);
     // The backing file holds what the plain directory's file does, byte for byte, as do reads
     // through the mount (the O_DIRECT one goes through the read twin).
-    std::string want = slurp(plain + "/f");
+    std::string want = slurp(plain.file());
     const int under = openat(backing, "f", O_RDONLY | O_CLOEXEC);
     ASSERT_GE(under, 0);
     std::string got(want.size() + 1, '\0');
