@@ -55,7 +55,7 @@ size_t ReplyScheduler::queued() const {
 
 int64_t ReplyScheduler::wake_ahead_ns() const {
   std::lock_guard lock(mu_);
-  return wake_ahead_ns_;
+  return wake_ahead_.last_ns();
 }
 
 int64_t ReplyScheduler::max_lateness_ns() const {
@@ -81,7 +81,8 @@ void ReplyScheduler::run() {
     }
     int64_t now = clock_.now_ns();
     const int64_t due = heap_.front().due_ns;
-    const int64_t wake_at = due - wake_ahead_ns_;
+    const int64_t wait = due - now;
+    const int64_t wake_at = due - wake_ahead_.ahead_ns(wait);
     if (wake_at > now && !stopping_) {
       // The wall time at which the clock reads wake_at: later by any stall before it; never while
       // a stall that lasts until released holds it (poke() wakes the thread then).
@@ -97,9 +98,7 @@ void ReplyScheduler::run() {
       if (heap_.empty() || heap_.front().due_ns != due) continue;
       if (now < wake_at) continue;  // a stall began while it waited: wait again
       // Woken by the timer for the entry we waited for: learn how late timers fire.
-      const int64_t late =
-          std::clamp<int64_t>(clock_.wall_now_ns() - wall_wake_at, 0, kMaxWakeAheadNs);
-      wake_ahead_ns_ = (wake_ahead_ns_ * 7 + late) / 8;
+      wake_ahead_.learn(wait, clock_.wall_now_ns() - wall_wake_at);
     }
     if (due > now && !stopping_) {
       // Woke ahead: spin the rest (at most the wake-up compensation) so nothing leaves early.

@@ -6,9 +6,10 @@
 // data buffers included) lives in the Reply closure until it has run.
 //
 // Wake-up compensation: a timed wait returns some tens of microseconds after its deadline (more
-// on a busy VM). The thread tracks that lateness (a moving average, capped at kMaxWakeAheadNs)
-// and asks to wake that much before the due time, then spins the rest, so replies go out at
-// their due time instead of always late. A reply is never sent before its due time (the one
+// on a busy VM, and more the longer the CPU slept). The thread tracks that lateness per band of
+// wait length (WakeAhead: moving averages, capped at kMaxWakeAheadNs) and asks to wake that much
+// before the due time, then spins the rest, so replies go out at their due time instead of
+// always late. A reply is never sent before its due time (the one
 // exception: drain(), when the mount goes away). The spin lasts at most kMaxWakeAheadNs.
 //
 // The clock may stand still (mount/device_clock.h: the device's clock during a stall): due times
@@ -31,6 +32,7 @@
 
 #include "core/clock.h"
 #include "dmc/mount/lateness_histogram.h"
+#include "dmc/mount/wake_ahead.h"
 
 namespace diskcond::mount {
 
@@ -65,7 +67,7 @@ class ReplyScheduler final : public ReplyTimer {
   int64_t max_lateness_ns() const;
   // Percentiles of every reply's lateness so far (those sent at once by at() included).
   LatenessSummary lateness() const { return lateness_.summary(); }
-  // Current wake-up compensation.
+  // The wake-up compensation of the band last learned from (WakeAhead::last_ns).
   int64_t wake_ahead_ns() const;
 
   static constexpr int64_t kMaxWakeAheadNs = 150'000;
@@ -89,12 +91,12 @@ class ReplyScheduler final : public ReplyTimer {
   const Clock& clock_;
   mutable std::mutex mu_;
   std::condition_variable wake_;
-  std::vector<Entry> heap_;      // guarded by mu_
-  uint64_t next_seq_ = 0;        // guarded by mu_
-  bool stopping_ = false;        // guarded by mu_
-  int64_t max_lateness_ns_ = 0;  // guarded by mu_
-  int64_t wake_ahead_ns_ = 0;    // guarded by mu_
-  LatenessHistogram lateness_;   // lock-free
+  std::vector<Entry> heap_;                // guarded by mu_
+  uint64_t next_seq_ = 0;                  // guarded by mu_
+  bool stopping_ = false;                  // guarded by mu_
+  int64_t max_lateness_ns_ = 0;            // guarded by mu_
+  WakeAhead wake_ahead_{kMaxWakeAheadNs};  // guarded by mu_
+  LatenessHistogram lateness_;             // lock-free
   std::thread thread_;
 };
 

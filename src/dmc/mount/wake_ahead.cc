@@ -1,0 +1,20 @@
+#include "dmc/mount/wake_ahead.h"
+
+#include <algorithm>
+
+namespace diskcond::mount {
+
+int WakeAhead::band(int64_t wait_ns) {
+  int b = 0;
+  for (int64_t edge = kFirstBandNs; wait_ns >= edge && b < kBands - 1; edge *= 2) ++b;
+  return b;
+}
+
+void WakeAhead::learn(int64_t wait_ns, int64_t late_ns) {
+  const int b = band(wait_ns);
+  const int64_t late = std::clamp<int64_t>(late_ns, 0, cap_ns_);
+  ahead_[b] = (ahead_[b] * 7 + late) / 8;
+  last_band_ = b;
+}
+
+}  // namespace diskcond::mount
