@@ -39,4 +39,11 @@ fallocate -l 64m "$SCRATCH/mnt/f"
 echo "latency_tail: tail $TAIL, seed $SEED, $IOS reads; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 fio --name=tail --filename="$SCRATCH/mnt/f" --rw=randread --bs=4k --direct=1 --ioengine=psync \
   --size=64m --number_ios="$IOS" --clocksource=clock_gettime --write_lat_log="$SCRATCH/lat" --log_avg_msec=0 >/dev/null
+# The mount's own share: how late its reply thread sent the replies against their model times.
+build/dmc status "$SCRATCH/mnt" -json | python3 -c '
+import json, sys
+d = json.load(sys.stdin).get("diagnostics", {})
+print("reply thread lateness (us): p50 %.1f p90 %.1f p99 %.1f max %.1f; wake-ahead %.1f" % tuple(
+    d.get(k, 0) / 1e3 for k in ("lateness_p50_ns", "lateness_p90_ns", "lateness_p99_ns",
+                                "max_lateness_ns", "wake_ahead_ns")))'
 python3 bench/latency_tail/check.py "$SCRATCH/lat_clat.1.log" "$TAIL" "$SEED" 1009766
