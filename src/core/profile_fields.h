@@ -40,8 +40,11 @@ struct ProfileField {
   std::string_view old_key;  // an earlier spelling a profile file may still use, or empty
   std::string_view name;     // "queue depth": in messages
   std::string_view label;    // "I/O Queue Depth": `dmc show`'s line; empty: no line of its own
-  std::string_view configure_word;  // macOS configure's name ("ioqueue_depth"), in configure's
-                                    // order; empty: not a configure value
+  // `dmc configure`'s positional values after <type> are the rows with a configure_word, in the
+  // rows' order (macOS's), the required ones first; the synopsis, --help and parsing iterate them.
+  std::string_view configure_word;  // macOS configure's name ("ioqueue_depth"); empty: not one
+  bool configure_required = false;  // configure needs it; else it is optional (its default)
+  std::string_view configure_help;  // its text in `dmc configure --help` ("\n": a further line)
   ProfileMember member;
   FieldKind kind;
   TimeUnit text_unit = TimeUnit::kNanoseconds;  // kTime: a plain number in text

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "dmc/mount/test_temp_dir.h"
+#include "test_support/scratch_dir.h"
 
 namespace diskcond::dmc {
 namespace {
@@ -22,7 +22,7 @@ class BootServiceTest : public ::testing::Test {
   }
   const std::string& root() const { return temp_.path(); }
 
-  mount::testing::TestTempDir temp_{"dmc-boot-service"};
+  test_support::ScratchDir temp_{"dmc-boot-service"};
 };
 
 // Issue 13, item 5: status claimed "re-applied at boot by dmc-boot.service" with PID 1 not

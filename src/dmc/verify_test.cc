@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/units.h"
+#include "test_support/scratch_dir.h"
 
 namespace diskcond::dmc {
 namespace {
@@ -19,15 +20,12 @@ namespace fs = std::filesystem;
 class VerifyTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("diskcond-verify-test-" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
     plan_.workloads = {standard_workloads()[4]};  // RND4K Q1 read
     plan_.seconds_per_test_ns = 300 * kNsPerMs;   // no warm-up: the whole run counts
     plan_.warmup_ns = 0;
     plan_.min_transfers = 0;  // no longer for slow predictions
     plan_.min_file_bytes = 4 * kMiB;
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   // Verifies the plain directory against a profile no machine meets (PCIe 3 with 0.1 us access),
   // 200 ms per test. The probe stands in for the mount's counters and answers `samples` in turn,
@@ -41,16 +39,16 @@ class VerifyTest : public ::testing::Test {
     if (!samples.empty()) {
       probe = [samples, reads]() -> Result<BackingBoundSample> { return samples.at((*reads)++); };
     }
-    return verify_directory(dir_, impossible, 100 * kGiB, plan_, nullptr, probe);
+    return verify_directory(dir_.path(), impossible, 100 * kGiB, plan_, nullptr, probe);
   }
 
-  fs::path dir_;
+  test_support::ScratchDir dir_{"diskcond-verify-test"};
   VerifyPlan plan_;
 };
 
 // A plain directory is far faster than a "Faulty 5400 HDD": verify must say so.
 TEST_F(VerifyTest, PlainDirectoryFailsASlowProfile) {
-  auto checks = verify_directory(dir_, builtin_profiles()[0], 100 * kGiB, plan_, nullptr);
+  auto checks = verify_directory(dir_.path(), builtin_profiles()[0], 100 * kGiB, plan_, nullptr);
   ASSERT_TRUE(checks.ok()) << checks.error();
   ASSERT_EQ(checks->size(), 1u);
   const VerifyCheck& c = (*checks)[0];
@@ -61,14 +59,14 @@ TEST_F(VerifyTest, PlainDirectoryFailsASlowProfile) {
   // 0.3 s sequential pass at 50 MiB/s, plus 10%, in whole MiB).
   EXPECT_EQ(verify_file_bytes(builtin_profiles()[0], plan_), 16 * kMiB);
   EXPECT_NEAR(c.workload.span_fraction, 16.0 / (100 * 1024), 1e-12);
-  EXPECT_TRUE(fs::is_empty(dir_));  // the test file is gone
+  EXPECT_TRUE(fs::is_empty(dir_.path()));  // the test file is gone
 }
 
 TEST_F(VerifyTest, UnlimitedProfileHasNothingToMiss) {
   Profile unlimited = builtin_profiles()[3];
   unlimited.access_time_ns = 0;
   unlimited.read_bytes_per_sec = unlimited.write_bytes_per_sec = 0;
-  auto checks = verify_directory(dir_, unlimited, 100 * kGiB, plan_, nullptr);
+  auto checks = verify_directory(dir_.path(), unlimited, 100 * kGiB, plan_, nullptr);
   ASSERT_TRUE(checks.ok()) << checks.error();
   EXPECT_TRUE((*checks)[0].pass);
   EXPECT_EQ((*checks)[0].error, 0);
@@ -141,7 +139,7 @@ TEST(VerifyTestTime, LongEnoughForEnoughTransfers) {
 TEST_F(VerifyTest, MeasuredRateIsFractionalOverTheMeasuredTime) {
   plan_.seconds_per_test_ns = 2 * kNsPerSec;  // -quick's
   plan_.warmup_ns = kNsPerSec;
-  auto checks = verify_directory(dir_, builtin_profiles()[0], 100 * kGiB, plan_, nullptr);
+  auto checks = verify_directory(dir_.path(), builtin_profiles()[0], 100 * kGiB, plan_, nullptr);
   ASSERT_TRUE(checks.ok()) << checks.error();
   const VerifyCheck& c = (*checks)[0];
   EXPECT_GT(c.measured_seconds, 0.9);
@@ -185,7 +183,7 @@ TEST_F(VerifyTest, FallingShortWithFewRepliesBackingBoundFails) {
 TEST_F(VerifyTest, CountersThatCannotBeReadAreAnError) {
   plan_.seconds_per_test_ns = 200 * kNsPerMs;
   size_t reads = 0;
-  auto checks = verify_directory(dir_, builtin_profiles()[7], 100 * kGiB, plan_, nullptr,
+  auto checks = verify_directory(dir_.path(), builtin_profiles()[7], 100 * kGiB, plan_, nullptr,
                                  [&]() -> Result<BackingBoundSample> {
                                    if (reads++ == 0) return BackingBoundSample{};
                                    return make_error("control socket refused");
@@ -193,12 +191,11 @@ TEST_F(VerifyTest, CountersThatCannotBeReadAreAnError) {
   ASSERT_FALSE(checks.ok());
   EXPECT_EQ(checks.error(),
             "RND4K Q1 read: cannot read the mount's counters: control socket refused");
-  EXPECT_TRUE(fs::is_empty(dir_));  // the test file is gone
+  EXPECT_TRUE(fs::is_empty(dir_.path()));  // the test file is gone
 }
 
 TEST_F(VerifyTest, MissingDirectoryIsAnError) {
-  auto checks =
-      verify_directory((dir_ / "missing").string(), builtin_profiles()[0], kGiB, plan_, nullptr);
+  auto checks = verify_directory(dir_.file("missing"), builtin_profiles()[0], kGiB, plan_, nullptr);
   ASSERT_FALSE(checks.ok());
 }
 

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "posix/unique_fd.h"
+#include "test_support/scratch_dir.h"
 
 namespace diskcond::posix {
 namespace {
@@ -19,23 +20,17 @@ namespace fs = std::filesystem;
 
 class PosixFiles : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("diskcond-posix-" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
   std::string read(const fs::path& file) {
     std::ifstream in(file);
     std::stringstream text;
     text << in.rdbuf();
     return text.str();
   }
-  fs::path dir_;
+  test_support::ScratchDir dir_{"diskcond-posix"};
 };
 
 TEST_F(PosixFiles, ReplaceFileIsWholeWithItsModeAndLeavesNoTemporary) {
-  const std::string file = (dir_ / "state.json").string();
+  const std::string file = dir_.file("state.json");
   ASSERT_EQ(replace_file(file, "old\n", 0644), 0);
   ASSERT_EQ(replace_file(file, std::string(100000, 'x'), 0600), 0);
   EXPECT_EQ(read(file), std::string(100000, 'x'));
@@ -43,14 +38,14 @@ TEST_F(PosixFiles, ReplaceFileIsWholeWithItsModeAndLeavesNoTemporary) {
   ASSERT_EQ(::stat(file.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
   EXPECT_FALSE(fs::exists(file + ".tmp"));
-  EXPECT_EQ(replace_file((dir_ / "missing" / "x").string(), "x", 0644), -ENOENT);
-  fs::create_directories(dir_ / "busy");  // rename over a directory fails: the temporary goes
-  EXPECT_LT(replace_file((dir_ / "busy").string(), "x", 0644), 0);
-  EXPECT_FALSE(fs::exists(dir_ / "busy.tmp"));
+  EXPECT_EQ(replace_file(dir_.file("missing/x"), "x", 0644), -ENOENT);
+  fs::create_directories(dir_.file("busy"));  // rename over a directory fails: the temporary goes
+  EXPECT_LT(replace_file(dir_.file("busy"), "x", 0644), 0);
+  EXPECT_FALSE(fs::exists(dir_.file("busy.tmp")));
 }
 
 TEST_F(PosixFiles, WriteAllAndTheDescriptorGuard) {
-  const std::string file = (dir_ / "f").string();
+  const std::string file = dir_.file("f");
   int raw = -1;
   {
     UniqueFd fd(::open(file.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
@@ -71,7 +66,7 @@ TEST_F(PosixFiles, WriteAllAndTheDescriptorGuard) {
 }
 
 TEST_F(PosixFiles, PwriteAllWritesEverythingAtItsOffset) {
-  const std::string file = (dir_ / "data").string();
+  const std::string file = dir_.file("data");
   UniqueFd fd(::open(file.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644));
   ASSERT_TRUE(fd.valid());
   const std::string big(3 << 20, 'b');

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <fcntl.h>
-#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +14,7 @@
 #include <vector>
 
 #include "rawio/engine.h"
+#include "test_support/scratch_dir.h"
 
 namespace diskcond::rawio::testing {
 
@@ -27,23 +27,8 @@ inline std::vector<const EngineInfo*> data_engines() {
   return out;
 }
 
-// A fresh directory under /tmp, removed with everything in it when the object dies.
-class ScratchDir {
- public:
-  ScratchDir() {
-    char name[] = "/tmp/rawio_test.XXXXXX";
-    path_ = mkdtemp(name);
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
+// The scratch directory of every layer's tests (test_support/scratch_dir.h).
+using test_support::ScratchDir;
 
 inline std::string slurp(const std::string& path) {
   std::ifstream in(path);

@@ -16,7 +16,7 @@
 #include "dmc/cli/dmc_cli.h"
 #include "dmc/cli/fake_disk_control.h"
 #include "dmc/cli/fake_mount_control.h"
-#include "dmc/mount/test_temp_dir.h"
+#include "test_support/scratch_dir.h"
 
 namespace diskcond::dmc {
 
@@ -76,7 +76,7 @@ class CliTest : public ::testing::Test {
     return files;
   }
 
-  mount::testing::TestTempDir temp_{"dmc_cli_test"};
+  test_support::ScratchDir temp_{"dmc_cli_test"};
   FakeMountControl fake_;
   FakeDiskControl disks_;
   bool is_root_ = true;

@@ -1,5 +1,6 @@
 #include "dmc/cli/command_table.h"
 
+#include <string>
 #include <vector>
 
 #include "dmc/cli/commands.h"
@@ -98,24 +99,34 @@ constexpr std::string_view kSelectHelp =
     "changes at once (no remount); otherwise the next 'dmc start <mount>' applies it. Needs "
     "root,\nor an ordinary user's own directory or mount.\n";
 
-constexpr std::string_view kConfigureHelp =
+// configure's synopsis, positional names and help: its values' parts come from the profile field
+// table (configure_values.h), so that a field with a configure word is in all three.
+std::string_view configure_synopsis() {
+  static const std::string synopsis = "configure <mount> " + configure_values_synopsis();
+  return synopsis;
+}
+
+std::vector<std::string_view> configure_positional_names() {
+  std::vector<std::string_view> names = {"<mount>"};
+  names.insert(names.end(), configure_required_names().begin(), configure_required_names().end());
+  return names;
+}
+
+constexpr std::string_view kConfigureHelpIntro =
     "Gives <mount> custom settings (profile \"Custom\") without turning conditioning on or off: a\n"
     "conditioned mount changes at once; otherwise the next 'dmc start <mount>' applies them.\n"
     "Needs root, or an ordinary user's own directory or mount.\n"
-    "\n"
-    "  type              SSD or HDD\n"
-    "  access_time       microseconds, or with a unit: 100us, 8ms\n"
-    "  read_throughput   MB/s (1 MB = 2^20 bytes), or with a unit: 1.5GB/s; 0 = unlimited\n"
-    "  write_throughput  as read_throughput\n"
-    "  ioqueue_depth     commands in service at once, 1 to 65536 (default 32)\n"
-    "  maxreadcnt        largest read command in bytes, or with a unit: 16m; 0 = no limit\n"
-    "                    (default 16 MiB for HDD, 32 MiB for SSD)\n"
-    "  maxwritecnt       as maxreadcnt, for writes\n"
-    "  segreadcnt        max segments per read command, 0 to 65536 (default 128)\n"
-    "  segwritecnt       as segreadcnt, for writes\n"
+    "\n";
+constexpr std::string_view kConfigureHelpEnd =
     "\n"
     "Optional values may be given from the left; the rest take the defaults.\n"
     "Example: sudo dmc configure /srv/data HDD 12ms 80 60\n";
+
+std::string_view configure_help() {
+  static const std::string help =
+      std::string(kConfigureHelpIntro) + configure_values_help() + std::string(kConfigureHelpEnd);
+  return help;
+}
 
 constexpr std::string_view kPredictHelp =
     "Prints what the disk model predicts a profile delivers for the standard workloads: 1 MiB\n"
@@ -292,17 +303,15 @@ std::vector<CommandSpec> make_table() {
        run_select,
        kSelectHelp},
       {"configure",
-       "configure <mount> <type> <access_time> <read_throughput> <write_throughput> "
-       "[<ioqueue_depth> "
-       "<maxreadcnt> <maxwritecnt> <segreadcnt> <segwritecnt>]",
+       configure_synopsis(),
        {"configure",
-        1 + kConfigureMinValues,
-        1 + kConfigureMaxValues,
+        1 + configure_min_values(),
+        1 + configure_max_values(),
         {},
-        {"<mount>", "<type>", "<access_time>", "<read_throughput>", "<write_throughput>"}},
+        configure_positional_names()},
        Who::kOwner,
        run_configure,
-       kConfigureHelp},
+       configure_help()},
       {"boot", "boot", {"boot", 0, 0, {}, {}}, Who::kRoot, run_boot, kBootHelp},
       {"verify",
        "verify <mount> [-json] [-quick]",

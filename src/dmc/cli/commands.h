@@ -22,8 +22,9 @@ Outcome run_sync(Context& ctx, const CommandArgs& args);  // sync <mount>
 Outcome run_crash(Context& ctx,
                   const CommandArgs& args);  // crash <mount> [-seed N] [-tear T] [-json]
 Outcome run_select(Context& ctx, const CommandArgs& args);  // select <mount> <profile>
-Outcome run_configure(Context& ctx,
-                      const CommandArgs& args);  // configure <mount> <type> ... (4 to 9 values)
+Outcome run_configure(
+    Context& ctx,
+    const CommandArgs& args);  // configure <mount> <type> ... (configure_values.h)
 Outcome run_boot(Context& ctx, const CommandArgs& args);    // boot
 Outcome run_verify(Context& ctx, const CommandArgs& args);  // verify <mount> [-json] [-quick]
 Outcome run_conditioned(Context& ctx,

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "core/profile_fields.h"
 #include "core/units.h"
 
@@ -87,11 +90,77 @@ TEST(DmcConfigureValues, BadValuesNameTheFieldAndWord) {
   }
 }
 
-// configure's values are the fields of core/profile_fields.h that have a configure word, in order.
-TEST(DmcConfigureValues, OneValuePerFieldWithAConfigureWord) {
-  size_t words = 0;
-  for (const ProfileField& field : profile_fields()) words += field.configure_word.empty() ? 0 : 1;
-  EXPECT_EQ(1 + words, kConfigureMaxValues);
+// A word in the field's text form, different for each position and from every default.
+std::string distinct_word(const ProfileField& field, size_t position) {
+  switch (field.kind) {
+    case FieldKind::kBytes:
+      return std::to_string(position) + "m";  // MiB
+    case FieldKind::kRatio:
+      return std::to_string(position);
+    default:  // microseconds, MB/s, counts
+      return std::to_string(10 + position);
+  }
+}
+
+// The positional order and the profile field table agree: the values after <type> are the rows
+// with a configure word, in the rows' order, the required ones first; the value at each position
+// lands in its row's member; the synopsis, the "missing" names and --help name the words in that
+// order.
+TEST(DmcConfigureValues, PositionalOrderIsTheTablesOrder) {
+  std::vector<const ProfileField*> rows;
+  size_t required = 0;
+  bool optional_seen = false;
+  for (const ProfileField& field : profile_fields()) {
+    if (field.configure_word.empty()) continue;
+    rows.push_back(&field);
+    EXPECT_FALSE(field.configure_help.empty()) << field.configure_word;
+    if (field.configure_required) {
+      EXPECT_FALSE(optional_seen) << field.configure_word << ": required after an optional value";
+      ++required;
+    } else {
+      optional_seen = true;
+    }
+  }
+  ASSERT_EQ(std::vector<const ProfileField*>(configure_fields().begin(), configure_fields().end()),
+            rows);
+  EXPECT_EQ(configure_min_values(), 1 + required);
+  EXPECT_EQ(configure_max_values(), 1 + rows.size());
+
+  std::vector<std::string> words = {"SSD"};
+  for (size_t i = 0; i < rows.size(); ++i) words.push_back(distinct_word(*rows[i], 1 + i));
+  auto p = parse(words);
+  ASSERT_TRUE(p.ok()) << p.error();
+  const Profile defaults = type_defaults(DiskType::kSSD);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const ProfileField& field = *rows[i];
+    auto expected = parse_field_text(field, words[1 + i], field.configure_word);
+    ASSERT_TRUE(expected.ok()) << expected.error();
+    const int64_t got = visit_field(field, *p, [](auto v) { return static_cast<int64_t>(v); });
+    const int64_t was =
+        visit_field(field, defaults, [](auto v) { return static_cast<int64_t>(v); });
+    EXPECT_EQ(got, *expected) << field.configure_word << " at position " << 1 + i;
+    EXPECT_NE(got, was) << field.configure_word << " kept its default";
+  }
+
+  const std::string& synopsis = configure_values_synopsis();
+  const std::string& help = configure_values_help();
+  EXPECT_EQ(synopsis.rfind("<type> ", 0), 0u) << synopsis;
+  EXPECT_EQ(help.rfind("  type ", 0), 0u) << help;
+  EXPECT_EQ(configure_required_names().front(), "<type>");
+  ASSERT_EQ(configure_required_names().size(), 1 + required);
+  size_t in_synopsis = 0, in_help = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const std::string word(rows[i]->configure_word);
+    const std::string name = "<" + word + ">";
+    const size_t at = synopsis.find((i == required ? "[" : " ") + name, in_synopsis);
+    EXPECT_NE(at, std::string::npos) << word << " in " << synopsis;
+    in_synopsis = at;
+    const size_t line = help.find("\n  " + word + " ", in_help);
+    EXPECT_NE(line, std::string::npos) << word << " in " << help;
+    in_help = line;
+    if (i < required) EXPECT_EQ(configure_required_names()[1 + i], name);
+  }
+  EXPECT_EQ(synopsis.back(), required < rows.size() ? ']' : '>') << synopsis;
 }
 
 TEST(DmcConfigureValues, TypeDefaults) {

@@ -14,7 +14,7 @@
 
 #include "core/profile.h"
 #include "dmc/cli/text_format.h"
-#include "dmc/mount/test_temp_dir.h"
+#include "test_support/scratch_dir.h"
 
 extern char** environ;
 
@@ -69,7 +69,7 @@ class DmcBinary : public ::testing::Test {
     return r;
   }
 
-  mount::testing::TestTempDir temp_{"dmc_binary_test"};
+  test_support::ScratchDir temp_{"dmc_binary_test"};
   std::string root_ = temp_.path();
 };
 

@@ -5,8 +5,11 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "dmc/cli/command_table.h"
+#include "dmc/cli/configure_values.h"
 #include "dmc/cli/json_format.h"
 
 namespace diskcond::dmc {
@@ -37,6 +40,26 @@ TEST(DmcDocs, ManPageAndDocsNameEveryCommand) {
     EXPECT_NE(man.find("\\fBdmc " + name + "\\fR"), std::string::npos)
         << name << " missing from SYNOPSIS";
     EXPECT_NE(doc.find("| `" + name), std::string::npos) << name << " missing from docs/dmc.md";
+  }
+}
+
+// `dmc configure`'s values, which the profile field table orders (configure_values.h), in the same
+// order in docs/dmc.md's table of commands and the man page's SYNOPSIS.
+TEST(DmcDocs, ConfigureValuesInTheTablesOrder) {
+  std::string man = read_source_file("man/dmc.1");
+  std::string doc = read_source_file("docs/dmc.md");
+  EXPECT_NE(doc.find("| `configure <mount> " + configure_values_synopsis() + "` |"),
+            std::string::npos)
+      << "docs/dmc.md's configure row is not: configure <mount> " << configure_values_synopsis();
+  const size_t start = man.find("\\fBdmc configure\\fR");
+  ASSERT_NE(start, std::string::npos);
+  const std::string synopsis = man.substr(start, man.find("\\fBdmc ", start + 1) - start);
+  std::vector<std::string_view> words = {"type"};
+  for (const ProfileField* field : configure_fields()) words.push_back(field->configure_word);
+  size_t at = 0;
+  for (std::string_view word : words) {
+    at = synopsis.find("\\fI" + std::string(word) + "\\fR", at);
+    EXPECT_NE(at, std::string::npos) << word << " missing or out of order in dmc.1's SYNOPSIS";
   }
 }
 

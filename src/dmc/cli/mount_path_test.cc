@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "dmc/mount/test_temp_dir.h"
+#include "test_support/scratch_dir.h"
 
 namespace diskcond::dmc {
 namespace {
@@ -17,7 +17,7 @@ class DmcMountPath : public ::testing::Test {
     std::filesystem::create_directory_symlink(root_ + "/data", root_ + "/link");
     std::ofstream(root_ + "/file") << "x";
   }
-  mount::testing::TestTempDir temp_{"dmc_path_test"};
+  test_support::ScratchDir temp_{"dmc_path_test"};
   std::string root_ = temp_.path();
 };
 

@@ -2,28 +2,20 @@
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <fstream>
 
 #include "core/units.h"
+#include "test_support/scratch_dir.h"
 
 namespace diskcond::dmc {
 namespace {
 
-namespace fs = std::filesystem;
-
 class ProfileCatalogTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("diskcond-profiles-" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
   void write(const std::string& name, const std::string& text) {
-    std::ofstream(dir_ / name) << text;
+    std::ofstream(dir_.file(name)) << text;
   }
-  fs::path dir_;
+  test_support::ScratchDir dir_{"diskcond-profiles"};
 };
 
 TEST_F(ProfileCatalogTest, FindsBuiltinsByIndexAndName) {
@@ -57,7 +49,7 @@ spinup_idle = "60s"
 spinup_time = "3s"
 )");
   write("notes.txt", "ignored: not a .toml file");
-  ProfileCatalog catalog = ProfileCatalog::load({dir_.string(), (dir_ / "missing").string()});
+  ProfileCatalog catalog = ProfileCatalog::load({dir_.path(), dir_.file("missing")});
   EXPECT_TRUE(catalog.problems().empty());
   ASSERT_EQ(catalog.profiles().size(), 10u);
   EXPECT_EQ(catalog.profiles()[8].name, "Old disk");  // files in name order
@@ -82,7 +74,7 @@ TEST_F(ProfileCatalogTest, LeftOutKeysTakeTheDefaultsOfConfigure) {
   write("ssd.toml",
         "name = \"S\"\ntype = \"ssd\"\naccess_time = 1\nread_throughput = 1\nwrite_throughput = 1\n"
         "max_write_segments = 7\n");
-  ProfileCatalog catalog = ProfileCatalog::load({dir_.string()});
+  ProfileCatalog catalog = ProfileCatalog::load({dir_.path()});
   ASSERT_TRUE(catalog.problems().empty()) << catalog.problems()[0];
   Profile hdd = *catalog.find("H");
   Profile expected = profile_defaults(DiskType::kHDD);
@@ -116,7 +108,7 @@ TEST_F(ProfileCatalogTest, MalformedFilesAreSkippedWithFileAndLine) {
   write("f-good.toml",
         "name = \"Good\"\ntype = \"SSD\"\naccess_time = 3\nread_throughput = 1\nwrite_throughput = "
         "1\n");
-  ProfileCatalog catalog = ProfileCatalog::load({dir_.string()});
+  ProfileCatalog catalog = ProfileCatalog::load({dir_.path()});
   ASSERT_EQ(catalog.problems().size(), 5u);
   auto has = [&](int i, const std::string& text) {
     return catalog.problems()[i].find(text) != std::string::npos;

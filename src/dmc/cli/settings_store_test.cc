@@ -13,7 +13,7 @@
 #include "core/units.h"
 #include "dmc/cli/configure_values.h"
 #include "dmc/mount/settings_json.h"
-#include "dmc/mount/test_temp_dir.h"
+#include "test_support/scratch_dir.h"
 
 namespace diskcond::dmc {
 namespace {
@@ -29,7 +29,7 @@ class DmcSettingsStore : public ::testing::Test {
     return r;
   }
 
-  mount::testing::TestTempDir temp_{"dmc_store_test"};
+  test_support::ScratchDir temp_{"dmc_store_test"};
   std::string root_ = temp_.path();
   SettingsStore store_{root_ + "/mounts"};
 };

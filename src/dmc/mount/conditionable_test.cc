@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <string>
 
-#include "dmc/mount/test_temp_dir.h"
+#include "test_support/scratch_dir.h"
 
 namespace diskcond::mount {
 namespace {
@@ -66,7 +66,7 @@ TEST(Conditionable, DirectoriesOnPseudoFilesystemsAreRefused) {
 }
 
 TEST(Conditionable, OrdinaryDirectoriesPass) {
-  testing::TestTempDir temp{"conditionable_test"};
+  test_support::ScratchDir temp{"conditionable_test"};
   EXPECT_TRUE(check_conditionable(temp.path(), {}).ok());
   if (magic_of("/dev/shm") == TMPFS_MAGIC) {
     EXPECT_TRUE(check_conditionable("/dev/shm", {}).ok());
@@ -75,7 +75,7 @@ TEST(Conditionable, OrdinaryDirectoriesPass) {
 
 // Issue 13, item 2 (and 7): dmc's own state and run directories, and their parents.
 TEST(Conditionable, DmcsOwnDirectoriesAndTheirParentsAreRefused) {
-  testing::TestTempDir temp{"conditionable_test"};
+  test_support::ScratchDir temp{"conditionable_test"};
   const std::string root = temp.path();
   std::filesystem::create_directories(root + "/var/lib/diskcond/mounts/below");
   std::filesystem::create_directories(root + "/run/diskcond");

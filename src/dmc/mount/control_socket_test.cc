@@ -8,13 +8,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <vector>
 
 #include "core/clock.h"
 #include "dmc/mount/control_protocol.h"
+#include "test_support/scratch_dir.h"
 
 namespace diskcond::mount {
 namespace {
@@ -39,10 +38,7 @@ int connect_to(const std::string& path) {
 class ControlSocketTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/diskcond-ctl-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    path_ = dir_ + "/s.sock";
+    path_ = dir_.file("s.sock");
     auto s = server_.start(path_, [](const std::string& line, uid_t) {
       return line == "ping" ? std::string("pong\n") : encode_error("bad: " + line);
     });
@@ -51,7 +47,6 @@ class ControlSocketTest : public ::testing::Test {
   void TearDown() override {
     for (int fd : idle_) close(fd);
     server_.stop();
-    std::filesystem::remove_all(dir_);
   }
   // Opens `n` connections that send nothing.
   void hold_idle(size_t n) {
@@ -62,7 +57,8 @@ class ControlSocketTest : public ::testing::Test {
     }
   }
 
-  std::string dir_, path_;
+  test_support::ScratchDir dir_{"diskcond-ctl"};
+  std::string path_;
   ControlServer server_;
   std::vector<int> idle_;
 };

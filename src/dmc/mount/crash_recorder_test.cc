@@ -7,10 +7,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
-#include "dmc/mount/test_temp_dir.h"
+#include "test_support/scratch_dir.h"
 
 namespace diskcond::mount {
 namespace {
@@ -29,7 +30,7 @@ class CrashRecorderTest : public ::testing::Test {
   void TearDown() override { close(dir_fd_); }
   std::string path(const std::string& name) const { return dir_.path() + "/" + name; }
 
-  testing::TestTempDir dir_{"crash_recorder_test"};
+  test_support::ScratchDir dir_{"crash_recorder_test"};
   int dir_fd_ = -1;
 };
 

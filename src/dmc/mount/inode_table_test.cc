@@ -3,9 +3,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <filesystem>
 #include <string>
 #include <vector>
+
+#include "test_support/scratch_dir.h"
 
 namespace diskcond::mount {
 namespace {
@@ -13,18 +14,14 @@ namespace {
 class MountInodeTable : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/diskcond-inodes-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
     for (int i = 0; i < kFiles; ++i) {
-      FILE* f = fopen((dir_ + "/f" + std::to_string(i)).c_str(), "w");
+      FILE* f = fopen(dir_.file("f" + std::to_string(i)).c_str(), "w");
       ASSERT_NE(f, nullptr);
       fclose(f);
     }
-    root_fd_ = open(dir_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    root_fd_ = open(dir_.path().c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
     ASSERT_GE(root_fd_, 0);
   }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   // What a FUSE lookup does.
   Inode& lookup(InodeTable& table, int i, ino_t* ino) {
@@ -37,7 +34,7 @@ class MountInodeTable : public ::testing::Test {
   }
 
   static constexpr int kFiles = 100;
-  std::string dir_;
+  test_support::ScratchDir dir_{"diskcond-inodes"};
   int root_fd_ = -1;
 };
 

@@ -1,10 +1,11 @@
 #include "dmc/mount/machine_writeback.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+
+#include "test_support/scratch_dir.h"
 
 namespace diskcond::mount {
 namespace {
@@ -17,8 +18,8 @@ void put(const std::filesystem::path& p, const std::string& text) {
 }
 
 TEST(MachineWriteback, ReadsTheVmSettingsAndDirtyableMemory) {
-  const auto root =
-      std::filesystem::temp_directory_path() / ("machine_writeback_" + std::to_string(getpid()));
+  test_support::ScratchDir scratch("machine_writeback");
+  const std::filesystem::path root = scratch.path();
   put(root / "sys/vm/dirty_background_ratio", "5\n");
   put(root / "sys/vm/dirty_background_bytes", "0\n");
   put(root / "sys/vm/dirty_ratio", "15\n");
@@ -36,7 +37,6 @@ TEST(MachineWriteback, ReadsTheVmSettingsAndDirtyableMemory) {
   EXPECT_EQ(p.dirtyable_memory_bytes, 1224u * 1024);
   EXPECT_EQ(p.journal_address, 50 * kGiB);
   EXPECT_EQ(p.journal_bytes, 128u << 20);
-  std::filesystem::remove_all(root);
 }
 
 TEST(MachineWriteback, MissingFilesKeepLinuxDefaults) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "dmc/mount/mount_test_support.h"
+#include "test_support/scratch_dir.h"
 
 namespace diskcond::mount::testing {
 namespace {
@@ -59,10 +60,10 @@ std::string read_file(const std::string& file) {
 
 // What `dmc status <dir> -json` prints, then "exit=<code>" (an empty settings store).
 std::string dmc_status(const std::string& dir) {
-  char store[] = "/tmp/diskcond-store-XXXXXX";
-  if (mkdtemp(store) == nullptr) return "mkdtemp failed";
-  const std::string command = std::string("DISKCOND_STATE_DIR=") + store +
-                              " " DMC_BINARY " status '" + dir + "' -json 2>&1; echo exit=$?";
+  test_support::ScratchDir store("diskcond-store");
+  if (store.path().empty()) return "mkdtemp failed";
+  const std::string command = "DISKCOND_STATE_DIR=" + store.path() + " " DMC_BINARY " status '" +
+                              dir + "' -json 2>&1; echo exit=$?";
   std::string out;
   if (FILE* p = popen(command.c_str(), "r")) {
     char buf[4096];
@@ -70,7 +71,6 @@ std::string dmc_status(const std::string& dir) {
     while ((n = fread(buf, 1, sizeof(buf), p)) > 0) out.append(buf, n);
     pclose(p);
   }
-  std::filesystem::remove_all(store);
   return out;
 }
 

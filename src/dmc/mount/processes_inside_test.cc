@@ -12,12 +12,12 @@
 #include <fstream>
 #include <string>
 
-#include "dmc/mount/test_temp_dir.h"
+#include "test_support/scratch_dir.h"
 
 namespace diskcond::mount {
 namespace {
 
-using testing::TestTempDir;
+using test_support::ScratchDir;
 
 // A child process that does `setup` (only async-signal-safe calls: it is forked from a threaded
 // test binary), says it is ready and then waits until killed.
@@ -75,7 +75,7 @@ TEST(ProcessesInside, PathsInsideTheDirectory) {
 // Issue 13, item 3: a process that changed into the directory before `dmc start` keeps the
 // directory underneath; one elsewhere is not listed.
 TEST(ProcessesInside, AWorkingDirectoryInsideIsFoundAndOneOutsideIsNot) {
-  TestTempDir dir("dmc-inside");
+  ScratchDir dir("dmc-inside");
   const std::string sub = dir.path() + "/sub";
   ASSERT_EQ(::mkdir(sub.c_str(), 0755), 0);
   const std::string sibling = dir.path() + "2";  // same prefix, another directory
@@ -95,7 +95,7 @@ TEST(ProcessesInside, AWorkingDirectoryInsideIsFoundAndOneOutsideIsNot) {
 }
 
 TEST(ProcessesInside, OpenAndMappedFilesAreFound) {
-  TestTempDir dir("dmc-inside");
+  ScratchDir dir("dmc-inside");
   const std::string file = dir.path() + "/data";
   std::ofstream(file) << std::string(8192, 'x');
   int fd = -1;
@@ -121,7 +121,7 @@ TEST(ProcessesInside, OpenAndMappedFilesAreFound) {
 }
 
 TEST(ProcessesInside, IgnoredPidsAndFilesOnTheExceptedDeviceAreLeftOut) {
-  TestTempDir dir("dmc-inside");
+  ScratchDir dir("dmc-inside");
   Child inside([&] { return ::chdir(dir.path().c_str()) == 0; });
   ASSERT_TRUE(inside.ready());
   ASSERT_NE(find_pid(find_processes_inside(dir.path()), inside.pid()), nullptr);

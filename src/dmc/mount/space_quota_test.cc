@@ -8,18 +8,18 @@
 
 #include <string>
 
-#include "dmc/mount/test_temp_dir.h"
+#include "test_support/scratch_dir.h"
 
 namespace diskcond::mount {
 namespace {
 
 constexpr uint64_t kMiB = 1 << 20;
 
-using testing::TestTempDir;
+using test_support::ScratchDir;
 
 // A directory descriptor of `dir`, closed with the object.
 struct DirFd {
-  explicit DirFd(const TestTempDir& dir)
+  explicit DirFd(const ScratchDir& dir)
       : fd(open(dir.path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {}
   ~DirFd() {
     if (fd >= 0) close(fd);
@@ -39,7 +39,7 @@ TEST(SpaceQuota, OffReservesAnythingAndChangesNothing) {
 }
 
 TEST(SpaceQuota, ReservationsStopAtTheCapacityAndSettlingFreesThem) {
-  TestTempDir dir("space_quota");
+  ScratchDir dir("space_quota");
   DirFd root(dir);
   SpaceQuota quota;
   quota.set_capacity(8 * kMiB, root.fd);
@@ -57,7 +57,7 @@ TEST(SpaceQuota, ReservationsStopAtTheCapacityAndSettlingFreesThem) {
 }
 
 TEST(SpaceQuota, StatfsShowsThePretendDiskAndNeverMoreFreeThanTheBackingHas) {
-  TestTempDir dir("space_quota");
+  ScratchDir dir("space_quota");
   DirFd root(dir);
   SpaceQuota quota;
   quota.set_capacity(8 * kMiB, root.fd);
@@ -78,7 +78,7 @@ TEST(SpaceQuota, StatfsShowsThePretendDiskAndNeverMoreFreeThanTheBackingHas) {
 }
 
 TEST(SpaceQuota, TheWalkCountsEachInodeOnce) {
-  TestTempDir dir("space_quota");
+  ScratchDir dir("space_quota");
   DirFd root(dir);
   const std::string file = dir.path() + "/data";
   const int fd = open(file.c_str(), O_CREAT | O_WRONLY, 0644);

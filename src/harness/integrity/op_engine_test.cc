@@ -11,29 +11,21 @@
 #include <iostream>
 
 #include "harness/integrity/concurrent_clients.h"
+#include "test_support/scratch_dir.h"
 
 namespace diskcond::harness::integrity {
 namespace {
 
 class OpEngineTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/diskcond-integrity-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override {
-    std::error_code ignored;
-    std::filesystem::remove_all(dir_, ignored);
-  }
   EngineOptions options(uint64_t seed, uint64_t ops) {
     EngineOptions o;
-    o.dir = dir_;
+    o.dir = dir_.path();
     o.seed = seed;
     o.ops = ops;
     return o;
   }
-  std::string dir_;
+  test_support::ScratchDir dir_{"diskcond-integrity"};
 };
 
 TEST(FirstDifference, FindsTheFirstDifferingByteOrTheShorterLength) {
@@ -55,15 +47,15 @@ TEST_F(OpEngineTest, PassesOnAPlainDirectoryAndUsesEveryOperation) {
     }
     EXPECT_GT(r.op_counts[op], 0u) << op_name(static_cast<Op>(op));
   }
-  const auto m = engine.verify_all(dir_);
+  const auto m = engine.verify_all(dir_.path());
   EXPECT_FALSE(m) << m->describe();
 }
 
 TEST_F(OpEngineTest, SameSeedSameRun) {
   OpEngine first(options(11, 500));
   const EngineReport a = first.run();
-  std::filesystem::remove_all(dir_);
-  std::filesystem::create_directory(dir_);
+  std::filesystem::remove_all(dir_.path());
+  std::filesystem::create_directory(dir_.path());
   OpEngine second(options(11, 500));
   const EngineReport b = second.run();
   ASSERT_FALSE(a.mismatch || b.mismatch);
@@ -87,7 +79,7 @@ TEST_F(OpEngineTest, CorruptionBehindItsBackIsReported) {
     if (step != 1000) return;
     for (size_t s = 0; s < engine->model().slot_count(); ++s) {
       if (!engine->model().occupied(s) || engine->model().size(s) == 0) continue;
-      const std::string p = dir_ + "/f" + std::to_string(s);
+      const std::string p = dir_.file("f" + std::to_string(s));
       int fd = open(p.c_str(), O_RDWR);
       ASSERT_GE(fd, 0);
       const off_t at = static_cast<off_t>(engine->model().size(s) / 2);
@@ -99,7 +91,7 @@ TEST_F(OpEngineTest, CorruptionBehindItsBackIsReported) {
   OpEngine e(o);
   engine = &e;
   EngineReport r = e.run();
-  std::optional<Mismatch> m = r.mismatch ? r.mismatch : e.verify_all(dir_);
+  std::optional<Mismatch> m = r.mismatch ? r.mismatch : e.verify_all(dir_.path());
   ASSERT_TRUE(m) << "corruption went unnoticed";
   std::cout << "reported: " << m->describe() << "\n";
   EXPECT_EQ(m->seed, 3u);
@@ -112,11 +104,11 @@ TEST_F(OpEngineTest, CorruptionBehindItsBackIsReported) {
 TEST_F(OpEngineTest, AWrongReferenceIsReportedAtTheByte) {
   OpEngine e(options(5, 800));
   ASSERT_FALSE(e.run().mismatch);
-  ASSERT_FALSE(e.verify_all(dir_));
+  ASSERT_FALSE(e.verify_all(dir_.path()));
   for (size_t s = 0; s < e.model().slot_count(); ++s) {
     if (!e.model().occupied(s) || e.model().size(s) < 10) continue;
     e.mutable_model().mutable_contents(s)[9] ^= 1;
-    const auto m = e.verify_all(dir_);
+    const auto m = e.verify_all(dir_.path());
     ASSERT_TRUE(m);
     EXPECT_EQ(m->offset, 9);
     EXPECT_EQ(m->op, "final-verify");
@@ -127,14 +119,14 @@ TEST_F(OpEngineTest, AWrongReferenceIsReportedAtTheByte) {
 
 TEST_F(OpEngineTest, ConcurrentClientsKeepToTheirOwnFiles) {
   ClientsOptions o;
-  o.engine.dir = dir_;
+  o.engine.dir = dir_.path();
   o.clients = 4;
   o.seed = 100;
   o.total_ops = 2000;
   const ClientsRun run = run_clients(o);
   EXPECT_EQ(run.steps(), 2000u);
   for (const auto& m : run.mismatches()) ADD_FAILURE() << m.describe();
-  for (const auto& m : verify_clients(run, dir_)) ADD_FAILURE() << m.describe();
+  for (const auto& m : verify_clients(run, dir_.path())) ADD_FAILURE() << m.describe();
 }
 
 }  // namespace
