@@ -158,7 +158,9 @@ TEST(DmcConfigureValues, PositionalOrderIsTheTablesOrder) {
     const size_t line = help.find("\n  " + word + " ", in_help);
     EXPECT_NE(line, std::string::npos) << word << " in " << help;
     in_help = line;
-    if (i < required) EXPECT_EQ(configure_required_names()[1 + i], name);
+    if (i < required) {
+      EXPECT_EQ(configure_required_names()[1 + i], name);
+    }
   }
   EXPECT_EQ(synopsis.back(), required < rows.size() ? ']' : '>') << synopsis;
 }
