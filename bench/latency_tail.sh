@@ -45,5 +45,5 @@ import json, sys
 d = json.load(sys.stdin).get("diagnostics", {})
 print("reply thread lateness (us): p50 %.1f p90 %.1f p99 %.1f max %.1f; wake-ahead %.1f" % tuple(
     d.get(k, 0) / 1e3 for k in ("lateness_p50_ns", "lateness_p90_ns", "lateness_p99_ns",
-                                "max_lateness_ns", "wake_ahead_ns")))'
+                                "lateness_max_ns", "wake_ahead_ns")))'
 python3 bench/latency_tail/check.py "$SCRATCH/lat_clat.1.log" "$TAIL" "$SEED" 1009766
