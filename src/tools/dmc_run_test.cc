@@ -41,9 +41,7 @@ double realtime_seconds() {
 class DmcRun : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (::geteuid() != 0)
-      GTEST_SKIP() << "the test needs root to set itself up (and to run as root)";
-    if (::access("/dev/fuse", F_OK) != 0) GTEST_SKIP() << "no /dev/fuse";
+    if (const char* why = why_not_root_with_fuse()) GTEST_SKIP() << why;
     dir_ = world_.path("dir");
     fs::create_directories(dir_);
     fs::create_directories(world_.path("run"));

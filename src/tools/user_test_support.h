@@ -24,6 +24,13 @@ using mount::testing::FuseDeviceOpen;
 
 inline constexpr uid_t kNobody = 65534;
 
+// Why a test that runs dmc as root and as users cannot run here (for GTEST_SKIP), or null.
+inline const char* why_not_root_with_fuse() {
+  if (::geteuid() != 0) return "the test needs root to set itself up (and to run as root)";
+  if (::access("/dev/fuse", F_OK) != 0) return "no /dev/fuse";
+  return nullptr;
+}
+
 // A uid and gid (the same number) no user or group has here: an ordinary user made for the test
 // with nothing to clean up (the kernel needs no passwd entry), the first above `after`. Not nobody:
 // 65534 is the overflow id a user namespace shows for every unmapped owner, so nobody would seem to
