@@ -45,6 +45,7 @@ struct FuseUring::Queue {
   unsigned qid = 0;
   io_uring ring{};
   bool ring_made = false;
+  bool fixed_file = false;  // /dev/fuse is the ring's registered file 0 (saves a lookup per SQE)
   int wake_fd = -1;
   uint64_t wake_value = 0;  // the eventfd read's buffer
   std::thread thread;
@@ -93,10 +94,12 @@ io_uring_sqe* next_sqe(io_uring* ring) {
   return sqe;
 }
 
-// An IORING_OP_URING_CMD on /dev/fuse with its fuse_uring_cmd_req.
-void prep_fuse_command(io_uring_sqe* sqe, int fuse_fd, uint32_t command, const void* addr,
-                       unsigned length, uint16_t qid, uint64_t commit_id) {
-  io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fuse_fd, addr, length, 0);
+// An IORING_OP_URING_CMD on /dev/fuse with its fuse_uring_cmd_req. `fuse_fd` is the ring's fixed
+// file 0 when `fixed`, else the descriptor.
+void prep_fuse_command(io_uring_sqe* sqe, int fuse_fd, bool fixed, uint32_t command,
+                       const void* addr, unsigned length, uint16_t qid, uint64_t commit_id) {
+  io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fixed ? 0 : fuse_fd, addr, length, 0);
+  if (fixed) sqe->flags |= IOSQE_FIXED_FILE;
   sqe->cmd_op = command;
   char* area = reinterpret_cast<char*>(sqe) + kSqeCommandOffset;
   std::memset(area, 0, kSqeCommandBytes);
@@ -271,6 +274,7 @@ bool FuseUring::make_ring(Queue& q) {
     error = std::string("io_uring_setup: ") + std::strerror(-r);
   } else {
     q.ring_made = true;
+    q.fixed_file = io_uring_register_files(&q.ring, &fuse_fd_, 1) == 0;
     q.wake_fd = eventfd(0, EFD_CLOEXEC);
     if (q.wake_fd < 0) error = std::string("eventfd: ") + std::strerror(errno);
   }
@@ -305,13 +309,14 @@ bool FuseUring::make_ring(Queue& q) {
 
 void FuseUring::register_entry(Queue& q, Entry& e) {
   io_uring_sqe* sqe = next_sqe(&q.ring);
-  prep_fuse_command(sqe, fuse_fd_, uring_abi::kRegister, e.iov, 2, static_cast<uint16_t>(q.qid), 0);
+  prep_fuse_command(sqe, fuse_fd_, q.fixed_file, uring_abi::kRegister, e.iov, 2,
+                    static_cast<uint16_t>(q.qid), 0);
   io_uring_sqe_set_data(sqe, &e);
 }
 
 void FuseUring::commit(Queue& q, Entry& e) {
   io_uring_sqe* sqe = next_sqe(&q.ring);
-  prep_fuse_command(sqe, fuse_fd_, uring_abi::kCommitAndFetch, nullptr, 0,
+  prep_fuse_command(sqe, fuse_fd_, q.fixed_file, uring_abi::kCommitAndFetch, nullptr, 0,
                     static_cast<uint16_t>(q.qid), e.unique);
   io_uring_sqe_set_data(sqe, &e);
 }
