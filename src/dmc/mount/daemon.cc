@@ -34,6 +34,7 @@
 #include "dmc/mount/credentials.h"
 #include "dmc/mount/device_clock.h"
 #include "dmc/mount/filesystem.h"
+#include "dmc/mount/fuse_uring.h"
 #include "dmc/mount/fusermount.h"
 #include "dmc/mount/machine_writeback.h"
 #include "dmc/mount/syscall.h"
@@ -424,7 +425,18 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
   }
   // DISKCOND_KILLPRIV_V2=off: the kernel's own getxattr before each write, for comparison.
   const char* killpriv = std::getenv("DISKCOND_KILLPRIV_V2");
-  if (killpriv == nullptr || std::string_view(killpriv) != "off") KillprivV2::install(se);
+  const bool ask_killpriv = killpriv == nullptr || std::string_view(killpriv) != "off";
+  // DISKCOND_FUSE_URING=1: FUSE over io_uring where the kernel offers it (fuse_uring.h; measured
+  // in docs/conditioner.md "Transport"). Destroyed after the session: the kernel holds its
+  // entries' buffers until the connection is released.
+  const char* uring_knob = std::getenv("DISKCOND_FUSE_URING");
+  std::unique_ptr<FuseUring> uring;
+  if (uring_knob != nullptr && std::string_view(uring_knob) == "1") {
+    uring = std::make_unique<FuseUring>(se, fuse_session_fd(se));
+    fs.uring = uring.get();
+  }
+  if (!ask_killpriv) fs.killpriv.never_ask();
+  if (ask_killpriv || uring != nullptr) KillprivV2::install(se);
 
   ControlServer control;
   TransitProbe probe(config.mount_point, fs.probe_stamp, conditioner.transit_bound(), wall_clock);
@@ -457,6 +469,8 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
     if (conditioner.transit_lead_enabled()) probe.start();
     fuse_session_loop_mt(se, loop);
     fuse_loop_cfg_destroy(loop);
+    // No request may run on a ring's thread from here on (a crash's rollback follows).
+    if (uring != nullptr) uring->stop();
   }
   // The mount is gone (or going): send every reply still queued, then clean up.
   scheduler.drain();

@@ -26,6 +26,8 @@
 
 namespace diskcond::mount {
 
+class FuseUring;
+
 // Freed data buffers kept for reuse: as many 1 MiB requests as there are FUSE workers.
 constexpr size_t kCachedBufferBytes = size_t{64} << 20;
 
@@ -58,6 +60,7 @@ struct Filesystem {
   double attr_timeout_s = 1.0;
   int ready_fd = -1;    // the daemon's readiness pipe; init writes "ok <pid>" to it and closes it
   KillprivV2 killpriv;  // the session's /dev/fuse I/O (killpriv_v2.h)
+  FuseUring* uring = nullptr;  // DISKCOND_FUSE_URING=1: the rings (fuse_uring.h); null: none
 
  private:
   static LayoutParams with_capacity(LayoutParams p, uint64_t capacity) {

@@ -10,7 +10,7 @@
 // How: the session reads and writes /dev/fuse through a fuse_custom_io that does what libfuse's
 // default does, notes whether the kernel's INIT offers KILLPRIV_V2, and adds the flag to the INIT
 // reply when it does. Every other message passes untouched; after INIT the cost is one relaxed
-// atomic load per message.
+// atomic load per message. The same hooks carry FUSE over io_uring when it is on (fuse_uring.h).
 #pragma once
 
 #include <fuse_lowlevel.h>
@@ -29,6 +29,10 @@ class KillprivV2 {
   // called before the session loop starts; the session's userdata is the Filesystem that holds
   // this object (Filesystem::killpriv), which libfuse hands to the hooks. Returns 0 or -1.
   static int install(fuse_session* se);
+
+  // The hooks pass INIT untouched (DISKCOND_KILLPRIV_V2=off, when they are installed for FUSE
+  // over io_uring alone). REQUIRES: before the session loop starts.
+  void never_ask();
 
   // Whether the kernel offered KILLPRIV_V2 and the INIT reply asked for it (after INIT).
   bool enabled() const { return enabled_.load(std::memory_order_relaxed); }
