@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "dmc/mount/fuse_init_test_support.h"
+
 namespace diskcond::mount {
 namespace {
 
@@ -142,21 +144,7 @@ TEST(FuseUringMessage, AReplyTooLargeForTheEntryEndsTheRequestWithEio) {
   EXPECT_EQ(pack_reply(bad, 1, &e.header, e.payload(), e.capacity()), -EINVAL);
 }
 
-std::vector<char> init_request(uint64_t unique, uint32_t flags, uint32_t flags2) {
-  std::vector<char> message(sizeof(fuse_in_header) + sizeof(fuse_init_in));
-  fuse_in_header in{};
-  in.len = static_cast<uint32_t>(message.size());
-  in.opcode = FUSE_INIT;
-  in.unique = unique;
-  fuse_init_in init{};
-  init.major = 7;
-  init.minor = 44;
-  init.flags = flags;
-  init.flags2 = flags2;
-  std::memcpy(message.data(), &in, sizeof in);
-  std::memcpy(message.data() + sizeof in, &init, sizeof init);
-  return message;
-}
+using testing::init_request;
 
 TEST(FuseUringMessage, TheOfferIsBit41OfAnExtendedInit) {
   bool is_init = false;

@@ -6,24 +6,12 @@
 #include <cstring>
 #include <vector>
 
+#include "dmc/mount/fuse_init_test_support.h"
+
 namespace diskcond::mount {
 namespace {
 
-// The kernel's INIT request: header and body, with `flags`.
-std::vector<char> init_request(uint64_t unique, uint32_t flags) {
-  std::vector<char> message(sizeof(fuse_in_header) + sizeof(fuse_init_in));
-  fuse_in_header header{};
-  header.len = static_cast<uint32_t>(message.size());
-  header.opcode = FUSE_INIT;
-  header.unique = unique;
-  fuse_init_in init{};
-  init.major = 7;
-  init.minor = 40;
-  init.flags = flags;
-  std::memcpy(message.data(), &header, sizeof header);
-  std::memcpy(message.data() + sizeof header, &init, sizeof init);
-  return message;
-}
+using testing::init_request;
 
 struct Reply {
   fuse_out_header header{};
