@@ -37,6 +37,7 @@
 #include "dmc/mount/fuse_uring.h"
 #include "dmc/mount/fusermount.h"
 #include "dmc/mount/machine_writeback.h"
+#include "dmc/mount/session_io.h"
 #include "dmc/mount/syscall.h"
 #include "dmc/mount/transit_probe.h"
 #include "posix/files.h"
@@ -436,7 +437,7 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
     fs.uring = uring.get();
   }
   if (!ask_killpriv) fs.killpriv.never_ask();
-  if (ask_killpriv || uring != nullptr) KillprivV2::install(se);
+  if (ask_killpriv || uring != nullptr) install_session_io(se);
 
   ControlServer control;
   TransitProbe probe(config.mount_point, fs.probe_stamp, conditioner.transit_bound(), wall_clock);

@@ -7,10 +7,9 @@
 // exactly as it would for the caller. (The kernel's own flags for it, FUSE_WRITE_KILL_SUIDGID and
 // FATTR_KILL_SUIDGID, never reach the daemon: libfuse 3.14 drops them.)
 //
-// How: the session reads and writes /dev/fuse through a fuse_custom_io that does what libfuse's
-// default does, notes whether the kernel's INIT offers KILLPRIV_V2, and adds the flag to the INIT
-// reply when it does. Every other message passes untouched; after INIT the cost is one relaxed
-// atomic load per message. The same hooks carry FUSE over io_uring when it is on (fuse_uring.h).
+// How: the session's /dev/fuse hooks (session_io.h) show it every message: it notes whether the
+// kernel's INIT offers KILLPRIV_V2 and adds the flag to the INIT reply when it does. Every other
+// message passes untouched; after INIT the cost is one relaxed atomic load per message.
 #pragma once
 
 #include <fuse_lowlevel.h>
@@ -25,11 +24,6 @@ namespace diskcond::mount {
 
 class KillprivV2 {
  public:
-  // Makes `se` (mounted) read and write its /dev/fuse descriptor through the hooks. REQUIRES:
-  // called before the session loop starts; the session's userdata is the Filesystem that holds
-  // this object (Filesystem::killpriv), which libfuse hands to the hooks. Returns 0 or -1.
-  static int install(fuse_session* se);
-
   // The hooks pass INIT untouched (DISKCOND_KILLPRIV_V2=off, when they are installed for FUSE
   // over io_uring alone). REQUIRES: before the session loop starts.
   void never_ask();
