@@ -61,6 +61,48 @@ uint64_t Layout::group_data_address(uint64_t ino) const {
   return wrap(round_up(start, params_.block_bytes));
 }
 
+std::vector<Piece> Layout::directory_pieces(uint64_t ino, const std::vector<Extent>* extents,
+                                            uint64_t bytes) {
+  std::vector<Piece> out;
+  std::lock_guard lock(mu_);
+  ++counters_.directory_reads;
+  // The directory's own address, allocated once at its flex group's directory cursor.
+  auto own = [&]() {
+    auto it = directories_.find(ino);
+    if (it != directories_.end()) return it->second;
+    const uint64_t leader = round_down(group_of(ino), params_.flex_groups);
+    const uint64_t leader_ino = leader * params_.inodes_per_group + 1;
+    auto cursor = dir_cursors_.try_emplace(leader, group_data_address(leader_ino)).first;
+    const uint64_t address = cursor->second;
+    cursor->second = wrap(address + round_up(std::max<uint64_t>(bytes, 1), params_.block_bytes));
+    directories_.emplace(ino, address);
+    return address;
+  };
+  if (extents == nullptr) {
+    append(out, Piece{own(), bytes});
+    return out;
+  }
+  std::vector<Extent> sorted(*extents);
+  std::sort(sorted.begin(), sorted.end(),
+            [](const Extent& a, const Extent& b) { return a.logical < b.logical; });
+  uint64_t pos = 0;
+  for (const Extent& e : sorted) {
+    if (pos >= bytes) break;
+    if (e.logical + e.length <= pos) continue;
+    if (e.logical > pos) {  // a gap the extents do not cover
+      const uint64_t gap_end = std::min(bytes, e.logical);
+      append(out, Piece{wrap(own() + pos), gap_end - pos});
+      pos = gap_end;
+      if (pos >= bytes) break;
+    }
+    const uint64_t stop = std::min(bytes, e.logical + e.length);
+    append(out, Piece{wrap(e.physical + (pos - e.logical)), stop - pos});
+    pos = stop;
+  }
+  if (pos < bytes) append(out, Piece{wrap(own() + pos), bytes - pos});
+  return out;
+}
+
 bool Layout::placed(FileId file) const {
   std::lock_guard lock(mu_);
   return files_.count(file) != 0;

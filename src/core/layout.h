@@ -28,6 +28,12 @@
 //    between them must stay what the application made them, not what the backing allocator did.
 //  - Reading unplaced bytes (a hole, or a file never placed) reads at the hashed address:
 //    the model still charges it, so raw benchmarks never get a free read.
+//  - Directory blocks: where the backing filesystem reports a directory's extents (FIEMAP),
+//    its blocks are read where they say (ext4 puts a directory's blocks at the start of its flex
+//    group, the directories made one after the other one after the other, so a tree read in the
+//    order it was made reads them nearly sequentially). Without extents, a directory's blocks get
+//    an address the first time they are asked for, at its flex group's directory cursor (the
+//    leader group's data area, as ext4 places directories), and keep it.
 //  - Metadata in memory: an inode-table block is read from the device the first time the kernel
 //    takes an inode in it; ext4 reads `inode_readahead_bytes` of the table at once (its
 //    inode_readahead_blks=32), and that whole cluster stays in memory while the kernel holds any
@@ -78,6 +84,7 @@ struct LayoutCounters {
   uint64_t files_linear = 0;     // opened O_DIRECT: one linear region
   uint64_t allocated_bytes = 0;  // placed by the allocator
   uint64_t metadata_reads = 0;   // inode-table clusters read
+  uint64_t directory_reads = 0;  // directories' blocks read (directory_pieces calls)
 };
 
 class Layout {
@@ -92,6 +99,13 @@ class Layout {
   // Start of the data area of the group holding inode `ino` (after the group's share of
   // metadata); where a directory's blocks and its files' first allocation go.
   uint64_t group_data_address(uint64_t ino) const;
+
+  // Where the first `bytes` of directory `ino`'s blocks are, for reading them (counted as one
+  // directory read). `extents`: the directory's extents from FIEMAP, or nullptr when the backing
+  // file system has none; bytes they do not cover (and every byte without them) are at the
+  // directory's allocated address (see above).
+  std::vector<Piece> directory_pieces(uint64_t ino, const std::vector<Extent>* extents,
+                                      uint64_t bytes);
 
   // Whether `file` has a placement (extents or hashed), i.e. whether the mount must ask FIEMAP.
   bool placed(FileId file) const;
@@ -137,8 +151,10 @@ class Layout {
   const LayoutParams params_;
   mutable std::mutex mu_;
   std::unordered_map<FileId, File> files_;
-  std::unordered_map<uint64_t, uint64_t> cursors_;   // group -> next address to allocate
-  std::unordered_map<uint64_t, uint64_t> clusters_;  // inode-table cluster -> inodes held
+  std::unordered_map<uint64_t, uint64_t> cursors_;      // group -> next address to allocate
+  std::unordered_map<uint64_t, uint64_t> dir_cursors_;  // flex group -> next directory address
+  std::unordered_map<uint64_t, uint64_t> directories_;  // ino -> its blocks' address (no FIEMAP)
+  std::unordered_map<uint64_t, uint64_t> clusters_;     // inode-table cluster -> inodes held
   LayoutCounters counters_;
 };
 

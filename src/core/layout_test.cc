@@ -168,5 +168,36 @@ TEST(Layout, AnInodeTableClusterIsReadOnceWhileTheKernelHoldsAnInodeInIt) {
   EXPECT_EQ(layout.counters().metadata_reads, 3u);
 }
 
+TEST(Layout, DirectoriesWithoutExtentsAreAllocatedOneAfterTheOtherInTheirFlexGroup) {
+  Layout layout(small_ext4());
+  const uint64_t data = 2 * 16 * 4096 + 16 * 2 * kMiB;  // the leader group's data area
+  // Directories of groups 0 and 3 (one flex group) go to its leader's directory cursor, one
+  // after the other, each as many blocks as it is long.
+  EXPECT_EQ(layout.directory_pieces(2, nullptr, 4096), (std::vector<Piece>{{data, 4096}}));
+  EXPECT_EQ(layout.directory_pieces(3 * 8192 + 7, nullptr, 12288),
+            (std::vector<Piece>{{data + 4096, 12288}}));
+  EXPECT_EQ(layout.directory_pieces(40, nullptr, 100), (std::vector<Piece>{{data + 16384, 100}}));
+  // A directory keeps its address; the next flex group has its own cursor.
+  EXPECT_EQ(layout.directory_pieces(2, nullptr, 8192), (std::vector<Piece>{{data, 8192}}));
+  EXPECT_EQ(layout.directory_pieces(16 * 8192 + 1, nullptr, 4096),
+            (std::vector<Piece>{{16 * kGroup + data, 4096}}));
+  EXPECT_EQ(layout.counters().directory_reads, 5u);
+}
+
+TEST(Layout, DirectoriesWithExtentsAreReadWhereTheySay) {
+  Layout layout(small_ext4());
+  // Two extents out of order, contiguous on the device: one piece, cut at `bytes`.
+  const std::vector<Extent> two{{4096, 9 * kMiB + 4096, 4096}, {0, 9 * kMiB, 4096}};
+  EXPECT_EQ(layout.directory_pieces(5, &two, 8192), (std::vector<Piece>{{9 * kMiB, 8192}}));
+  EXPECT_EQ(layout.directory_pieces(5, &two, 6000), (std::vector<Piece>{{9 * kMiB, 6000}}));
+  // Bytes no extent covers (a gap, the tail) are read at the directory's own address.
+  const uint64_t data = 2 * 16 * 4096 + 16 * 2 * kMiB;
+  const std::vector<Extent> gap{{8192, 20 * kMiB, 4096}};
+  EXPECT_EQ(layout.directory_pieces(6, &gap, 16384),
+            (std::vector<Piece>{{data, 8192}, {20 * kMiB, 4096}, {data + 12288, 4096}}));
+  const std::vector<Extent> none;
+  EXPECT_EQ(layout.directory_pieces(6, &none, 4096), (std::vector<Piece>{{data, 4096}}));
+}
+
 }  // namespace
 }  // namespace diskcond

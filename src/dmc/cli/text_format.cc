@@ -45,8 +45,9 @@ std::string counter_lines(const mount::MountCounters& c) {
       count(c.files_mapped, "file", "files"), count(c.files_linear, "file", "files"),
       count(c.files_hashed, "file", "files"),
       c.files_hashed > 0 ? " hashed (the backing file system has no FIEMAP)" : " hashed");
-  out += fmt::format(" Metadata reads: {}\n",
-                     count(c.metadata_reads, "inode-table read", "inode-table reads"));
+  out += fmt::format(" Metadata reads: {}, {}\n",
+                     count(c.metadata_reads, "inode-table read", "inode-table reads"),
+                     count(c.directory_reads, "directory read", "directory reads"));
   out += fmt::format(" Fault rules: {} live, {} injected (dmc fault list)\n", c.fault_rules,
                      count(c.faults_injected, "fault", "faults"));
   if (c.stall_active != 0 || c.stalled_ns != 0) {

@@ -131,6 +131,7 @@ TEST(DmcTextFormat, StatusOnShowsFieldsThenLiveCounters) {
   c.files_mapped = 7;
   c.files_linear = 1;
   c.metadata_reads = 2;
+  c.directory_reads = 4;
   view.counters = c;
   EXPECT_EQ(format_status(view),
             std::string("Disk Mount Conditioner: ON\n") + kFaultyHddText +
@@ -149,7 +150,7 @@ TEST(DmcTextFormat, StatusOnShowsFieldsThenLiveCounters) {
                 " Fastest 4 KiB write service: none yet\n"
                 " Placement: 7 files from the backing file's extents (FIEMAP), 1 file linear "
                 "(O_DIRECT), 0 files hashed\n"
-                " Metadata reads: 2 inode-table reads\n"
+                " Metadata reads: 2 inode-table reads, 4 directory reads\n"
                 " Fault rules: 0 live, 0 faults injected (dmc fault list)\n");
 }
 

@@ -127,6 +127,7 @@ struct Daemon {
         s.counters.files_hashed = placed.files_hashed;
         s.counters.files_linear = placed.files_linear;
         s.counters.metadata_reads = placed.metadata_reads;
+        s.counters.directory_reads = placed.directory_reads;
         s.counters.fault_rules = fs.faults.size();
         s.counters.faults_injected = fs.faults.injected();
         s.counters.stall_active = fs.faults.stalled(conditioner.wall_now()) ? 1 : 0;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string_view>
 #include <utility>
 
@@ -76,6 +77,21 @@ int lookup_entry(Filesystem& fs, int parent_fd, const char* name, fuse_entry_par
   return 0;
 }
 
+namespace {
+
+// The backing directory's extents (FIEMAP needs a descriptor open for reading; `dir_fd` may be
+// O_PATH), or nullopt where the backing file system reports none.
+std::optional<std::vector<Extent>> directory_extents(int dir_fd) {
+  constexpr size_t kMaxExtents = 32;  // 128 KiB is read at most: 32 blocks
+  const int fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  auto extents = file_extents(fd, kMaxExtents);
+  close(fd);
+  return extents;
+}
+
+}  // namespace
+
 void read_directory_blocks(Filesystem& fs, Inode& dir, int dir_fd, Ticket& reads) {
   if (dir.dir_cached.exchange(true)) return;
   struct stat st;
@@ -83,7 +99,10 @@ void read_directory_blocks(Filesystem& fs, Inode& dir, int dir_fd, Ticket& reads
   constexpr uint64_t kBlock = 4096, kMaxRead = 128 * 1024;
   const uint64_t bytes = std::clamp<uint64_t>(
       (static_cast<uint64_t>(st.st_size) + kBlock - 1) / kBlock * kBlock, kBlock, kMaxRead);
-  fs.conditioner.submit(reads, Op::kRead, fs.layout.group_data_address(dir.ino), bytes);
+  const auto extents = directory_extents(dir_fd);
+  for (const Piece& p : fs.layout.directory_pieces(dir.ino, extents ? &*extents : nullptr, bytes)) {
+    fs.conditioner.submit(reads, Op::kRead, p.address, p.length);
+  }
 }
 
 void forget_inode(Filesystem& fs, fuse_ino_t id, uint64_t n) {

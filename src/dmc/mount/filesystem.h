@@ -121,7 +121,8 @@ inline FileHandle& handle_of(fuse_file_info* fi) {
 int lookup_entry(Filesystem& fs, int parent_fd, const char* name, fuse_entry_param* e,
                  Ticket* reads);
 // A lookup or listing in `dir` (descriptor `dir_fd`): the first since the kernel took it reads
-// the directory's blocks (up to 128 KiB, where ext4 keeps a directory: its inode's group).
+// the directory's blocks (up to 128 KiB), where the backing directory's extents say (FIEMAP), or
+// where ext4 would keep it (Layout::directory_pieces).
 void read_directory_blocks(Filesystem& fs, Inode& dir, int dir_fd, Ticket& reads);
 // The kernel dropped `n` lookups of `id` (forget): when it holds the inode no more, so does
 // the layout's metadata cache, and the file's placement is asked again at its next open.

@@ -63,10 +63,11 @@ struct MountCounters {
   double floor_read_ns = 0;        // fastest 4 KiB read service the mount has delivered (0 if none)
   double floor_write_ns = 0;
   // Where files live on the pretend device (core/layout.h), since start:
-  uint64_t files_mapped = 0;    // placed from the backing file's extents (FIEMAP)
-  uint64_t files_hashed = 0;    // hashed addresses: the backing file system has no FIEMAP
-  uint64_t files_linear = 0;    // opened O_DIRECT: one linear region each
-  uint64_t metadata_reads = 0;  // inode-table reads (inodes the kernel did not hold)
+  uint64_t files_mapped = 0;     // placed from the backing file's extents (FIEMAP)
+  uint64_t files_hashed = 0;     // hashed addresses: the backing file system has no FIEMAP
+  uint64_t files_linear = 0;     // opened O_DIRECT: one linear region each
+  uint64_t metadata_reads = 0;   // inode-table reads (inodes the kernel did not hold)
+  uint64_t directory_reads = 0;  // directories' blocks read (directories the kernel did not hold)
   // Fault rules (core/fault_rules.h): how many are live now, and faults injected since start
   // (requests failed, shortened, corrupted or lost; stalls begun).
   uint64_t fault_rules = 0;

@@ -2,6 +2,7 @@
 // (or hashed where the backing has no FIEMAP), an inode the kernel does not hold costs an
 // inode-table read when it is looked up and a held one costs nothing, and `dmc sync` waits for what
 // the write-back model says a sync takes.
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -65,6 +66,28 @@ TEST_F(MountLayout, AnInodeTheKernelDoesNotHoldIsReadAndAHeldOneIsNot) {
   EXPECT_LE(cold, before + 8);
   stat_all(path("tree"), 40);
   EXPECT_EQ(counters_of(*control_, dir_).metadata_reads, cold) << "held inodes cost nothing";
+}
+
+TEST_F(MountLayout, ADirectoryTheKernelDoesNotHoldIsReadOnceWhenListed) {
+  start(ssd_profile(0), CacheMode::kWriteBack);
+  for (const char* sub : {"d0", "d1", "d2"}) make_files(sub, 2);
+  restart(ssd_profile(0), CacheMode::kWriteBack);
+  const uint64_t before = counters_of(*control_, dir_).directory_reads;
+  auto list = [&](const std::string& sub) {
+    DIR* d = opendir(path(sub).c_str());
+    ASSERT_NE(d, nullptr) << sub;
+    int entries = 0;
+    while (readdir(d) != nullptr) ++entries;
+    closedir(d);
+    EXPECT_EQ(entries, 4) << sub;  // ., .., f0, f1
+  };
+  for (const char* sub : {"d0", "d1", "d2"}) list(sub);
+  const uint64_t cold = counters_of(*control_, dir_).directory_reads;
+  // Each subdirectory once, and the mount's root once if nothing listed it since the restart.
+  EXPECT_GE(cold, before + 3);
+  EXPECT_LE(cold, before + 4);
+  for (const char* sub : {"d0", "d1", "d2"}) list(sub);
+  EXPECT_EQ(counters_of(*control_, dir_).directory_reads, cold) << "held directories cost nothing";
 }
 
 TEST_F(MountLayout, AColdLookupOnAnHddPaysASeek) {
