@@ -367,12 +367,12 @@ in_geo() { ge "$1" 0.8 && le "$1" 1.25; }
 # conditioning off), one line per round.
 added() { paste <(vals "$1") <(vals "$2") | awk '$1 != "nan" && $2 != "nan" { print $1 - $2 }'; }
 MIN_MODEL_S=0.2  # below this the difference of two noisy figures says nothing
-# model_ratio PROFILE WORKLOAD: median over rounds of the model's time in the conditioned directory
-# (dir - floor.dir) over its time under ext4 (ref - floor.ref); "nan" when the reference's is
-# under MIN_MODEL_S.
+# model_ratio PROFILE WORKLOAD: the median model time in the conditioned directory (dir - floor.dir)
+# over the median under ext4 (ref - floor.ref); "nan" when the reference's is under MIN_MODEL_S.
 model_ratio() {
-  paste <(added "dir.$1.$2" "floor.dir.$1.$2") <(added "ref.$1.$2" "floor.ref.$2") |
-    awk -v min="$MIN_MODEL_S" '$2 >= min { print $1 / $2 }' | median
+  local d r
+  d=$(added "dir.$1.$2" "floor.dir.$1.$2" | median); r=$(added "ref.$1.$2" "floor.ref.$2" | median)
+  ge "$r" "$MIN_MODEL_S" && calc "$d / $r" || echo nan
 }
 
 {
@@ -445,8 +445,8 @@ model_ratio() {
   echo
   echo "Another view of the same runs, not the issue's goal: the time the disk model added in each"
   echo "place, per round - the conditioned directory minus the unconditioned directory, and the"
-  echo "reference minus the same ext4 through the unconditioned mount - and their ratio (median of"
-  echo "the per-round ratios). It leaves out each side's own cost per operation (the mount's round"
+  echo "reference minus the same ext4 through the unconditioned mount (medians over rounds) - and"
+  echo "the ratio of the two medians. It leaves out each side's own cost per operation (the mount's round"
   echo "trips, which come on top of the model's time in the conditioned directory; the real fsyncs"
   echo "of the reference's image), so it shows whether the model prices the work ext4 sends it as"
   echo "ext4 would. \"-\" where the reference's model time is under $MIN_MODEL_S s (a difference of two"
