@@ -1,8 +1,11 @@
 #include "dmc/mount/session_io.h"
 
+#include <linux/fuse.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 
 #include "dmc/mount/filesystem.h"
 #include "dmc/mount/fuse_uring.h"
@@ -12,6 +15,12 @@ namespace {
 
 Filesystem& of(void* userdata) {
   return *static_cast<Filesystem*>(userdata);
+}
+
+int64_t monotonic_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
 ssize_t read_hook(int fd, void* buf, size_t length, void* userdata) {
@@ -24,12 +33,25 @@ ssize_t read_hook(int fd, void* buf, size_t length, void* userdata) {
   return n;
 }
 
+// A reply's writev, timed: its duration by payload size is what ReplyCopyBound learns from.
+ssize_t timed_writev(Filesystem& fs, int fd, struct iovec* iov, int count) {
+  size_t bytes = 0;
+  for (int i = 0; i < count; ++i) bytes += iov[i].iov_len;
+  const int64_t start = monotonic_ns();
+  const ssize_t result = writev(fd, iov, count);
+  const int64_t end = monotonic_ns();
+  if (result == static_cast<ssize_t>(bytes) && bytes >= sizeof(fuse_out_header)) {
+    fs.conditioner.reply_copy_bound().record(bytes - sizeof(fuse_out_header), end - start);
+  }
+  return result;
+}
+
 ssize_t writev_hook(int fd, struct iovec* iov, int count, void* userdata) {
   Filesystem& fs = of(userdata);
   ssize_t result = 0;
   if (fs.uring != nullptr && fs.uring->reply(iov, count, &result)) return result;
   fs.killpriv.patch_reply(iov, count);
-  if (fs.uring == nullptr) return writev(fd, iov, count);
+  if (fs.uring == nullptr) return timed_writev(fs, fd, iov, count);
   fs.uring->before_init_reply(iov, count);
   result = writev(fd, iov, count);
   const int saved = errno;
