@@ -110,10 +110,10 @@ TEST_F(MountConditioner, WithoutTheLeadADataReplyIsDueAtTheModelCompletion) {
   EXPECT_DOUBLE_EQ(conditioner.counters().floor_write_ns, 1);  // done at once: the 1 ns minimum
 }
 
-TEST_F(MountConditioner, AReplyCarryingDataAlsoLeadsByItsCopyIntoTheCaller) {
+TEST_F(MountConditioner, DataAlsoLeadsByItsCopyIntoTheCallerOrTheDaemon) {
   probe_round_trips(25 * kUs);
-  ReplyCopyBound& copies = conditioner.reply_copy_bound();
-  for (uint64_t i = 0; i < ReplyCopyBound::kMinSamples; ++i) {
+  CopyBound& copies = conditioner.reply_copy_bound();
+  for (uint64_t i = 0; i < CopyBound::kMinSamples; ++i) {
     copies.record(104, 3 * kUs);     // replies without data (the probes' getattr)
     copies.record(kMiB, 183 * kUs);  // 1 MiB read replies
   }
@@ -137,12 +137,25 @@ TEST_F(MountConditioner, AReplyCarryingDataAlsoLeadsByItsCopyIntoTheCaller) {
   EXPECT_EQ(timer.sent[0].due_ns, kStart + 100 * kUs + 4 * kMs - 200 * kUs);
   EXPECT_EQ(timer.sent[1].due_ns, shorter_done - 20 * kUs);
   EXPECT_EQ(timer.sent[2].due_ns, write_done - 20 * kUs);
+  // A write's data copied into the daemon (its request's reads' CPU time) leads a write's reply.
+  CopyBound& requests = conditioner.request_copy_bound();
+  for (uint64_t i = 0; i < CopyBound::kMinSamples; ++i) {
+    requests.record(0, 4 * kUs);       // requests without data
+    requests.record(kMiB, 104 * kUs);  // 1 MiB writes
+  }
+  EXPECT_EQ(conditioner.data_lead_ns(0, kMiB), 20 * kUs + 100 * kUs);
+  Ticket w2 = conditioner.begin(Op::kWrite, kMiB);
+  conditioner.submit(w2, Op::kWrite, 32 * kMiB, kMiB);
+  const int64_t write2_done = w2.completion_ns();
+  finish(std::move(w2));
+  ASSERT_EQ(timer.sent.size(), 4u);
+  EXPECT_EQ(timer.sent[3].due_ns, write2_done - 120 * kUs);
   // Off (DISKCOND_COPY_LEAD=off): the transit lead alone.
   conditioner.set_copy_lead_enabled(false);
-  EXPECT_EQ(conditioner.data_lead_ns(kMiB), 20 * kUs);
+  EXPECT_EQ(conditioner.data_lead_ns(kMiB, kMiB), 20 * kUs);
   conditioner.set_copy_lead_enabled(true);
   conditioner.set_transit_lead_enabled(false);  // DISKCOND_TRANSIT_LEAD=off: no lead at all
-  EXPECT_EQ(conditioner.data_lead_ns(kMiB), 0);
+  EXPECT_EQ(conditioner.data_lead_ns(kMiB, kMiB), 0);
 }
 
 TEST_F(MountConditioner, AReplyNeverLeavesBeforeItsBackingIoIsDone) {

@@ -160,7 +160,7 @@ TEST_F(MountNeverFaster, SlowSsdSmallWritesAndLargeTransfers) {
   }
 }
 
-// A large read's reply leaves earlier by its copy into the caller (ReplyCopyBound): the caller
+// A large read's reply leaves earlier by its copy into the caller (CopyBound): the caller
 // still never sees less than the model's time, whatever it does between reads, and a size whose
 // own copies were never measured (256 KiB after 1 MiB ones) gets no more than smaller sizes'.
 TEST_F(MountNeverFaster, SlowSsdLargeReadsWhateverTheThinkTime) {

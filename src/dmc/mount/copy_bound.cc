@@ -1,14 +1,14 @@
-#include "dmc/mount/reply_copy_bound.h"
+#include "dmc/mount/copy_bound.h"
 
 #include <algorithm>
 
 namespace diskcond::mount {
 
-int ReplyCopyBound::slot_of(uint64_t payload) {
+int CopyBound::slot_of(uint64_t payload) {
   return payload == 0 ? 0 : static_cast<int>((payload - 1) / kSlotBytes);
 }
 
-void ReplyCopyBound::record(uint64_t payload, int64_t ns) {
+void CopyBound::record(uint64_t payload, int64_t ns) {
   if (ns <= 0 || payload > kMaxBytes) return;
   const int j = slot_of(payload);
   const uint64_t n = samples_[j].fetch_add(1, std::memory_order_relaxed) + 1;
@@ -25,7 +25,7 @@ void ReplyCopyBound::record(uint64_t payload, int64_t ns) {
   if (lowered || n == kMinSamples) publish();
 }
 
-void ReplyCopyBound::publish() {
+void CopyBound::publish() {
   std::lock_guard lock(publish_mu_);
   int64_t running = 0;
   for (int j = 0; j < kSlots; ++j) {
@@ -38,7 +38,7 @@ void ReplyCopyBound::publish() {
   base_.store(base_ready ? min_[0].load(std::memory_order_relaxed) : 0, std::memory_order_relaxed);
 }
 
-int64_t ReplyCopyBound::lead_ns(uint64_t payload) const {
+int64_t CopyBound::lead_ns(uint64_t payload) const {
   if (payload < kSlotBytes) return 0;
   const int64_t base = base_.load(std::memory_order_relaxed);
   if (base == 0) return 0;

@@ -1,4 +1,4 @@
-#include "dmc/mount/reply_copy_bound.h"
+#include "dmc/mount/copy_bound.h"
 
 #include <gtest/gtest.h>
 
@@ -7,15 +7,15 @@ namespace {
 
 constexpr uint64_t kKiB = 1024;
 constexpr uint64_t kMiB = 1024 * kKiB;
-constexpr uint64_t kEnough = ReplyCopyBound::kMinSamples;
+constexpr uint64_t kEnough = CopyBound::kMinSamples;
 
 // `n` replies of `payload` bytes, each taking `ns`.
-void replies(ReplyCopyBound& b, uint64_t payload, uint64_t n, int64_t ns) {
+void replies(CopyBound& b, uint64_t payload, uint64_t n, int64_t ns) {
   for (uint64_t i = 0; i < n; ++i) b.record(payload, ns);
 }
 
-TEST(MountReplyCopyBound, IsZeroUntilEnoughRepliesOfBothKinds) {
-  ReplyCopyBound b;
+TEST(MountCopyBound, IsZeroUntilEnoughRepliesOfBothKinds) {
+  CopyBound b;
   EXPECT_EQ(b.lead_ns(kMiB), 0);
   replies(b, kMiB, kEnough, 200'000);
   EXPECT_EQ(b.lead_ns(kMiB), 0);  // no small replies yet: nothing to subtract
@@ -25,8 +25,8 @@ TEST(MountReplyCopyBound, IsZeroUntilEnoughRepliesOfBothKinds) {
   EXPECT_EQ(b.lead_ns(kMiB), 197'000);  // 200 us less a data-less reply's 3 us
 }
 
-TEST(MountReplyCopyBound, ASlowFirstReplyIsNotTrustedAlone) {
-  ReplyCopyBound b;
+TEST(MountCopyBound, ASlowFirstReplyIsNotTrustedAlone) {
+  CopyBound b;
   replies(b, 0, kEnough, 2'000);
   b.record(kMiB, 2'500'000);  // a cold first reply
   EXPECT_EQ(b.lead_ns(kMiB), 0);
@@ -34,8 +34,8 @@ TEST(MountReplyCopyBound, ASlowFirstReplyIsNotTrustedAlone) {
   EXPECT_EQ(b.lead_ns(kMiB), 148'000);
 }
 
-TEST(MountReplyCopyBound, IsTheSmallestNotAnAverageAndFallsAtOnce) {
-  ReplyCopyBound b;
+TEST(MountCopyBound, IsTheSmallestNotAnAverageAndFallsAtOnce) {
+  CopyBound b;
   replies(b, 0, kEnough, 2'000);
   replies(b, kMiB, kEnough, 180'000);
   replies(b, kMiB, 1000, 400'000);  // a loaded while: no higher
@@ -46,8 +46,8 @@ TEST(MountReplyCopyBound, IsTheSmallestNotAnAverageAndFallsAtOnce) {
   EXPECT_EQ(b.lead_ns(kMiB), 119'000);
 }
 
-TEST(MountReplyCopyBound, AReplyUsesOnlySlotsWhoseSizesAreNoLarger) {
-  ReplyCopyBound b;
+TEST(MountCopyBound, AReplyUsesOnlySlotsWhoseSizesAreNoLarger) {
+  CopyBound b;
   replies(b, 0, kEnough, 2'000);
   // Slot 255 holds (1 MiB - 4 KiB, 1 MiB]; its minimum came from a 1 MiB reply.
   replies(b, kMiB, kEnough, 202'000);
@@ -64,8 +64,8 @@ TEST(MountReplyCopyBound, AReplyUsesOnlySlotsWhoseSizesAreNoLarger) {
   EXPECT_EQ(b.lead_ns(2 * kMiB), 200'000);  // above kMaxBytes: the bound of kMaxBytes
 }
 
-TEST(MountReplyCopyBound, NeverFallsBelowASmallerSizesBound) {
-  ReplyCopyBound b;
+TEST(MountCopyBound, NeverFallsBelowASmallerSizesBound) {
+  CopyBound b;
   replies(b, 0, kEnough, 2'000);
   replies(b, 256 * kKiB, kEnough, 90'000);  // slot 63
   replies(b, kMiB, kEnough, 60'000);        // slot 255, oddly faster (a hot cache)
@@ -75,8 +75,8 @@ TEST(MountReplyCopyBound, NeverFallsBelowASmallerSizesBound) {
   EXPECT_EQ(b.slot_samples(63), kEnough);
 }
 
-TEST(MountReplyCopyBound, IgnoresWhatItCannotUse) {
-  ReplyCopyBound b;
+TEST(MountCopyBound, IgnoresWhatItCannotUse) {
+  CopyBound b;
   replies(b, 0, kEnough, 2'000);
   replies(b, kMiB, kEnough, 0);
   replies(b, kMiB, kEnough, -7);
