@@ -131,8 +131,8 @@ class Conditioner {
   // measuring what it changes). On by default; off whenever the transit lead is.
   void set_copy_lead_enabled(bool on) { copy_enabled_ = on; }
   bool copy_lead_enabled() const { return transit_enabled_ && copy_enabled_; }
-  // Where the session's /dev/fuse I/O records its measurements (session_io.cc): reply writes'
-  // durations, and request reads' thread CPU time.
+  // Where the session's /dev/fuse I/O records its measurements (session_io.cc): the thread CPU
+  // time of reply writes and of request reads.
   CopyBound& reply_copy_bound() { return reply_copy_; }
   CopyBound& request_copy_bound() { return request_copy_; }
   // The whole lead of a data reply carrying `reply_bytes` to its caller, for a request that

@@ -398,7 +398,7 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
   }
   const char* lead = std::getenv("DISKCOND_TRANSIT_LEAD");
   conditioner.set_transit_lead_enabled(lead == nullptr || std::string_view(lead) != "off");
-  // DISKCOND_COPY_LEAD=off: no extra lead for a reply's copy of its data (CopyBound).
+  // DISKCOND_COPY_LEAD=off: no extra lead for copying a request's or reply's data (CopyBound).
   const char* copy_lead = std::getenv("DISKCOND_COPY_LEAD");
   conditioner.set_copy_lead_enabled(copy_lead == nullptr || std::string_view(copy_lead) != "off");
   const int root_copy = dup(config.root_fd);  // the inode table owns (and closes) its copy
@@ -444,7 +444,7 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
     fs.uring = uring.get();
   }
   if (!ask_killpriv) fs.killpriv.never_ask();
-  // The hooks also time every reply's writev (CopyBound).
+  // The hooks also time one reply write and one request read in four (CopyBound).
   if (ask_killpriv || uring != nullptr || conditioner.copy_lead_enabled()) install_session_io(se);
 
   ControlServer control;
