@@ -82,7 +82,7 @@ void Conditioner::lower(std::atomic<int64_t>& floor, int64_t value) {
   }
 }
 
-void Conditioner::finish(Ticket t, ReplyTimer::Reply send) {
+void Conditioner::finish(Ticket t, ReplyTimer::Reply send, uint64_t reply_bytes) {
   // A misused ticket's reply still goes (at once): a caller left without one would hang.
   const bool ok = check_ticket(t);
   t.owner_ = nullptr;
@@ -92,7 +92,7 @@ void Conditioner::finish(Ticket t, ReplyTimer::Reply send) {
   }
   const bool data = t.kind() == RequestKind::kData;
   const int64_t io_done = clock_.now_ns();
-  const int64_t lead = data ? transit_lead_ns() : 0;
+  const int64_t lead = data ? data_lead_ns(reply_bytes, t.op() == Op::kWrite ? t.length() : 0) : 0;
   int64_t due = std::max(t.completion_ns() - lead, io_done);
   // A reply that waited for the device leaves once the device clock has run past its arrival: a
   // request that arrives during a stall (device time frozen at its start) is held until the stall

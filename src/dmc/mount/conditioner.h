@@ -11,8 +11,10 @@
 //      device times (mount/device_clock.h: stalls stop the clock); a reply that waited for a device
 //      command or an fsync is due at least 1 ns after its arrival, so a stall holds it. For data
 //      (reads and writes) the lead is a lower bound of the FUSE round trip (TransitBound, from
-//      the daemon's own probes), so a queue-depth-1 caller sees the model's time plus at most the
-//      rest of its round trip, and never less; for everything else it is 0.
+//      the daemon's own probes), plus lower bounds of what copying the data adds (CopyBound:
+//      a read's reply into the caller, a write's request into the daemon, from the daemon's own
+//      measurements), so a queue-depth-1 caller sees the model's time plus at most the rest of
+//      its round trip, and never less; for everything else it is 0.
 // Steps 1, 2 and 4 are held by the types (arrival, op, length and kind live in the ticket; a
 // ticket not finished exactly once is counted in ticket_misuses()); step 2 before 3 is the
 // handler's to keep.
@@ -29,6 +31,7 @@
 #include "core/clock.h"
 #include "core/disk_model.h"
 #include "core/writeback.h"
+#include "dmc/mount/copy_bound.h"
 #include "dmc/mount/mount_control.h"
 #include "dmc/mount/reply_scheduler.h"
 #include "dmc/mount/ticket.h"
@@ -90,9 +93,11 @@ class Conditioner {
                        uint64_t token = 0);
 
   // ---- 4. Finish, after the backing I/O: sends `send` at max(completion - lead, now) through
-  // the scheduler (the lead for data only), and counts the reply. A ticket that is not
-  // conditioned() is answered at once on the caller and counts nothing.
-  void finish(Ticket t, ReplyTimer::Reply send);
+  // the scheduler (the lead for data only: data_lead_ns(reply_bytes, a write's length)), and
+  // counts the reply. `reply_bytes`: the data `send` carries to the caller (a read's bytes read;
+  // 0 otherwise). A ticket that is not conditioned() is answered at once on the caller and counts
+  // nothing.
+  void finish(Ticket t, ReplyTimer::Reply send, uint64_t reply_bytes = 0);
 
   // Not a FUSE request: `dmc sync` (sync(2) for the mount). Returns its completion.
   int64_t sync_all(int64_t arrival_ns) { return writeback_.sync_all(arrival_ns); }
@@ -122,6 +127,21 @@ class Conditioner {
     return transit_enabled_ ? std::max<int64_t>(transit_.lower_bound_ns() - kTransitMarginNs, 0)
                             : 0;
   }
+  // Off: copying a request's or reply's data earns no extra lead (DISKCOND_COPY_LEAD=off, for
+  // measuring what it changes). On by default; off whenever the transit lead is.
+  void set_copy_lead_enabled(bool on) { copy_enabled_ = on; }
+  bool copy_lead_enabled() const { return transit_enabled_ && copy_enabled_; }
+  // Where the session's /dev/fuse I/O records its measurements (session_io.cc): the thread CPU
+  // time of reply writes and of request reads.
+  CopyBound& reply_copy_bound() { return reply_copy_; }
+  CopyBound& request_copy_bound() { return request_copy_; }
+  // The whole lead of a data reply carrying `reply_bytes` to its caller, for a request that
+  // carried `request_bytes` to the daemon: transit_lead_ns() plus both copies' bounds (when on).
+  int64_t data_lead_ns(uint64_t reply_bytes, uint64_t request_bytes = 0) const {
+    if (!copy_lead_enabled()) return transit_lead_ns();
+    return transit_lead_ns() + reply_copy_.lead_ns(reply_bytes) +
+           request_copy_.lead_ns(request_bytes);
+  }
 
   void set_profile(const Profile& profile) {
     model_.set_profile(profile);
@@ -149,7 +169,10 @@ class Conditioner {
   DiskModel model_;
   Writeback writeback_;  // every command reaches model_ through it
   TransitBound transit_;
+  CopyBound reply_copy_;         // a read's data into the caller
+  CopyBound request_copy_;       // a write's data into the daemon
   bool transit_enabled_ = true;  // set before the session runs
+  bool copy_enabled_ = true;     // set before the session runs
   std::atomic<int64_t> added_delay_sum_ns_{0};
   std::atomic<uint64_t> replies_{0};
   std::atomic<uint64_t> backing_bound_{0};

@@ -110,6 +110,54 @@ TEST_F(MountConditioner, WithoutTheLeadADataReplyIsDueAtTheModelCompletion) {
   EXPECT_DOUBLE_EQ(conditioner.counters().floor_write_ns, 1);  // done at once: the 1 ns minimum
 }
 
+TEST_F(MountConditioner, DataAlsoLeadsByItsCopyIntoTheCallerOrTheDaemon) {
+  probe_round_trips(25 * kUs);
+  CopyBound& copies = conditioner.reply_copy_bound();
+  for (uint64_t i = 0; i < CopyBound::kMinSamples; ++i) {
+    copies.record(104, 3 * kUs);     // replies without data (the probes' getattr)
+    copies.record(kMiB, 183 * kUs);  // 1 MiB read replies
+  }
+  EXPECT_EQ(conditioner.data_lead_ns(kMiB), 20 * kUs + 180 * kUs);
+  Ticket t = conditioner.begin(Op::kRead, kMiB);
+  conditioner.submit(t, Op::kRead, 0, kMiB);
+  EXPECT_EQ(t.completion_ns(), kStart + 100 * kUs + 4 * kMs);  // 1 MiB at 250 MiB/s
+  conditioner.finish(
+      std::move(t), [] {}, kMiB);
+  // A short read (its reply carries 4 KiB) gets only the transit lead; so does a write's reply.
+  Ticket shorter = conditioner.begin(Op::kRead, kMiB);
+  conditioner.submit(shorter, Op::kRead, 8 * kMiB, kMiB);
+  const int64_t shorter_done = shorter.completion_ns();
+  conditioner.finish(
+      std::move(shorter), [] {}, 4096);
+  Ticket w = conditioner.begin(Op::kWrite, kMiB);
+  conditioner.submit(w, Op::kWrite, 16 * kMiB, kMiB);
+  const int64_t write_done = w.completion_ns();
+  finish(std::move(w));
+  ASSERT_EQ(timer.sent.size(), 3u);
+  EXPECT_EQ(timer.sent[0].due_ns, kStart + 100 * kUs + 4 * kMs - 200 * kUs);
+  EXPECT_EQ(timer.sent[1].due_ns, shorter_done - 20 * kUs);
+  EXPECT_EQ(timer.sent[2].due_ns, write_done - 20 * kUs);
+  // A write's data copied into the daemon (its request's reads' CPU time) leads a write's reply.
+  CopyBound& requests = conditioner.request_copy_bound();
+  for (uint64_t i = 0; i < CopyBound::kMinSamples; ++i) {
+    requests.record(0, 4 * kUs);       // requests without data
+    requests.record(kMiB, 104 * kUs);  // 1 MiB writes
+  }
+  EXPECT_EQ(conditioner.data_lead_ns(0, kMiB), 20 * kUs + 100 * kUs);
+  Ticket w2 = conditioner.begin(Op::kWrite, kMiB);
+  conditioner.submit(w2, Op::kWrite, 32 * kMiB, kMiB);
+  const int64_t write2_done = w2.completion_ns();
+  finish(std::move(w2));
+  ASSERT_EQ(timer.sent.size(), 4u);
+  EXPECT_EQ(timer.sent[3].due_ns, write2_done - 120 * kUs);
+  // Off (DISKCOND_COPY_LEAD=off): the transit lead alone.
+  conditioner.set_copy_lead_enabled(false);
+  EXPECT_EQ(conditioner.data_lead_ns(kMiB, kMiB), 20 * kUs);
+  conditioner.set_copy_lead_enabled(true);
+  conditioner.set_transit_lead_enabled(false);  // DISKCOND_TRANSIT_LEAD=off: no lead at all
+  EXPECT_EQ(conditioner.data_lead_ns(kMiB, kMiB), 0);
+}
+
 TEST_F(MountConditioner, AReplyNeverLeavesBeforeItsBackingIoIsDone) {
   probe_round_trips(25 * kUs);
   Ticket t = conditioner.begin(Op::kRead, 4096);

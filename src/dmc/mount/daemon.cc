@@ -139,6 +139,10 @@ struct Daemon {
         s.diagnostics.max_lateness_ns = scheduler.max_lateness_ns();
         s.diagnostics.transit_lead_read_ns = conditioner.transit_lead_ns();
         s.diagnostics.transit_lead_write_ns = conditioner.transit_lead_ns();
+        s.diagnostics.copy_lead_read_1mib_ns =
+            conditioner.data_lead_ns(1 << 20, 0) - conditioner.transit_lead_ns();
+        s.diagnostics.copy_lead_write_1mib_ns =
+            conditioner.data_lead_ns(0, 1 << 20) - conditioner.transit_lead_ns();
         const LatenessSummary late = scheduler.lateness();
         s.diagnostics.lateness_replies = late.replies;
         s.diagnostics.lateness_early_replies = late.early;
@@ -395,6 +399,9 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
   }
   const char* lead = std::getenv("DISKCOND_TRANSIT_LEAD");
   conditioner.set_transit_lead_enabled(lead == nullptr || std::string_view(lead) != "off");
+  // DISKCOND_COPY_LEAD=off: no extra lead for copying a request's or reply's data (CopyBound).
+  const char* copy_lead = std::getenv("DISKCOND_COPY_LEAD");
+  conditioner.set_copy_lead_enabled(copy_lead == nullptr || std::string_view(copy_lead) != "off");
   const int root_copy = dup(config.root_fd);  // the inode table owns (and closes) its copy
   // DISKCOND_INODE_FD_BUDGET: tests shrink the descriptor budget to exercise reopening.
   const char* budget = std::getenv("DISKCOND_INODE_FD_BUDGET");
@@ -438,7 +445,8 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
     fs.uring = uring.get();
   }
   if (!ask_killpriv) fs.killpriv.never_ask();
-  if (ask_killpriv || uring != nullptr) install_session_io(se);
+  // The hooks also time one reply write and one request read in four (CopyBound).
+  if (ask_killpriv || uring != nullptr || conditioner.copy_lead_enabled()) install_session_io(se);
 
   ControlServer control;
   TransitProbe probe(config.mount_point, fs.probe_stamp, conditioner.transit_bound(), wall_clock);

@@ -93,6 +93,8 @@ struct MountDiagnostics {
   int64_t max_lateness_ns = 0;              // the scheduler thread's worst lateness
   int64_t transit_lead_read_ns = 0;         // FUSE round trip subtracted from reads' model times
   int64_t transit_lead_write_ns = 0;        // ... and from writes'
+  int64_t copy_lead_read_1mib_ns = 0;       // what copying 1 MiB adds to a read's lead (CopyBound)
+  int64_t copy_lead_write_1mib_ns = 0;      // ... and to a write's
   uint64_t lateness_replies = 0;            // replies in the lateness histogram
   uint64_t lateness_early_replies = 0;      // ... that left before their time (wake-ahead)
   int64_t lateness_p50_ns = 0, lateness_p90_ns = 0, lateness_p99_ns = 0, lateness_p999_ns = 0;

@@ -120,6 +120,7 @@ class MountNeverFaster : public MountTest {
 };
 
 constexpr int64_t kUs = 1000;
+constexpr uint64_t kKiB = 1024;
 
 TEST_F(MountNeverFaster, SlowSsdSmallReadsWhateverTheThinkTime) {
   make_file("f", 64 * kMiB);
@@ -155,6 +156,26 @@ TEST_F(MountNeverFaster, SlowSsdSmallWritesAndLargeTransfers) {
       const auto big = qd1_with_think(path("f"), op, kMiB, 64 * kMiB, 40, think * kUs);
       ASSERT_EQ(big.size(), 40u);
       check(slow_ssd, op, kMiB, big, what);
+    }
+  }
+}
+
+// A large read's reply leaves earlier by its copy into the caller (CopyBound): the caller
+// still never sees less than the model's time, whatever it does between reads, and a size whose
+// own copies were never measured (256 KiB after 1 MiB ones) gets no more than smaller sizes'.
+TEST_F(MountNeverFaster, SlowSsdLargeReadsWhateverTheThinkTime) {
+  make_file("f", 64 * kMiB);
+  const Profile slow_ssd = builtin_profiles()[3];
+  start(slow_ssd);
+  qd1_with_think(path("f"), Op::kRead, kMiB, 64 * kMiB, 40, 0);  // the copy bound gets ready
+  for (size_t bs : {kMiB, 256 * kKiB}) {
+    for (int64_t think : {0, 100, 500}) {
+      const auto samples = qd1_with_think(path("f"), Op::kRead, bs, 64 * kMiB, 100, think * kUs);
+      ASSERT_EQ(samples.size(), 100u);
+      char what[64];
+      std::snprintf(what, sizeof(what), "%zu KiB read, think %lld us", bs / kKiB,
+                    static_cast<long long>(think));
+      check(slow_ssd, Op::kRead, bs, samples, what);
     }
   }
 }

@@ -177,13 +177,16 @@ void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_fil
     corrupt_reply(fault, static_cast<uint64_t>(offset),
                   std::span<char>(static_cast<char*>(buf->data()), static_cast<size_t>(n)));
   }
-  fs.conditioner.finish(std::move(ticket), [req, buf, n, err] {
-    if (err != 0) {
-      fuse_reply_err(req, err);
-    } else {
-      fuse_reply_buf(req, buf->data(), static_cast<size_t>(n));
-    }
-  });
+  fs.conditioner.finish(
+      std::move(ticket),
+      [req, buf, n, err] {
+        if (err != 0) {
+          fuse_reply_err(req, err);
+        } else {
+          fuse_reply_buf(req, buf->data(), static_cast<size_t>(n));
+        }
+      },
+      n > 0 ? static_cast<uint64_t>(n) : 0);
 }
 
 // Writes the first `size` bytes of `in` at `offset` to the backing file through `fd` (`direct`:

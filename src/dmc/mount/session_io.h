@@ -1,7 +1,9 @@
 // The FUSE session's own /dev/fuse I/O: a fuse_custom_io that reads and writes as libfuse's
 // default does and shows every message to the hooks that need it: KILLPRIV_V2 (killpriv_v2.h:
 // the INIT offer and reply) and, when it is on, FUSE over io_uring (fuse_uring.h: it sees the
-// INIT, and replies to requests that came through its rings go back through them).
+// INIT, and replies to requests that came through its rings go back through them). It also
+// times one read and one writev in CopyBound::kSampleEvery per thread for the copy lead
+// (copy_bound.h).
 #pragma once
 
 #include <fuse_lowlevel.h>

@@ -96,13 +96,15 @@ Status read_profile(const json& j, Profile& p) {
   return validate(p);
 }
 
-constexpr std::array<DiagnosticsField, 13> kDiagnostics = {{
+constexpr std::array<DiagnosticsField, 15> kDiagnostics = {{
     {"backing_bound_replies", &MountDiagnostics::backing_bound_replies, true},
     {"backing_bound_mean_excess_ns", &MountDiagnostics::backing_bound_mean_excess_ns, true},
     {"wake_ahead_ns", &MountDiagnostics::wake_ahead_ns, true},
     {"max_lateness_ns", &MountDiagnostics::max_lateness_ns, false},
     {"transit_lead_read_ns", &MountDiagnostics::transit_lead_read_ns, true},
     {"transit_lead_write_ns", &MountDiagnostics::transit_lead_write_ns, true},
+    {"copy_lead_read_1mib_ns", &MountDiagnostics::copy_lead_read_1mib_ns, true},
+    {"copy_lead_write_1mib_ns", &MountDiagnostics::copy_lead_write_1mib_ns, true},
     {"lateness_replies", &MountDiagnostics::lateness_replies, true},
     {"lateness_early_replies", &MountDiagnostics::lateness_early_replies, true},
     {"lateness_p50_ns", &MountDiagnostics::lateness_p50_ns, true},

@@ -1,0 +1,82 @@
+// A lower bound of how much longer a FUSE message carrying data takes to cross the kernel than
+// one without, by size, from the daemon's own measurements. Two are kept (Conditioner):
+//
+// Replies (a read's data). The reply copies its data into the caller's pages inside the daemon's
+// writev() of /dev/fuse (an O_DIRECT read: straight into the caller's buffer, and the pages are
+// released in the same call); only then does the kernel wake the caller. So a reply of `s` bytes
+// that starts at `t` cannot wake its caller before t plus that writev's work, and the reply may
+// leave that much before the model's completion. Measured: the thread CPU time of the reply's
+// writev() (session_io.cc).
+// Requests (a write's data). The kernel copies a write's data into the daemon inside the worker's
+// read() of /dev/fuse, before the handler stamps the request's arrival, while the caller waits.
+// Measured: the thread CPU time of that read().
+// Thread CPU time (CLOCK_THREAD_CPUTIME_ID), not wall time: the work the kernel did, without time
+// spent blocked waiting for a request or preempted (a busy machine does not inflate it, and the
+// wall time of the same work is never less). Every reply carrying more than kSlotBytes is
+// measured, and one other call in kSampleEvery per thread.
+// TransitBound's probe covers the rest of the round trip with a message that carries no data:
+// this bound is what data adds to it.
+//
+// The amount must never exceed what the message it is applied to takes, so it is a running
+// minimum of measurements, never an average, and a slot only counts once kMinSamples are in (one
+// early sample may be slow, and a lead taken from it alone would make replies early):
+//   - every measurement is recorded by its payload size (reply: the bytes after the FUSE header;
+//     request: the bytes after a write's headers) in slots of kSlotBytes: slot j holds payloads in
+//     (j * kSlotBytes, (j + 1) * kSlotBytes], slot 0 also the empty ones; each keeps the smallest
+//     duration it has seen;
+//   - a message of `s` bytes uses only slots all of whose sizes are <= s (a smaller copy is no
+//     slower), and of those the largest minimum: B(s) = max over ready j with (j + 1) *
+//     kSlotBytes <= s of min_j;
+//   - what a message without data costs is already in the probe's round trip, so the lead is B(s)
+//     less slot 0's minimum (messages of at most kSlotBytes, the probe's own among them):
+//     lead_ns(s) = max(B(s) - min_0, 0); 0 for s < kSlotBytes, and 0 until slot 0 is ready.
+// Payloads above kMaxBytes are not recorded and use the bound of kMaxBytes. The minima only fall
+// (at once when the machine gets faster), so load never makes a reply earlier.
+//
+// Thread-safe and lock-free on the hot path: record() is a few relaxed atomics (plus a mutex when
+// a minimum falls or a slot becomes ready, rare once warm); lead_ns() is two relaxed loads.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+
+namespace diskcond::mount {
+
+class CopyBound {
+ public:
+  static constexpr uint64_t kSlotBytes = 4096;
+  static constexpr uint64_t kMaxBytes = 1 << 20;  // FUSE's largest read or write here (256 pages)
+  static constexpr int kSlots = static_cast<int>(kMaxBytes / kSlotBytes);
+  static constexpr uint64_t kMinSamples = 16;
+  // The session times one read() or writev() of /dev/fuse in this many per thread (the thread
+  // CPU clock is a system call, not a vDSO read: about a microsecond per timed call).
+  static constexpr unsigned kSampleEvery = 4;
+  // A write request's headers before its data (fuse_in_header + fuse_write_in).
+  static constexpr uint64_t kWriteHeaderBytes = 80;
+
+  // One message carrying `payload` data bytes took `ns` (see the header comment). Values <= 0
+  // and payloads above kMaxBytes are ignored.
+  void record(uint64_t payload, int64_t ns);
+  // How much earlier than its model time the reply to a message carrying `payload` data bytes
+  // may leave, in ns, on top of the transit lead (see the header comment); 0 until enough
+  // messages are in.
+  int64_t lead_ns(uint64_t payload) const;
+  // Slot `slot`'s smallest duration (0 = none yet) and how many it recorded.
+  int64_t slot_min_ns(int slot) const { return min_[slot].load(std::memory_order_relaxed); }
+  uint64_t slot_samples(int slot) const { return samples_[slot].load(std::memory_order_relaxed); }
+
+ private:
+  static int slot_of(uint64_t payload);
+  // Recomputes bound_ and base_ from the slots.
+  void publish();
+
+  std::array<std::atomic<int64_t>, kSlots> min_{};       // 0 = none yet
+  std::array<std::atomic<uint64_t>, kSlots> samples_{};  // measurements per slot
+  std::array<std::atomic<int64_t>, kSlots> bound_{};     // B((j + 1) * kSlotBytes)
+  std::atomic<int64_t> base_{0};                         // slot 0's minimum once ready, else 0
+  std::mutex publish_mu_;                                // serialises publish()
+};
+
+}  // namespace diskcond::mount
