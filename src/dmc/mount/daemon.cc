@@ -38,6 +38,7 @@
 #include "dmc/mount/fusermount.h"
 #include "dmc/mount/machine_writeback.h"
 #include "dmc/mount/session_io.h"
+#include "dmc/mount/status_snapshot.h"
 #include "dmc/mount/syscall.h"
 #include "dmc/mount/transit_probe.h"
 #include "posix/files.h"
@@ -113,46 +114,9 @@ struct Daemon {
     auto request = decode_request(line);
     if (!request.ok()) return encode_error("bad request: " + request.error());
     switch (request->op) {
-      case ControlOp::kStatus: {
-        StatusReply s;
-        s.pid = getpid();
-        s.uid = geteuid();
-        s.mount_point = config.mount_point;
-        s.settings.profile = conditioner.profile();
-        s.settings.cache = fs.cache.load();
-        s.settings.crashable = crash != nullptr;
-        s.counters = conditioner.counters();
-        const LayoutCounters placed = fs.layout.counters();
-        s.counters.files_mapped = placed.files_mapped;
-        s.counters.files_hashed = placed.files_hashed;
-        s.counters.files_linear = placed.files_linear;
-        s.counters.metadata_reads = placed.metadata_reads;
-        s.counters.directory_reads = placed.directory_reads;
-        s.counters.fault_rules = fs.faults.size();
-        s.counters.faults_injected = fs.faults.injected();
-        s.counters.stall_active = fs.faults.stalled(conditioner.wall_now()) ? 1 : 0;
-        s.counters.stalled_ns = static_cast<uint64_t>(fs.faults.stalled_ns(conditioner.wall_now()));
-        const BackingBound bound = conditioner.backing_bound();
-        s.diagnostics.backing_bound_replies = bound.replies;
-        s.diagnostics.backing_bound_mean_excess_ns = bound.mean_excess_ns;
-        s.diagnostics.wake_ahead_ns = scheduler.wake_ahead_ns();
-        s.diagnostics.max_lateness_ns = scheduler.max_lateness_ns();
-        s.diagnostics.transit_lead_read_ns = conditioner.transit_lead_ns();
-        s.diagnostics.transit_lead_write_ns = conditioner.transit_lead_ns();
-        s.diagnostics.copy_lead_read_1mib_ns =
-            conditioner.data_lead_ns(1 << 20, 0) - conditioner.transit_lead_ns();
-        s.diagnostics.copy_lead_write_1mib_ns =
-            conditioner.data_lead_ns(0, 1 << 20) - conditioner.transit_lead_ns();
-        const LatenessSummary late = scheduler.lateness();
-        s.diagnostics.lateness_replies = late.replies;
-        s.diagnostics.lateness_early_replies = late.early;
-        s.diagnostics.lateness_p50_ns = late.p50_ns;
-        s.diagnostics.lateness_p90_ns = late.p90_ns;
-        s.diagnostics.lateness_p99_ns = late.p99_ns;
-        s.diagnostics.lateness_p999_ns = late.p999_ns;
-        s.diagnostics.lateness_max_ns = late.max_ns;
-        return encode_status(s);
-      }
+      case ControlOp::kStatus:
+        return encode_status(
+            status_snapshot(config.mount_point, fs, conditioner, scheduler, crash != nullptr));
       case ControlOp::kUpdate:
         if (!may_change(peer_uid)) return encode_error("only root may change a conditioned mount");
         conditioner.set_profile(request->settings.profile);
