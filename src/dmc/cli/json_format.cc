@@ -35,6 +35,7 @@ json counters_json(const mount::MountCounters& c) {
       {"files_linear", c.files_linear},
       {"metadata_reads", c.metadata_reads},
       {"directory_reads", c.directory_reads},
+      {"written_page_reads", c.written_page_reads},
       {"fault_rules", c.fault_rules},
       {"faults_injected", c.faults_injected},
       {"stall_active", c.stall_active != 0},

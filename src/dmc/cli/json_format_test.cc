@@ -147,8 +147,8 @@ TEST(DmcJson, StatusOnHasEveryKeyAndCounters) {
                 "read_commands", "read_bytes", "write_commands", "write_bytes", "flush_commands",
                 "mean_added_delay_ns", "queue_occupancy_commands", "floor_read_4k_ns",
                 "floor_write_4k_ns", "files_placed_from_extents", "files_hashed", "files_linear",
-                "metadata_reads", "directory_reads", "fault_rules", "faults_injected",
-                "stall_active", "stalled_ns"}));
+                "metadata_reads", "directory_reads", "written_page_reads", "fault_rules",
+                "faults_injected", "stall_active", "stalled_ns"}));
   EXPECT_EQ(j["counters"]["write_commands"], 5);
   EXPECT_EQ(j["counters"]["write_bytes"], 20480);
   EXPECT_DOUBLE_EQ(j["counters"]["floor_write_4k_ns"].get<double>(), 1e6);

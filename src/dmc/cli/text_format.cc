@@ -48,6 +48,8 @@ std::string counter_lines(const mount::MountCounters& c) {
   out += fmt::format(" Metadata reads: {}, {}\n",
                      count(c.metadata_reads, "inode-table read", "inode-table reads"),
                      count(c.directory_reads, "directory read", "directory reads"));
+  out += fmt::format(" Written pages read back from the page cache: {}\n",
+                     count(c.written_page_reads, "page", "pages"));
   out += fmt::format(" Fault rules: {} live, {} injected (dmc fault list)\n", c.fault_rules,
                      count(c.faults_injected, "fault", "faults"));
   if (c.stall_active != 0 || c.stalled_ns != 0) {

@@ -132,6 +132,7 @@ TEST(DmcTextFormat, StatusOnShowsFieldsThenLiveCounters) {
   c.files_linear = 1;
   c.metadata_reads = 2;
   c.directory_reads = 4;
+  c.written_page_reads = 1;
   view.counters = c;
   EXPECT_EQ(format_status(view),
             std::string("Disk Mount Conditioner: ON\n") + kFaultyHddText +
@@ -151,6 +152,7 @@ TEST(DmcTextFormat, StatusOnShowsFieldsThenLiveCounters) {
                 " Placement: 7 files from the backing file's extents (FIEMAP), 1 file linear "
                 "(O_DIRECT), 0 files hashed\n"
                 " Metadata reads: 2 inode-table reads, 4 directory reads\n"
+                " Written pages read back from the page cache: 1 page\n"
                 " Fault rules: 0 live, 0 faults injected (dmc fault list)\n");
 }
 

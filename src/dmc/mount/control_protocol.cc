@@ -112,6 +112,7 @@ json counters_to_json(const MountCounters& c) {
               {"files_linear", c.files_linear},
               {"metadata_reads", c.metadata_reads},
               {"directory_reads", c.directory_reads},
+              {"written_page_reads", c.written_page_reads},
               {"fault_rules", c.fault_rules},
               {"faults_injected", c.faults_injected},
               {"stall_active", c.stall_active},
@@ -145,8 +146,9 @@ Result<MountCounters> counters_from_json(const json& j) {
   for (auto [key, out] :
        {std::pair{"files_mapped", &c.files_mapped}, std::pair{"files_hashed", &c.files_hashed},
         std::pair{"files_linear", &c.files_linear}, std::pair{"metadata_reads", &c.metadata_reads},
-        std::pair{"directory_reads", &c.directory_reads}, std::pair{"fault_rules", &c.fault_rules},
-        std::pair{"faults_injected", &c.faults_injected},
+        std::pair{"directory_reads", &c.directory_reads},
+        std::pair{"written_page_reads", &c.written_page_reads},
+        std::pair{"fault_rules", &c.fault_rules}, std::pair{"faults_injected", &c.faults_injected},
         std::pair{"stall_active", &c.stall_active}, std::pair{"stalled_ns", &c.stalled_ns}}) {
     if (j.contains(key)) TRY(read_int(j, key, *out));
   }

@@ -36,6 +36,12 @@ void op_init(void* userdata, fuse_conn_info* conn) {
     conn->want &= ~FUSE_CAP_SPLICE_READ;
   }
   conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;  // write-through page cache (docs/conditioner.md)
+  // The kernel keeps what was written through the mount in its page cache, as it would on a
+  // local disk. With auto_inval_data it would drop a file's pages at the next attribute refresh
+  // after every write (its cached mtime is not updated by write-through writes), and every read
+  // after a write would reach the pretend disk. A change of size made outside the mount still
+  // invalidates (the kernel's rule); see docs/conditioner.md "Caching".
+  conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
   if (conn->capable & FUSE_CAP_EXPORT_SUPPORT) conn->want &= ~FUSE_CAP_EXPORT_SUPPORT;
   conn->max_background = kMaxBackground;
   conn->congestion_threshold = kCongestionThreshold;

@@ -21,6 +21,7 @@
 #include "dmc/mount/inode_table.h"
 #include "dmc/mount/killpriv_v2.h"
 #include "dmc/mount/mount_control.h"
+#include "dmc/mount/page_cache_drops.h"
 #include "dmc/mount/space_quota.h"
 #include "dmc/mount/transit_probe.h"
 
@@ -60,6 +61,8 @@ struct Filesystem {
   double attr_timeout_s = 1.0;
   int ready_fd = -1;    // the daemon's readiness pipe; init writes "ok <pid>" to it and closes it
   KillprivV2 killpriv;  // the session's /dev/fuse I/O (killpriv_v2.h)
+  PageCacheDrops page_cache_drops;  // when pages a file's Inode::partial_pages noted are gone
+  std::atomic<uint64_t> written_page_reads{0};  // MountCounters::written_page_reads
   FuseUring* uring = nullptr;  // DISKCOND_FUSE_URING=1: the rings (fuse_uring.h); null: none
 
  private:
@@ -83,13 +86,17 @@ struct Filesystem {
 // aligned buffers).
 // `writeback`: opened while the mount's mode was CacheMode::kWriteBack (buffered writes become
 // dirty data, close does not wait, fsync pays; docs/conditioner.md "Write-back").
+// `page_cache`: its reads and writes go through the kernel's page cache (not O_DIRECT, and not
+// opened while the mode was CacheMode::kNoCache, whose handles are FUSE direct_io).
 struct FileHandle {
-  FileHandle(int fd, int buffered_fd, uint32_t direct_align, bool direct, bool writeback)
+  FileHandle(int fd, int buffered_fd, uint32_t direct_align, bool direct, bool writeback,
+             bool page_cache)
       : fd(fd),
         buffered_fd(buffered_fd),
         direct_align(direct_align),
         direct(direct),
-        writeback(writeback) {}
+        writeback(writeback),
+        page_cache(page_cache) {}
   ~FileHandle();
   FileHandle(const FileHandle&) = delete;
   FileHandle& operator=(const FileHandle&) = delete;
@@ -99,6 +106,7 @@ struct FileHandle {
   const uint32_t direct_align;
   const bool direct;
   const bool writeback;
+  const bool page_cache;
 };
 
 // The operation table; fuse_session_new() gets it with a Filesystem* as userdata.

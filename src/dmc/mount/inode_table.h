@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "dmc/mount/address_space.h"
+#include "dmc/mount/partial_pages.h"
 
 namespace diskcond::mount {
 
@@ -47,6 +48,9 @@ struct Inode {
   // A directory whose blocks the model has read since the kernel took it (or that it created):
   // lookups and listings in it read no directory block (Layout, docs/disk-model.md).
   std::atomic<bool> dir_cached{false};
+  // Pages the kernel's page cache holds partly written since it took the inode: their first
+  // read is free (partial_pages.h).
+  PartialPages partial_pages;
   // Guarded by InodeTable::mu_:
   uint64_t nlookup = 0;
   int fd = -1;                        // O_PATH|O_NOFOLLOW, or -1 while closed for the budget

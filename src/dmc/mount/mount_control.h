@@ -68,6 +68,9 @@ struct MountCounters {
   uint64_t files_linear = 0;     // opened O_DIRECT: one linear region each
   uint64_t metadata_reads = 0;   // inode-table reads (inodes the kernel did not hold)
   uint64_t directory_reads = 0;  // directories' blocks read (directories the kernel did not hold)
+  // Pages read back from the kernel's page cache after a write left them partly written, free as
+  // on a local file system (partial_pages.h).
+  uint64_t written_page_reads = 0;
   // Fault rules (core/fault_rules.h): how many are live now, and faults injected since start
   // (requests failed, shortened, corrupted or lost; stalls begun).
   uint64_t fault_rules = 0;

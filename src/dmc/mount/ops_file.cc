@@ -12,7 +12,9 @@
 
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <utility>
+#include <vector>
 
 #include "dmc/mount/buffer_pool.h"
 #include "dmc/mount/credentials.h"
@@ -55,8 +57,10 @@ std::pair<int, uint32_t> buffered_twin(int fd, int flags) {
 // Takes ownership of `fd` (and its twin); stores a FileHandle in fi->fh.
 void attach_handle(const Filesystem& fs, fuse_file_info* fi, int fd,
                    std::pair<int, uint32_t> twin) {
-  auto* h = new FileHandle(fd, twin.first, twin.second, (fi->flags & O_DIRECT) != 0,
-                           fs.cache.load() == CacheMode::kWriteBack);
+  const bool direct = (fi->flags & O_DIRECT) != 0;
+  const CacheMode mode = fs.cache.load();
+  auto* h = new FileHandle(fd, twin.first, twin.second, direct, mode == CacheMode::kWriteBack,
+                           !direct && mode != CacheMode::kNoCache);
   fi->fh = reinterpret_cast<uintptr_t>(h);
 }
 
@@ -150,6 +154,23 @@ void op_create(fuse_req_t req, fuse_ino_t parent_id, const char* name, mode_t mo
   });
 }
 
+// The parts of a read of [offset, offset + size) the pretend disk must serve: all of it, but for
+// pages the kernel's page cache holds partly written since it took the inode (PartialPages),
+// which a local file system would have in memory.
+std::vector<PartialPages::Range> disk_part(Filesystem& fs, Inode& inode, const FileHandle& h,
+                                           uint64_t offset, uint64_t size) {
+  if (!h.page_cache || !inode.partial_pages.touches(offset, size)) return {{offset, size}};
+  const std::optional<uint64_t> drops = fs.page_cache_drops.now();
+  if (!drops) return {{offset, size}};
+  std::vector<PartialPages::Range> misses = inode.partial_pages.misses(offset, size, *drops);
+  uint64_t missed = 0;
+  for (const PartialPages::Range& r : misses) missed += r.length;
+  fs.written_page_reads.fetch_add(
+      (size - missed + PartialPages::kPageBytes - 1) / PartialPages::kPageBytes,
+      std::memory_order_relaxed);
+  return misses;
+}
+
 void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_file_info* fi) {
   Filesystem& fs = fs_of(req);
   const FileHandle& h = handle_of(fi);
@@ -165,9 +186,12 @@ void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_fil
   }
   if (fault.action == FaultAction::kShort) size = fault.length;
   Ticket ticket = fs.conditioner.begin(Op::kRead, size);
-  const Inode& inode = fs.inodes.get(ino);
-  for (const Piece& p : data_pieces(fs, inode, static_cast<uint64_t>(offset), size, false)) {
-    fs.conditioner.submit(ticket, Op::kRead, p.address, p.length);
+  Inode& inode = fs.inodes.get(ino);
+  for (const PartialPages::Range& part :
+       disk_part(fs, inode, h, static_cast<uint64_t>(offset), size)) {
+    for (const Piece& p : data_pieces(fs, inode, part.offset, part.length, false)) {
+      fs.conditioner.submit(ticket, Op::kRead, p.address, p.length);
+    }
   }
   auto buf = std::make_shared<BufferPool::Buffer>(fs.buffers.get(size));
   ssize_t n = buf->data() ? pread(h.buffered_fd, buf->data(), size, offset) : -1;
@@ -218,6 +242,19 @@ bool use_buffered_twin(const Filesystem& fs, const FileHandle& h, off_t offset, 
   *aligned = h.direct_align == 0 ||
              (static_cast<uint64_t>(offset) % h.direct_align == 0 && size % h.direct_align == 0);
   return fs.conditioner.charges_time() && h.buffered_fd != h.fd;
+}
+
+// What a write of `size` bytes at `offset` that returned `n` (bytes or -errno) left in the
+// kernel's page cache (PartialPages): through the page cache, the pages it wrote in part; a
+// direct write, or a failed one, leaves none of its pages there. `now_ns`: steady time.
+void note_cached_pages(Filesystem& fs, Inode& inode, const FileHandle& h, uint64_t offset,
+                       uint64_t size, ssize_t n, uint64_t now_ns) {
+  if (h.page_cache && n > 0) {
+    inode.partial_pages.note_write(offset, static_cast<uint64_t>(n),
+                                   fs.page_cache_drops.recent(now_ns));
+  } else {
+    inode.partial_pages.note_direct_write(offset, size);
+  }
 }
 
 // Write-back mode (a buffered handle): the data becomes dirty in the model and the reply goes at
@@ -305,6 +342,8 @@ void op_write_buf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t offset,
     fs.quota.settle(reserved, static_cast<int64_t>(allocated_bytes(h.fd)) -
                                   static_cast<int64_t>(allocated_before));
   }
+  note_cached_pages(fs, fs.inodes.get(ino), h, static_cast<uint64_t>(offset), size, n,
+                    static_cast<uint64_t>(ticket.arrival_ns()));
   fs.conditioner.finish(std::move(ticket), [req, n] {
     if (n < 0) {
       fuse_reply_err(req, static_cast<int>(-n));

@@ -20,6 +20,7 @@ StatusReply status_snapshot(const std::string& mount_point, Filesystem& fs,
   s.counters.files_linear = placed.files_linear;
   s.counters.metadata_reads = placed.metadata_reads;
   s.counters.directory_reads = placed.directory_reads;
+  s.counters.written_page_reads = fs.written_page_reads.load(std::memory_order_relaxed);
   s.counters.fault_rules = fs.faults.size();
   s.counters.faults_injected = fs.faults.injected();
   s.counters.stall_active = fs.faults.stalled(conditioner.wall_now()) ? 1 : 0;
