@@ -17,9 +17,9 @@ namespace diskcond::mount {
 namespace {
 
 // Every handler here releases its pins (InodeFd) before it replies: the caller's next request
-// comes as soon as the reply is out, pins the same directory on another worker, and met the
-// unpin of this one on the inode table's lock (futex waits and wake-ups, perf; docs/benchmarks.md
-// section 2).
+// comes as soon as the reply is out and pins the same directory on another worker; it used to meet
+// the unpin of this one on the inode table's lock (futex waits and wake-ups, perf;
+// docs/benchmarks.md section 2).
 
 // Runs `make(dir_fd)` (which creates `name` in the parent and returns 0 or -errno) as the
 // caller, looks the new entry up and replies with it at the metadata write's completion.
