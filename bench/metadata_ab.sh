@@ -13,15 +13,15 @@
 # supplementary groups) in a directory it owns, so that our daemon switches credentials for
 # every request; root by default (no switch). passthrough_ll is left out then (it creates
 # everything as root, so the user may not even create files in the directories it makes), and
-# the ratios are to the first DMC. METADATA_AB_TMPFS=1 puts every backing directory
-# on a tmpfs of its own, so that the FUSE path, not this machine's disk, sets the rates (creates
+# the ratios are to the first DMC. METADATA_AB_TMPFS=1 puts every backing directory on one
+# tmpfs, so that the FUSE path, not this machine's disk, sets the rates (creates
 # and mkdirs on ext4 here wait 0.8-1.5 ms in the backing filesystem when other jobs write).
 # PASSTHROUGH_LL=<binary> uses a passthrough_ll built already; else it is built from
 # /usr/share/doc/libfuse3-dev/examples.
 # Needs root and /dev/fuse. Prints one line per run with the 1-minute load average; everything
 # (/var/tmp/metadata_ab.XXXXXX, its mounts) is removed at the end, Ctrl-C included.
 set -u
-usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
 if [[ $# -lt 3 || $1 == -h || $1 == --help ]]; then usage; exit 2; fi
 rounds=$1 files=$2; shift 2
 [[ $rounds =~ ^[1-9][0-9]*$ && $files =~ ^[1-9][0-9]*$ ]] || { echo "metadata_ab: ROUNDS and FILES must be positive numbers" >&2; exit 2; }
