@@ -15,7 +15,7 @@
 # everything as root, so the user may not even create files in the directories it makes), and
 # the ratios are to the first DMC. METADATA_AB_TMPFS=1 puts every backing directory on one
 # tmpfs, so that the FUSE path, not this machine's disk, sets the rates (creates
-# and mkdirs on ext4 here wait 0.8-1.5 ms in the backing filesystem when other jobs write).
+# and mkdirs on ext4 here wait 0.75-1.7 ms in the backing filesystem when other jobs write).
 # PASSTHROUGH_LL=<binary> uses a passthrough_ll built already; else it is built from
 # /usr/share/doc/libfuse3-dev/examples.
 # Needs root and /dev/fuse. Prints one line per run with the 1-minute load average; everything
