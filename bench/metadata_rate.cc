@@ -2,9 +2,11 @@
 //
 //   metadata_rate DIR [FILES]      (default 10000 files)
 //
-// Makes DIR/metadata_rate.<pid>/, then times three phases over FILES empty files in it: create
-// (open O_CREAT|O_EXCL|O_WRONLY, close), stat, unlink; removes the subdirectory and prints one JSON
-// line: {"files": N, "create_per_sec": ..., "stat_per_sec": ..., "unlink_per_sec": ...}.
+// Makes DIR/metadata_rate.<pid>/, then times six phases over FILES names in it: create (open
+// O_CREAT|O_EXCL|O_WRONLY, close of an empty file), stat, rename (each file to a new name in the
+// same directory), unlink, mkdir, rmdir; removes the subdirectory and prints one JSON line:
+// {"files": N, "create_per_sec": ..., "stat_per_sec": ..., "rename_per_sec": ...,
+//  "unlink_per_sec": ..., "mkdir_per_sec": ..., "rmdir_per_sec": ...}.
 // One process, no fork per file, so the file system's cost is what is measured. Errors: one line
 // on stderr, exit 1, and whatever was made is removed.
 #include <fcntl.h>
@@ -27,8 +29,11 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+// Removes `names` (files or empty directories) and then `dir`.
 void remove_all(const std::string& dir, const std::vector<std::string>& names) {
-  for (const std::string& name : names) ::unlink(name.c_str());
+  for (const std::string& name : names) {
+    if (::unlink(name.c_str()) != 0 && errno == EISDIR) ::rmdir(name.c_str());
+  }
   ::rmdir(dir.c_str());
 }
 
@@ -77,17 +82,44 @@ int main(int argc, char** argv) {
   }
   const double stat_s = seconds_since(start);
 
+  std::vector<std::string> renamed;
+  renamed.reserve(names.size());
+  for (long i = 0; i < files; ++i) renamed.push_back(dir + "/r" + std::to_string(i));
   start = Clock::now();
-  for (const std::string& name : names) {
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (::rename(names[i].c_str(), renamed[i].c_str()) != 0) {
+      return fail("rename " + names[i], dir, made);
+    }
+    made[i] = renamed[i];
+  }
+  const double rename_s = seconds_since(start);
+
+  start = Clock::now();
+  for (const std::string& name : renamed) {
     if (::unlink(name.c_str()) != 0) return fail("unlink " + name, dir, made);
   }
   const double unlink_s = seconds_since(start);
+  made.clear();
+
+  // Directories under the names the files had.
+  start = Clock::now();
+  for (const std::string& name : names) {
+    if (::mkdir(name.c_str(), 0755) != 0) return fail("mkdir " + name, dir, made);
+    made.push_back(name);
+  }
+  const double mkdir_s = seconds_since(start);
+
+  start = Clock::now();
+  for (const std::string& name : names) {
+    if (::rmdir(name.c_str()) != 0) return fail("rmdir " + name, dir, made);
+  }
+  const double rmdir_s = seconds_since(start);
   ::rmdir(dir.c_str());
 
   const double n = static_cast<double>(files);
   std::printf(
-      "{\"files\": %ld, \"create_per_sec\": %.1f, \"stat_per_sec\": %.1f, \"unlink_per_sec\": "
-      "%.1f}\n",
-      files, n / create_s, n / stat_s, n / unlink_s);
+      "{\"files\": %ld, \"create_per_sec\": %.1f, \"stat_per_sec\": %.1f, \"rename_per_sec\": "
+      "%.1f, \"unlink_per_sec\": %.1f, \"mkdir_per_sec\": %.1f, \"rmdir_per_sec\": %.1f}\n",
+      files, n / create_s, n / stat_s, n / rename_s, n / unlink_s, n / mkdir_s, n / rmdir_s);
   return 0;
 }

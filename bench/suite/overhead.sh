@@ -3,7 +3,8 @@
 # SSD 0 0 0`, then `dmc start <m>`) vs libfuse's own passthrough_ll example, built here from
 # Debian's /usr/share/doc/libfuse3-dev/examples into the scratch directory (never committed) and
 # mounted over a separate directory with -o source=<backing dir>. fio for I/O (O_DIRECT),
-# build/metadata_rate for create/stat/unlink. The three targets take turns in every round, in a
+# build/metadata_rate for create/stat/unlink (and rename/mkdir/rmdir in the permission-check
+# comparison). The three targets take turns in every round, in a
 # rotating order. A fourth, passthrough_ll with `-o default_permissions,allow_other` (the kernel's
 # permission checks, which a daemon serving other users needs and ours keeps), runs the metadata
 # rates only, after the three. OV_EXAMPLES (environment) overrides where passthrough_ll.c is found.
@@ -59,7 +60,7 @@ ov_measure_metadata() {  # ov_measure_metadata TARGET DIR
   local t=$1 dir=$2 mr key
   mr=$(cmd "$METADATA_RATE" "$dir" "$OV_FILES" 2>"$SCRATCH/out/mr.err") || mr='{}'
   [[ $mr != '{}' ]] || put "ov.meta.$t.error" "metadata_rate: $(head -1 "$SCRATCH/out/mr.err")"
-  for key in create stat unlink; do
+  for key in create stat rename unlink mkdir rmdir; do
     put "ov.$key.$t" "$(jq -r ".${key}_per_sec // \"nan\"" <<<"$mr")"
   done
 }
@@ -116,7 +117,7 @@ ov_report_permissions() {
   echo
   echo "| Workload | Ours | passthrough_ll, default_permissions | Ours / passthrough_ll | Goal |"
   echo "|---|---|---|---|---|"
-  for key in create stat unlink; do
+  for key in create stat rename unlink mkdir rmdir; do
     label="$key, files/s"
     o=$(med "ov.$key.ours"); p=$(med "ov.$key.passthrough_ll_dp")
     ratio=nan

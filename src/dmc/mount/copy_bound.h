@@ -13,7 +13,8 @@
 // Thread CPU time (CLOCK_THREAD_CPUTIME_ID), not wall time: the work the kernel did, without time
 // spent blocked waiting for a request or preempted (a busy machine does not inflate it, and the
 // wall time of the same work is never less). Every reply carrying more than kSlotBytes is
-// measured, and one other call in kSampleEvery per thread.
+// measured, and one other call in kSampleEvery per thread (data-less ones more rarely once slot 0
+// is ready: session_io.cc).
 // TransitBound's probe covers the rest of the round trip with a message that carries no data:
 // this bound is what data adds to it.
 //

@@ -15,6 +15,11 @@
 namespace diskcond::mount {
 namespace {
 
+// Unpin before the reply: a handler releases its InodeFds before it replies. The caller's next
+// request arrives as soon as the reply is out and pins the same directory on another worker; an
+// unpin after the reply raced it for the inode table's lock (futex waits and wake-ups on most
+// metadata requests, perf; docs/benchmarks.md section 2).
+
 // A lookup the kernel could not answer from its caches. It costs what ext4 would read: the
 // directory's blocks if they were not read since the kernel took the directory, and the inode's
 // table block if the kernel did not hold the inode (lookup_entry). Replies at their completion.
@@ -23,12 +28,15 @@ void op_lookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
   Ticket reads = fs.conditioner.begin_metadata();
   fuse_entry_param e;
   Inode& dir_inode = fs.inodes.get(parent);
-  InodeFd dir = fs.inodes.pin(dir_inode);
-  int r = dir.error();
-  if (r == 0) {
-    read_directory_blocks(fs, dir_inode, dir.get(), reads);
-    CallerCredentials creds(req);
-    r = creds.error() ? creds.error() : lookup_entry(fs, dir.get(), name, &e, &reads);
+  int r;
+  {  // unpinned before the reply (see "Unpin before the reply")
+    InodeFd dir = fs.inodes.pin(dir_inode);
+    r = dir.error();
+    if (r == 0) {
+      read_directory_blocks(fs, dir_inode, dir.get(), reads);
+      CallerCredentials creds(req);
+      r = creds.error() ? creds.error() : lookup_entry(fs, dir.get(), name, &e, &reads);
+    }
   }
   if (r == -ENOENT) {
     // Negative entry: the kernel caches the absence for entry_timeout.
@@ -56,11 +64,13 @@ void op_getattr(fuse_req_t req, fuse_ino_t ino, fuse_file_info*) {
   const bool probe = fs.probe_stamp.is_probe(fuse_req_ctx(req)->pid);
   const int64_t arrival = probe ? fs.conditioner.now() : 0;
   struct stat st;
-  InodeFd fd = fs.inodes.pin(fs.inodes.get(ino));
-  int r =
-      fd.ok()
-          ? static_cast<int>(check(fstatat(fd.get(), "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)))
-          : fd.error();
+  int r;
+  {  // unpinned before the reply (see "Unpin before the reply")
+    InodeFd fd = fs.inodes.pin(fs.inodes.get(ino));
+    r = fd.ok() ? static_cast<int>(
+                      check(fstatat(fd.get(), "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)))
+                : fd.error();
+  }
   if (probe) fs.probe_stamp.handled(arrival, fs.conditioner.now());
   if (r < 0) {
     fuse_reply_err(req, -r);
@@ -181,7 +191,7 @@ void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set, f
   if (fs.crash != nullptr && (to_set & FUSE_SET_ATTR_SIZE) != 0)
     fs.crash->keep(writeback_file_id(inode));
   struct stat st;
-  InodeFd fd = fs.inodes.pin(inode);
+  InodeFd fd = fs.inodes.pin(inode);  // released before the reply (see "Unpin before the reply")
   int r = fd.error();
   if (r != 0) {
     // reply below
@@ -199,6 +209,7 @@ void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set, f
   if (r == 0) {
     r = static_cast<int>(check(fstatat(fd.get(), "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)));
   }
+  fd = InodeFd();
   const double timeout = fs.attr_timeout_s;
   fs.conditioner.finish(std::move(ticket), [req, r, st, timeout] {
     if (r < 0) {

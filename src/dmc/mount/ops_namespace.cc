@@ -16,27 +16,38 @@
 namespace diskcond::mount {
 namespace {
 
+// Every handler here releases its pins (InodeFd) before it replies: the caller's next request
+// comes as soon as the reply is out and pins the same directory on another worker; it used to meet
+// the unpin of this one on the inode table's lock (futex waits and wake-ups, perf;
+// docs/benchmarks.md section 2).
+
 // Runs `make(dir_fd)` (which creates `name` in the parent and returns 0 or -errno) as the
 // caller, looks the new entry up and replies with it at the metadata write's completion.
+// `held`: a pin `make` uses (released with the parent's, before the reply).
 template <class Make>
-void create_entry(fuse_req_t req, fuse_ino_t parent_id, const char* name, Make make) {
+void create_entry(fuse_req_t req, fuse_ino_t parent_id, const char* name, Make make,
+                  InodeFd held = {}) {
   Filesystem& fs = fs_of(req);
   Inode& parent = fs.inodes.get(parent_id);
   Ticket ticket = begin_metadata_change(fs, parent);
   fuse_entry_param e;
   std::memset(&e, 0, sizeof(e));
-  InodeFd dir = fs.inodes.pin(parent);  // before the switch: reopening needs root
-  int r = dir.error();
-  if (r == 0) {
-    CallerCredentials creds(req);
-    r = creds.error();
-    if (r == 0) r = make(dir.get());
-    if (r == 0) r = lookup_entry(fs, dir.get(), name, &e, nullptr);
+  int r;
+  {
+    InodeFd dir = fs.inodes.pin(parent);  // before the switch: reopening needs root
+    r = dir.error();
+    if (r == 0) {
+      CallerCredentials creds(req);
+      r = creds.error();
+      if (r == 0) r = make(dir.get());
+      if (r == 0) r = lookup_entry(fs, dir.get(), name, &e, nullptr);
+    }
+    if (r == 0) {
+      journal_new_entry(fs, ticket, e.ino, dir.get(), name);
+      fs.quota.settle(0, static_cast<int64_t>(e.attr.st_blocks) * 512);  // a directory's block
+    }
   }
-  if (r == 0) {
-    journal_new_entry(fs, ticket, e.ino, dir.get(), name);
-    fs.quota.settle(0, static_cast<int64_t>(e.attr.st_blocks) * 512);  // a directory's first block
-  }
+  held = InodeFd();
   finish_entry(fs, std::move(ticket), req, -r, e);
 }
 
@@ -51,19 +62,25 @@ bool refused_by_rule(fuse_req_t req, FaultOp op, fuse_ino_t dir_id, const char* 
   return true;
 }
 
-// `undo`: a crashable mount's record of the change (journaled with it), or 0.
+// `undo`: a crashable mount's record of the change (journaled with it), or 0. `held`: a pin
+// `change` uses (released with the directory's, before the reply).
 template <class Change>
-void change_entry(fuse_req_t req, fuse_ino_t dir_id, Change change, uint64_t undo = 0) {
+void change_entry(fuse_req_t req, fuse_ino_t dir_id, Change change, uint64_t undo = 0,
+                  InodeFd held = {}) {
   Filesystem& fs = fs_of(req);
   Inode& dir = fs.inodes.get(dir_id);
   Ticket ticket = begin_metadata_change(fs, dir, undo);
-  InodeFd fd = fs.inodes.pin(dir);
-  int r = fd.error();
-  if (r == 0) {
-    CallerCredentials creds(req);
-    r = creds.error();
-    if (r == 0) r = change(fd.get());
+  int r;
+  {
+    InodeFd fd = fs.inodes.pin(dir);
+    r = fd.error();
+    if (r == 0) {
+      CallerCredentials creds(req);
+      r = creds.error();
+      if (r == 0) r = change(fd.get());
+    }
   }
+  held = InodeFd();
   finish_err(fs, std::move(ticket), req, -r);
 }
 
@@ -94,12 +111,17 @@ void op_symlink(fuse_req_t req, const char* link, fuse_ino_t parent, const char*
 void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char* newname) {
   Filesystem& fs = fs_of(req);
   InodeFd target = fs.inodes.pin(fs.inodes.get(ino));
-  create_entry(req, newparent, newname, [&](int dir) {
-    if (!target.ok()) return target.error();
-    // Through /proc rather than AT_EMPTY_PATH, which would need CAP_DAC_READ_SEARCH.
-    const std::string path = proc_fd_path(target.get());
-    return static_cast<int>(check(linkat(AT_FDCWD, path.c_str(), dir, newname, AT_SYMLINK_FOLLOW)));
-  });
+  const int target_fd = target.ok() ? target.get() : target.error();
+  create_entry(
+      req, newparent, newname,
+      [&](int dir) {
+        if (target_fd < 0) return target_fd;
+        // Through /proc rather than AT_EMPTY_PATH, which would need CAP_DAC_READ_SEARCH.
+        const std::string path = proc_fd_path(target_fd);
+        return static_cast<int>(
+            check(linkat(AT_FDCWD, path.c_str(), dir, newname, AT_SYMLINK_FOLLOW)));
+      },
+      std::move(target));
 }
 
 // unlinkat(dir, name, flags), giving the pretend disk's quota back what the removal frees.
@@ -151,19 +173,20 @@ void op_rename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t n
   Filesystem& fs = fs_of(req);
   const uint64_t undo = record_rename(fs, parent, name, newparent, newname, flags);
   InodeFd to = fs.inodes.pin(fs.inodes.get(newparent));
+  const int to_fd = to.ok() ? to.get() : to.error();
   change_entry(
       req, parent,
       [&](int from) {
-        if (!to.ok()) return to.error();
+        if (to_fd < 0) return to_fd;
         // A rename over an existing name removes that file (not when exchanging or refusing to).
         const bool replaces =
             fs.quota.capacity() != 0 && (flags & (RENAME_EXCHANGE | RENAME_NOREPLACE)) == 0;
-        const uint64_t freed = replaces ? freed_by_removing(to.get(), newname) : 0;
-        const int r = static_cast<int>(check(renameat2(from, name, to.get(), newname, flags)));
+        const uint64_t freed = replaces ? freed_by_removing(to_fd, newname) : 0;
+        const int r = static_cast<int>(check(renameat2(from, name, to_fd, newname, flags)));
         if (r == 0 && freed != 0) fs.quota.settle(0, -static_cast<int64_t>(freed));
         return r;
       },
-      undo);
+      undo, std::move(to));
 }
 
 }  // namespace

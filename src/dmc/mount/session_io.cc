@@ -23,15 +23,38 @@ int64_t thread_cpu_ns() {
   return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
-// Reads a request; one read in CopyBound::kSampleEvery per thread records its thread CPU
-// time (the kernel's copy of the request, not the time blocked waiting for one) by the bytes
-// after a write's headers.
+// Once slot 0 of a bound (messages without data: every metadata request and reply) has its
+// kMinSamples, it is timed one call in this many per thread rather than kSampleEvery: its minimum
+// is only subtracted from the data slots' (copy_bound.h), so a slower fall of it makes no reply
+// earlier, and the thread CPU clock is a system call (about one per metadata request otherwise,
+// a fifth of the daemon's system calls in metadata_rate; docs/benchmarks.md section 2).
+constexpr unsigned kSampleEveryWarmSlot0 = 64;
+
+// Whether to time this call of a thread whose `counter` it is, for `bound`; `small`: the message
+// carries at most CopyBound::kSlotBytes of data (slot 0).
+bool sample(unsigned& counter, const CopyBound& bound, bool small) {
+  const unsigned every = small && bound.slot_samples(0) >= CopyBound::kMinSamples
+                             ? kSampleEveryWarmSlot0
+                             : CopyBound::kSampleEvery;
+  return ++counter % every == 0;
+}
+
+// Reads a request; one read in CopyBound::kSampleEvery per thread (see kSampleEveryWarmSlot0)
+// records its thread CPU time (the kernel's copy of the request, not the time blocked waiting
+// for one) by the bytes after a write's headers. A read's size is known only after it: the
+// rarer rate applies while the thread's previous request carried no data (a stream of writes
+// keeps the usual rate after its first).
 ssize_t read_hook(int fd, void* buf, size_t length, void* userdata) {
   Filesystem& fs = of(userdata);
   thread_local unsigned reads = 0;
-  const bool timed = fs.conditioner.copy_lead_enabled() && ++reads % CopyBound::kSampleEvery == 0;
+  thread_local bool last_small = true;
+  const bool timed = fs.conditioner.copy_lead_enabled() &&
+                     sample(reads, fs.conditioner.request_copy_bound(), last_small);
   const int64_t cpu_before = timed ? thread_cpu_ns() : 0;
   const ssize_t n = read(fd, buf, length);
+  if (n > 0) {
+    last_small = static_cast<uint64_t>(n) <= CopyBound::kWriteHeaderBytes + CopyBound::kSlotBytes;
+  }
   if (timed && n > 0) {
     const int saved = errno;
     const int64_t cpu = thread_cpu_ns() - cpu_before;
@@ -48,15 +71,18 @@ ssize_t read_hook(int fd, void* buf, size_t length, void* userdata) {
 }
 
 // A reply's writev; every one carrying more than CopyBound::kSlotBytes, and one smaller in
-// CopyBound::kSampleEvery per thread, records its thread CPU time (the copy into the caller and
-// the pages' release, not time lost to preemption) by its payload. Timing every large reply makes
-// its minimum reach the fast copies sooner (a sample's minimum only approaches theirs from above).
+// CopyBound::kSampleEvery per thread (kSampleEveryWarmSlot0 once slot 0 is ready), records its
+// thread CPU time (the copy into the caller and the pages' release, not time lost to preemption)
+// by its payload. Timing every large reply makes its minimum reach the fast copies sooner (a
+// sample's minimum only approaches theirs from above).
 ssize_t timed_writev(Filesystem& fs, int fd, struct iovec* iov, int count) {
   thread_local unsigned writes = 0;
   size_t bytes = 0;
   for (int i = 0; i < count; ++i) bytes += iov[i].iov_len;
   const bool large = bytes > sizeof(fuse_out_header) + CopyBound::kSlotBytes;
-  if (!large && ++writes % CopyBound::kSampleEvery != 0) return writev(fd, iov, count);
+  if (!large && !sample(writes, fs.conditioner.reply_copy_bound(), true)) {
+    return writev(fd, iov, count);
+  }
   const int64_t cpu_before = thread_cpu_ns();
   const ssize_t result = writev(fd, iov, count);
   const int saved = errno;
