@@ -7,13 +7,8 @@ set -euo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 DMC=${DMC:-$REPO/build/dmc}; P=${1:-2}; N=${2:-2000}
 ((EUID == 0)) || { echo "cold_tree: needs root (drop_caches)" >&2; exit 3; }
-S=$(mktemp -d /var/tmp/diskcond-cold-tree.XXXXXX)
-export DISKCOND_STATE_DIR=$S/state
-trap '"$DMC" stop "$S/disk" >/dev/null 2>&1; rm -rf "$S"' EXIT
-mkdir -p "$S/disk" "$S/tree"
-python3 "$REPO/bench/apps/make_tree.py" "$S/tree" "$N" >/dev/null
-tar --sort=name -cf "$S/tree.tar" -C "$S/tree" .
-"$DMC" start "$S/disk" "$P" >/dev/null
+. "$REPO/bench/apps/tree_mount.sh"
+tree_mount_setup cold-tree
 snap() { "$DMC" status "$S/disk" -json | jq -c '.counters | {reads: .read_commands, inode_tables: .metadata_reads, directories: .directory_reads}'; }
 timed() {  # timed NAME COMMAND...: seconds and the counters before and after
   local b t0 t1

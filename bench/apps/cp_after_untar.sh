@@ -8,13 +8,8 @@ set -euo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 DMC=${DMC:-$REPO/build/dmc}; P=${1:-0}; N=${2:-2000}
 ((EUID == 0)) || { echo "cp_after_untar: needs root" >&2; exit 3; }
-S=$(mktemp -d /var/tmp/diskcond-cp-after-untar.XXXXXX)
-export DISKCOND_STATE_DIR=$S/state
-trap '"$DMC" stop "$S/disk" >/dev/null 2>&1; rm -rf "$S"' EXIT
-mkdir -p "$S/disk" "$S/tree"
-python3 "$REPO/bench/apps/make_tree.py" "$S/tree" "$N" >/dev/null
-tar --sort=name -cf "$S/tree.tar" -C "$S/tree" .
-"$DMC" start "$S/disk" "$P" >/dev/null
+. "$REPO/bench/apps/tree_mount.sh"
+tree_mount_setup cp-after-untar
 snap() {
   "$DMC" status "$S/disk" -json | jq -c '.counters | {reads: .read_commands, read_bytes,
     inode_tables: .metadata_reads, directories: .directory_reads, from_memory: .written_page_reads}'
