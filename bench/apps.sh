@@ -306,13 +306,13 @@ tree_mib=$(du -sm --apparent-size "$SCRATCH/tree" | cut -f1)
 
 # The reference: made while the directory is unconditioned (mkfs is quick either way), then each
 # profile is selected live.
-condition configure SSD 0 0 0
-dmc_start "$COND"
 if [[ $REF_COND != "$COND" ]]; then
   mkdir -p "$REF_COND"
   cmd mount -t tmpfs -o "size=$IMG_SIZE" tmpfs "$REF_COND"
-  dmc_start "$REF_COND"
 fi
+condition configure SSD 0 0 0
+dmc_start "$COND"
+[[ $REF_COND == "$COND" ]] || dmc_start "$REF_COND"
 MKFS_OPTIONS=(-F -q -b 4096 -E lazy_itable_init=1,lazy_journal_init=1,nodiscard)
 # no_prefetch_block_bitmaps: after every mount ext4 otherwise reads one block bitmap per flex group
 # in the background (126 reads on the default image, 4 s of a 5400 rpm disk's time), which would
