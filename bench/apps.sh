@@ -26,9 +26,10 @@
 # runs there and in the conditioned directory itself, with the same profile, one after the other.
 # The reference's conditioned directory is a second mount, over a tmpfs as large as the backing
 # file system (so the same pretend capacity): on the backing disk every flush ext4 sends its loop
-# device became a real fsync of the image on this machine's disk (ext4 through the unconditioned
-# mount took 7.6 s for the untar with an fsync per file, native ext4 4.6 s), a cost of the set-up,
-# not of the disk the profile describes. APPS_REFERENCE_BACKING=disk puts the image in the
+# device became a real fsync of the image on this machine's disk (the untar with an fsync per file
+# took 7.56 s in ext4 through the unconditioned mount, one round on 2026-12-02 00:38 UTC, against
+# about 3 s of the Slow SSD model's time), a cost of the set-up, not of the disk the profile
+# describes. APPS_REFERENCE_BACKING=disk puts the image in the
 # conditioned directory itself, as until 2026-12-02.
 # Also measured every round: the same workloads with conditioning off (`dmc configure <dir> SSD 0 0
 # 0`: the mount's own cost), ext4 through that unconditioned mount, and native ext4 (the same loop
@@ -36,7 +37,7 @@
 # fio, git, sqlite3, python3, tar, mkfs.ext4, losetup. Everything lives in one scratch directory
 # under /var/tmp; mounts, loop devices and conditioning are undone on any exit, Ctrl-C included.
 # It drops the page cache (echo 3 > /proc/sys/vm/drop_caches) before the cold workloads: on a
-# shared machine that slows the others for a moment. A full run (3 rounds) takes 1.5 to 3 hours, most of
+# shared machine that slows the others for a moment. A full run (3 rounds) takes 75 minutes to 3 hours, most of
 # it on the HDD profiles; --quick about 10 minutes.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -53,7 +54,7 @@ while (($#)); do
     --profiles=*) PROFILES=${1#*=} ;;
     --image-size) IMG_SIZE=${2:?--image-size needs a size}; shift ;;
     --image-size=*) IMG_SIZE=${1#*=} ;;
-    -h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *)
       common_option "$@"
       ((CONSUMED)) || { echo "apps: unknown option $1 (see --help)" >&2; exit 2; }
