@@ -13,7 +13,8 @@
 #               groups lie as far apart as on a disk of that size; made sparse, with lazy inode
 #               table init and mounted noinit_itable, so it takes no time or space to make, and
 #               no_prefetch_block_bitmaps, so no background bitmap reads follow each mount)
-#   --out FILE  the report (default docs/apps.md)
+#   --out FILE  the report (default docs/apps.md); every round's figures go next to it, in
+#               FILE without .md plus -rounds.tsv (round, place, workload, seconds, load average)
 #   APPS_FILES, APPS_TXNS (environment) override the tree's file count and SQLite's transactions;
 #   APPS_ONLY="git_clone git_status_cold" runs only those workloads (and untar where a cold step
 #   needs its tree)
@@ -93,6 +94,8 @@ export DISKCOND_STATE_DIR=$SCRATCH/state
 source bench/suite/lib.sh
 log() { echo "apps: $*" >&2; }
 CMD_LOG=$SCRATCH/commands
+ROUNDS_OUT=${OUT%.md}-rounds.tsv  # every figure of every round, with the load average at its end
+: >"$SCRATCH/rounds.tsv"
 : >"$CMD_LOG"
 
 COND=$SCRATCH/disk        # the conditioned directory: holds work/
@@ -172,17 +175,19 @@ cold() {
   echo 3 >/proc/sys/vm/drop_caches
 }
 # timed KEY WORKLOAD COMMAND...: runs COMMAND; the wall-clock seconds go under KEY.WORKLOAD
+# Every figure also goes to the per-round file kept next to the report (ROUNDS_OUT).
 timed() {
-  local key=$1 w=$2 t0 t1
+  local key=$1 w=$2 t0 t1 secs=nan
   shift 2
   t0=$(date +%s%N)
-  if ! "$@"; then
+  if "$@"; then
+    t1=$(date +%s%N)
+    secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", (b - a) / 1e9 }')
+  else
     log "$key: $w failed"
-    put "$key.$w" nan
-    return 0
   fi
-  t1=$(date +%s%N)
-  put "$key.$w" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", (b - a) / 1e9 }')"
+  put "$key.$w" "$secs"
+  printf '%s\t%s\t%s\t%s\t%s\n' "$ROUND" "$key" "$w" "$secs" "$(cut -d' ' -f1 /proc/loadavg)" >>"$SCRATCH/rounds.tsv"
 }
 
 # --- the workloads; D is the directory they run in ---------------------------------------------
@@ -444,7 +449,7 @@ model_ratio() {
   echo "| fio | $(fio --version): $FIO_IO of 4 KiB random writes in a $FIO_SIZE file, psync, then fsync |"
   echo "| Reference backing | $REF_BACKING (\`APPS_REFERENCE_BACKING\`) |"
   echo "| Images | $IMG_SIZE (sparse), ext4 made with \`mkfs.ext4 ${MKFS_OPTIONS[*]}\`, mounted \`$EXT4_MOUNT_OPTIONS\` |"
-  echo "| Rounds | $ROUNDS |"
+  echo "| Rounds | $ROUNDS (each round's figures: \`$(basename "$ROUNDS_OUT")\`) |"
   echo "| Duration | $((elapsed / 60)) min $((elapsed % 60)) s |"
   echo
   echo "## Summary"
@@ -519,4 +524,5 @@ model_ratio() {
   commands_block "Commands run (\$D is the directory under test; the measuring ones run once per round and configuration)"
 } >"$SCRATCH/report.md"
 mv "$SCRATCH/report.md" "$OUT"
+{ printf 'round\tplace\tworkload\tseconds\tload1\n'; cat "$SCRATCH/rounds.tsv"; } >"$ROUNDS_OUT"
 log "wrote $OUT in $((elapsed / 60)) min $((elapsed % 60)) s"
