@@ -9,8 +9,9 @@
 // gets its answer before the profile allows. So it is not learned from callers' traffic (the gap
 // between a reply and a thread's next request also holds the caller's own think time, which no
 // statistic can separate): the daemon measures the round trip of its own requests through the
-// mount (TransitProbe: a getattr with no data, served at once), and the bound is the smallest
-// round trip any probe has seen. A read or write carries data, which only lengthens its trip, so
+// mount (TransitProbe: getattrs with no data, served at once, sent back to back so that they
+// find the threads awake, as a caller's tight loop does), and the bound is the smallest round
+// trip any probe has seen. A read or write carries data, which only lengthens its trip, so
 // the bound holds for every size and direction.
 //
 // The smallest ever, not of a recent window: load lengthens the typical trip but a single

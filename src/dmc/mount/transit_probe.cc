@@ -60,27 +60,35 @@ void TransitProbe::run() {
     if (paused_) continue;
     in_flight_ = true;
     lock.unlock();
-    const int64_t transit = probe_once();
+    const bool recorded = probe();
     lock.lock();
     in_flight_ = false;
     changed_.notify_all();
-    if (transit > 0) {
-      bound_.record(transit);
-      ++probes;
-    }
+    if (recorded) ++probes;
   }
   stamp_.tid.store(0);
 }
 
-int64_t TransitProbe::probe_once() {
+bool TransitProbe::probe() {
   const int fd = open(mount_point_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return -1;
+  if (fd < 0) return false;
+  bool recorded = false;
+  for (int i = 0; i < kBurst; ++i) {
+    const int64_t transit = request_once(fd);
+    if (transit < 0) break;  // the mount is gone or covered: the rest would not reach it either
+    bound_.record(transit);
+    recorded = true;
+  }
+  close(fd);
+  return recorded;
+}
+
+int64_t TransitProbe::request_once(int fd) {
   const int before = stamp_.requests.load(std::memory_order_acquire);
   struct statx stx;
   const int64_t start = clock_.now_ns();
   const int r = statx(fd, "", AT_EMPTY_PATH | AT_STATX_FORCE_SYNC, STATX_BASIC_STATS, &stx);
   const int64_t end = clock_.now_ns();
-  close(fd);
   // Exactly one probe request served, or the sample means nothing (another mount on top, the
   // mount gone, or a second request such as a permission check's getattr).
   if (r != 0 || stamp_.requests.load(std::memory_order_acquire) != before + 1) return -1;
