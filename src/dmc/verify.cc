@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include "core/units.h"
@@ -48,7 +49,7 @@ Result<BackingBoundSample> read_counters(const BackingBoundProbe& probe) {
 
 VerifyCheck check(const std::string& label, const Workload& w, const Profile& profile,
                   const rawio::RunResult& measured, std::optional<double> share,
-                  const VerifyPlan& plan) {
+                  std::optional<double> host_share, const VerifyPlan& plan) {
   VerifyCheck c;
   c.label = label;
   c.workload = w;
@@ -60,12 +61,21 @@ VerifyCheck check(const std::string& label, const Workload& w, const Profile& pr
   c.measured_seconds = measured.seconds();
   c.error = std::isinf(c.predicted.iops) ? 0 : c.measured_iops / c.predicted.iops - 1;
   c.backing_bound_share = share;
-  c.verdict = judge(c.predicted.iops, c.measured_iops, share, plan.tolerance, plan.floor_share);
+  c.host_delay_share = host_share;
+  c.verdict =
+      judge(c.predicted.iops, c.measured_iops, share, plan.tolerance, plan.floor_share, host_share);
   c.pass = c.verdict != Verdict::kFail;
   return c;
 }
 
 }  // namespace
+
+BackingBoundSample backing_bound_sample(const mount::MountStatus& status) {
+  const mount::MountCounters& c = status.counters;
+  const mount::MountDiagnostics& d = status.diagnostics;
+  return BackingBoundSample{c.commands[0] + c.commands[1] + c.commands[2], d.backing_bound_replies,
+                            d.backing_bound_excess_total_ns + d.lateness_total_ns};
+}
 
 double backing_bound_share(const BackingBoundSample& before, const BackingBoundSample& after) {
   if (after.commands <= before.commands) return 0;
@@ -76,12 +86,25 @@ double backing_bound_share(const BackingBoundSample& before, const BackingBoundS
   return std::min(share, 1.0);  // a command counted before the first sample, replied after it
 }
 
+double host_delay_share(const BackingBoundSample& before, const BackingBoundSample& after,
+                        int64_t wall_ns) {
+  if (wall_ns <= 0 || after.host_delay_ns <= before.host_delay_ns) return 0;
+  const double share = static_cast<double>(after.host_delay_ns - before.host_delay_ns) /
+                       static_cast<double>(wall_ns);
+  return std::min(share, 1.0);
+}
+
 Verdict judge(double predicted_iops, double measured_iops, std::optional<double> share,
-              double tolerance, double floor_share) {
+              double tolerance, double floor_share, std::optional<double> host_share) {
   if (std::isinf(predicted_iops)) return Verdict::kPass;  // nothing to hold the mount to
   const double error = measured_iops / predicted_iops - 1;
   if (std::fabs(error) <= tolerance) return Verdict::kPass;
-  if (error < 0 && share && *share >= floor_share) return Verdict::kFloor;
+  if (error > 0) return Verdict::kFail;
+  if (share && *share >= floor_share) return Verdict::kFloor;
+  if (host_share && *host_share < 1 &&
+      measured_iops / (1 - *host_share) / predicted_iops - 1 >= -tolerance) {
+    return Verdict::kFloor;
+  }
   return Verdict::kFail;
 }
 
@@ -134,15 +157,20 @@ Result<std::vector<VerifyCheck>> verify_directory(
     // The mount's counters right before and right after the workload: read, never changed.
     auto before = probe ? read_counters(probe) : BackingBoundSample{};
     if (!before.ok()) return make_error(fmt::format("{}: {}", named.label, before.error()));
+    const auto started = std::chrono::steady_clock::now();
     auto result = run_workload(*target, w, file_bytes, test_ns, plan.warmup_ns);
     if (!result.ok()) return make_error(fmt::format("{}: {}", named.label, result.error()));
-    std::optional<double> share;
+    const int64_t wall_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                std::chrono::steady_clock::now() - started)
+                                .count();
+    std::optional<double> share, host_share;
     if (probe) {
       auto after = read_counters(probe);
       if (!after.ok()) return make_error(fmt::format("{}: {}", named.label, after.error()));
       share = backing_bound_share(*before, *after);
+      if (w.queue_depth == 1) host_share = host_delay_share(*before, *after, wall_ns);
     }
-    checks.push_back(check(named.label, w, profile, *result, share, plan));
+    checks.push_back(check(named.label, w, profile, *result, share, host_share, plan));
   }
   return checks;
 }

@@ -11,6 +11,7 @@
 #include "core/predict.h"
 #include "core/profile.h"
 #include "core/result.h"
+#include "dmc/mount/mount_control.h"
 #include "dmc/predict_report.h"
 
 namespace diskcond::dmc {
@@ -29,7 +30,8 @@ struct VerifyPlan {
   int64_t max_seconds_per_test_ns = 30'000'000'000;
   double tolerance = 0.05;  // |measured / predicted - 1| allowed
   // A workload short of its prediction is the machine's floor, not a failure, when at least this
-  // share of its replies waited for the backing disk rather than the model.
+  // share of its replies waited for the backing disk rather than the model, or (queue depth 1)
+  // when the time the machine added to its replies accounts for the shortfall (judge()).
   double floor_share = 0.5;
   // The test file made in the directory (and removed). For HDD profiles it grows so that a
   // sequential pass never wraps within a test (a wrap is a seek the prediction does not have).
@@ -43,8 +45,8 @@ uint64_t verify_file_bytes(const Profile& profile, const VerifyPlan& plan);
 enum class Verdict {
   kPass,   // within the tolerance of the prediction (or nothing predicted)
   kFail,   // outside it, and the mount's conditioning is to blame
-  kFloor,  // short of the prediction, and most of the workload's replies were timed by the
-           // backing disk, not the model: the profile asks for more than this machine can give
+  kFloor,  // short of the prediction, and the machine, not the model, is why: most replies were
+           // timed by the backing disk, or the machine's delays account for the shortfall
 };
 
 // What verify reads from the mount's daemon (MountControl::status) right before and right after
@@ -57,7 +59,14 @@ struct BackingBoundSample {
   // Replies whose backing I/O ended after the model's completion: the host, not the profile,
   // decided when they left (MountDiagnostics::backing_bound_replies).
   uint64_t backing_bound_replies = 0;
+  // The time the machine added to replies, in ns: backing I/O that ended after the model's
+  // completion plus replies sent after their due time (the scheduler thread waited for a CPU or
+  // a late timer); MountDiagnostics' backing_bound_excess_total_ns + lateness_total_ns.
+  int64_t host_delay_ns = 0;
 };
+
+// The sample in a live mount's status.
+BackingBoundSample backing_bound_sample(const mount::MountStatus& status);
 
 // Reads a sample from the live mount; never changes anything. Errors are one line.
 using BackingBoundProbe = std::function<Result<BackingBoundSample>()>;
@@ -66,6 +75,14 @@ using BackingBoundProbe = std::function<Result<BackingBoundSample>()>;
 // [0, 1]; 0 when no command was counted. Everything on the mount in that time counts, not only
 // verify's transfers (the daemon does not tell callers apart).
 double backing_bound_share(const BackingBoundSample& before, const BackingBoundSample& after);
+
+// The time the machine added to replies between `before` and `after` as a share of `wall_ns`
+// (the workload's duration), in [0, 1]. For one caller at queue depth 1 every such nanosecond
+// is one the caller waited on top of the model's time: the measured rate without them is
+// measured / (1 - share). At higher depths delays overlap with other commands' service, so
+// verify does not use it there.
+double host_delay_share(const BackingBoundSample& before, const BackingBoundSample& after,
+                        int64_t wall_ns);
 
 struct VerifyCheck {
   std::string label;
@@ -78,16 +95,22 @@ struct VerifyCheck {
   // The share of the mount's replies during the workload (warm-up included) that waited for the
   // backing disk rather than the model; empty when not read (no probe).
   std::optional<double> backing_bound_share;
+  // Queue depth 1: the share of the workload's time the machine added to its replies
+  // (host_delay_share()); empty at higher depths or without a probe.
+  std::optional<double> host_delay_share;
   Verdict verdict = Verdict::kFail;
   bool pass = false;  // verdict != kFail: nothing the mount is to blame for
 };
 
 // The verdict for `measured_iops` against `predicted_iops` (infinite: nothing predicted): within
 // `tolerance` is kPass; short of it by more is kFloor when at least `floor_share` of the
-// workload's replies were backing-bound (`share`, empty when unknown), else kFail. Faster than
-// predicted is always kFail: backing-bound replies only ever make a mount slower.
+// workload's replies were backing-bound (`share`, empty when unknown), or when the rate without
+// the machine's delays (`host_share`, host_delay_share(); empty when unknown) is no longer short
+// by more than `tolerance`; else kFail. Faster than predicted is always kFail: the machine's
+// delays only ever make a mount slower.
 Verdict judge(double predicted_iops, double measured_iops, std::optional<double> share,
-              double tolerance, double floor_share);
+              double tolerance, double floor_share,
+              std::optional<double> host_share = std::nullopt);
 
 // How long verify runs a workload predicted to do `predicted_iops` (infinite: no limit): the
 // plan's time, or longer, up to its maximum, for min_transfers after the warm-up.

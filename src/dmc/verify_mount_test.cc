@@ -20,9 +20,7 @@ class MountVerify : public MountTest {
     return [this]() -> Result<BackingBoundSample> {
       auto s = control_->status(dir_);
       if (!s.ok()) return make_error(s.error());
-      const mount::MountCounters& c = s->counters;
-      return BackingBoundSample{c.commands[0] + c.commands[1] + c.commands[2],
-                                s->diagnostics.backing_bound_replies};
+      return backing_bound_sample(*s);
     };
   }
   // A plan of `seconds_ns` per test over 16 MiB files (enough to spread the reads, quick to lay

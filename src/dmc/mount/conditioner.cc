@@ -114,8 +114,8 @@ void Conditioner::finish(Ticket t, ReplyTimer::Reply send, uint64_t reply_bytes)
 BackingBound Conditioner::backing_bound() const {
   BackingBound b;
   b.replies = backing_bound_.load();
-  b.mean_excess_ns =
-      b.replies == 0 ? 0 : static_cast<double>(backing_excess_sum_ns_.load()) / b.replies;
+  b.total_excess_ns = backing_excess_sum_ns_.load();
+  b.mean_excess_ns = b.replies == 0 ? 0 : static_cast<double>(b.total_excess_ns) / b.replies;
   return b;
 }
 

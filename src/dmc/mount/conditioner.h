@@ -47,6 +47,7 @@ constexpr uint64_t kFloorBytes = 4096;
 struct BackingBound {
   uint64_t replies = 0;
   double mean_excess_ns = 0;
+  int64_t total_excess_ns = 0;  // exact: replies * mean_excess_ns
 };
 
 class Conditioner {

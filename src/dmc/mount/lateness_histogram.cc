@@ -22,6 +22,7 @@ void LatenessHistogram::record(int64_t late_ns) {
     late_ns = 0;
   }
   buckets_[bucket_index(static_cast<uint64_t>(late_ns))].fetch_add(1, std::memory_order_relaxed);
+  total_ns_.fetch_add(late_ns, std::memory_order_relaxed);
   int64_t seen = max_ns_.load(std::memory_order_relaxed);
   while (late_ns > seen &&
          !max_ns_.compare_exchange_weak(seen, late_ns, std::memory_order_relaxed)) {
@@ -37,6 +38,7 @@ LatenessSummary LatenessHistogram::summary() const {
   }
   s.early = early_.load(std::memory_order_relaxed);
   s.max_ns = max_ns_.load(std::memory_order_relaxed);
+  s.total_ns = total_ns_.load(std::memory_order_relaxed);
   if (s.replies == 0) return s;
   // The value of rank ceil(fraction * replies), as its bucket's upper edge, at most max.
   auto at = [&](double fraction) {

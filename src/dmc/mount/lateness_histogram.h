@@ -20,7 +20,8 @@ struct LatenessSummary {
   uint64_t replies = 0;  // replies recorded
   uint64_t early = 0;    // ... of which left before their due time
   int64_t p50_ns = 0, p90_ns = 0, p99_ns = 0, p999_ns = 0;
-  int64_t max_ns = 0;  // exact
+  int64_t max_ns = 0;    // exact
+  int64_t total_ns = 0;  // exact: every reply's lateness added up (early ones as 0)
 };
 
 class LatenessHistogram {
@@ -43,6 +44,7 @@ class LatenessHistogram {
   std::array<std::atomic<uint64_t>, kBucketCount> buckets_{};
   std::atomic<uint64_t> early_{0};
   std::atomic<int64_t> max_ns_{0};
+  std::atomic<int64_t> total_ns_{0};
 };
 
 }  // namespace diskcond::mount

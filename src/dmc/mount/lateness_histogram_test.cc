@@ -14,6 +14,7 @@ TEST(MountLatenessHistogram, EmptyIsAllZero) {
   EXPECT_EQ(s.replies, 0u);
   EXPECT_EQ(s.p99_ns, 0);
   EXPECT_EQ(s.max_ns, 0);
+  EXPECT_EQ(s.total_ns, 0);
 }
 
 TEST(MountLatenessHistogram, BucketsCoverEveryValueAndOverstateByLessThanASixteenth) {
@@ -37,6 +38,7 @@ TEST(MountLatenessHistogram, PercentilesOfAKnownSpread) {
   EXPECT_EQ(s.replies, 1001u);
   EXPECT_EQ(s.early, 1u);
   EXPECT_EQ(s.max_ns, 1'000'000);
+  EXPECT_EQ(s.total_ns, 500'500'000);  // exact, the early reply as 0
   EXPECT_GE(s.p50_ns, 500'000);
   EXPECT_LE(s.p50_ns, 500'000 * 17 / 16);
   EXPECT_GE(s.p99_ns, 990'000);

@@ -90,18 +90,20 @@ struct FaultReport {
 // daemon. Lateness is reply sent minus the time the model and scheduler wanted it sent
 // (max(model completion - transit lead, backing I/O done)); early replies count as 0.
 struct MountDiagnostics {
-  uint64_t backing_bound_replies = 0;       // replies timed by the backing I/O, not the model
-  double backing_bound_mean_excess_ns = 0;  // ... by how much they were later than the model
-  int64_t wake_ahead_ns = 0;                // the reply scheduler's timer compensation
-  int64_t max_lateness_ns = 0;              // the scheduler thread's worst lateness
-  int64_t transit_lead_read_ns = 0;         // FUSE round trip subtracted from reads' model times
-  int64_t transit_lead_write_ns = 0;        // ... and from writes'
-  int64_t copy_lead_read_1mib_ns = 0;       // what copying 1 MiB adds to a read's lead (CopyBound)
-  int64_t copy_lead_write_1mib_ns = 0;      // ... and to a write's
-  uint64_t lateness_replies = 0;            // replies in the lateness histogram
-  uint64_t lateness_early_replies = 0;      // ... that left before their time (wake-ahead)
+  uint64_t backing_bound_replies = 0;         // replies timed by the backing I/O, not the model
+  double backing_bound_mean_excess_ns = 0;    // ... by how much they were later than the model
+  int64_t backing_bound_excess_total_ns = 0;  // ... added up (grows; differences tell a period's)
+  int64_t wake_ahead_ns = 0;                  // the reply scheduler's timer compensation
+  int64_t max_lateness_ns = 0;                // the scheduler thread's worst lateness
+  int64_t transit_lead_read_ns = 0;           // FUSE round trip subtracted from reads' model times
+  int64_t transit_lead_write_ns = 0;          // ... and from writes'
+  int64_t copy_lead_read_1mib_ns = 0;   // what copying 1 MiB adds to a read's lead (CopyBound)
+  int64_t copy_lead_write_1mib_ns = 0;  // ... and to a write's
+  uint64_t lateness_replies = 0;        // replies in the lateness histogram
+  uint64_t lateness_early_replies = 0;  // ... that left before their time (wake-ahead)
   int64_t lateness_p50_ns = 0, lateness_p90_ns = 0, lateness_p99_ns = 0, lateness_p999_ns = 0;
-  int64_t lateness_max_ns = 0;  // every reply's worst lateness
+  int64_t lateness_max_ns = 0;    // every reply's worst lateness
+  int64_t lateness_total_ns = 0;  // every reply's lateness added up (grows, as above)
 };
 
 struct MountStatus {

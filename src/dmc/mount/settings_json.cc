@@ -96,9 +96,10 @@ Status read_profile(const json& j, Profile& p) {
   return validate(p);
 }
 
-constexpr std::array<DiagnosticsField, 15> kDiagnostics = {{
+constexpr std::array<DiagnosticsField, 17> kDiagnostics = {{
     {"backing_bound_replies", &MountDiagnostics::backing_bound_replies, true},
     {"backing_bound_mean_excess_ns", &MountDiagnostics::backing_bound_mean_excess_ns, true},
+    {"backing_bound_excess_total_ns", &MountDiagnostics::backing_bound_excess_total_ns, true},
     {"wake_ahead_ns", &MountDiagnostics::wake_ahead_ns, true},
     {"max_lateness_ns", &MountDiagnostics::max_lateness_ns, false},
     {"transit_lead_read_ns", &MountDiagnostics::transit_lead_read_ns, true},
@@ -112,6 +113,7 @@ constexpr std::array<DiagnosticsField, 15> kDiagnostics = {{
     {"lateness_p99_ns", &MountDiagnostics::lateness_p99_ns, true},
     {"lateness_p999_ns", &MountDiagnostics::lateness_p999_ns, true},
     {"lateness_max_ns", &MountDiagnostics::lateness_max_ns, true},
+    {"lateness_total_ns", &MountDiagnostics::lateness_total_ns, true},
 }};
 
 }  // namespace

@@ -28,6 +28,7 @@ StatusReply status_snapshot(const std::string& mount_point, Filesystem& fs,
   const BackingBound bound = conditioner.backing_bound();
   s.diagnostics.backing_bound_replies = bound.replies;
   s.diagnostics.backing_bound_mean_excess_ns = bound.mean_excess_ns;
+  s.diagnostics.backing_bound_excess_total_ns = bound.total_excess_ns;
   s.diagnostics.wake_ahead_ns = scheduler.wake_ahead_ns();
   s.diagnostics.max_lateness_ns = scheduler.max_lateness_ns();
   s.diagnostics.transit_lead_read_ns = conditioner.transit_lead_ns();
@@ -44,6 +45,7 @@ StatusReply status_snapshot(const std::string& mount_point, Filesystem& fs,
   s.diagnostics.lateness_p99_ns = late.p99_ns;
   s.diagnostics.lateness_p999_ns = late.p999_ns;
   s.diagnostics.lateness_max_ns = late.max_ns;
+  s.diagnostics.lateness_total_ns = late.total_ns;
   return s;
 }
 
