@@ -230,11 +230,11 @@ std::vector<Piece> Layout::map(FileId file, uint64_t hash_base, uint64_t offset,
   return out;
 }
 
-Piece Layout::hold_inode(uint64_t ino) {
+Piece Layout::hold_inode(uint64_t ino, bool created) {
   const uint64_t unit = params_.inode_readahead_bytes;
   const uint64_t cluster = inode_address(ino) / unit;
   std::lock_guard lock(mu_);
-  if (clusters_[cluster]++ > 0) return Piece{};
+  if (clusters_[cluster]++ > 0 || created) return Piece{};
   ++counters_.metadata_reads;
   return Piece{wrap(cluster * unit), unit};
 }

@@ -128,8 +128,12 @@ class Layout {
                          bool write, uint64_t* allocated = nullptr);
 
   // The kernel took inode `ino` (it did not hold it). Returns the inode-table read that costs,
-  // or a piece of length 0 when its cluster is in memory.
-  Piece hold_inode(uint64_t ino);
+  // or a piece of length 0 when its cluster is in memory. A `created` inode (the request made
+  // it) costs no read either: its table block is written, not read (ext4 zero-fills a block
+  // that holds no other inode in use; one that does is usually in memory after the lookups that
+  // preceded the creation). Either way the cluster is in memory from then on; counters() counts
+  // only the reads returned.
+  Piece hold_inode(uint64_t ino, bool created = false);
   // The kernel dropped inode `ino` (once per hold_inode).
   void release_inode(uint64_t ino);
 

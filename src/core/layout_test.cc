@@ -168,6 +168,19 @@ TEST(Layout, AnInodeTableClusterIsReadOnceWhileTheKernelHoldsAnInodeInIt) {
   EXPECT_EQ(layout.counters().metadata_reads, 3u);
 }
 
+// A request that creates an inode writes its table block without reading it: no read, not
+// counted (status's metadata_reads is what the model was charged), and its cluster is in memory.
+TEST(Layout, ACreatedInodeCostsNoReadAndHoldsItsCluster) {
+  Layout layout(small_ext4());
+  EXPECT_EQ(layout.hold_inode(1000, /*created=*/true), (Piece{}));
+  EXPECT_EQ(layout.hold_inode(1001), (Piece{}));  // the same cluster, in memory
+  EXPECT_EQ(layout.counters().metadata_reads, 0u);
+  layout.release_inode(1000);
+  layout.release_inode(1001);
+  EXPECT_EQ(layout.hold_inode(1001), (Piece{256 * kKiB, 128 * kKiB}));  // dropped: read
+  EXPECT_EQ(layout.counters().metadata_reads, 1u);
+}
+
 TEST(Layout, DirectoriesWithoutExtentsAreAllocatedOneAfterTheOtherInTheirFlexGroup) {
   Layout layout(small_ext4());
   const uint64_t data = 2 * 16 * 4096 + 16 * 2 * kMiB;  // the leader group's data area

@@ -71,8 +71,8 @@ int lookup_entry(Filesystem& fs, int parent_fd, const char* name, fuse_entry_par
   bool fresh = false;
   Inode& inode = fs.inodes.add_lookup(fd, e->attr, &fresh);
   if (fresh) {
-    const Piece table = fs.layout.hold_inode(inode.ino);
-    if (reads != nullptr && table.length > 0) {
+    const Piece table = fs.layout.hold_inode(inode.ino, /*created=*/reads == nullptr);
+    if (table.length > 0) {
       fs.conditioner.submit(*reads, Op::kRead, table.address, table.length);
     }
     if (reads == nullptr && inode.type == S_IFDIR) inode.dir_cached = true;  // just made
