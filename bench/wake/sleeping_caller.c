@@ -1,10 +1,12 @@
-// A "device" thread completes a request `service` us after it was issued (spinning, so its own
-// timing is exact) and wakes the caller, which sleeps in a futex wait meanwhile; the caller's
-// overshoot over `service` is what any device's completion costs a sleeping caller here
-// (docs/benchmarks.md, the transit probe's section).
+// What any device's completion costs a caller that sleeps while it waits, on this machine, with
+// no FUSE and no disk model: a "device" thread completes each request a fixed service time after
+// it was issued (spinning, so its own timing is exact) and wakes the caller, which sleeps in a
+// futex wait meanwhile. Prints the caller's wait (issue to wake-up): min, p50, p90. With `spin`,
+// the caller spins instead of sleeping. docs/benchmarks.md (the transit probe's section) has
+// what it measured on the 2-core VM.
 //
-//   gcc -O2 -pthread -o /tmp/sleeping_caller bench/wake/sleeping_caller.c
-//   /tmp/sleeping_caller SERVICE_US COUNT [1: the caller spins instead of sleeping]
+//   gcc -O2 -Wall -pthread -o /tmp/sleeping_caller bench/wake/sleeping_caller.c
+//   /tmp/sleeping_caller SERVICE_US COUNT [spin]
 #define _GNU_SOURCE
 #include <linux/futex.h>
 #include <pthread.h>
@@ -12,60 +14,76 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-static int64_t now(void) {
+
+static _Atomic int issued, completed;  // request counts
+static _Atomic int64_t issued_at_ns;   // the last request's issue time
+static int64_t service_ns;
+
+static int64_t now_ns(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return t.tv_sec * 1000000000LL + t.tv_nsec;
 }
-static _Atomic int issued, done;
-static _Atomic int64_t issue_at;
-static int64_t service;
-static void fwait(_Atomic int* a, int v) {
-  syscall(SYS_futex, a, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
+
+static void wait_while_equal(_Atomic int* word, int value) {
+  syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, value, NULL, NULL, 0);
 }
-static void fwake(_Atomic int* a) {
-  syscall(SYS_futex, a, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+
+static void wake_one(_Atomic int* word) {
+  syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
-static void* dev(void* x) {
+
+// The device: waits for a request, completes it service_ns after its issue, wakes the caller.
+static void* device(void* unused) {
+  (void)unused;
   for (;;) {
-    int s;
-    while ((s = atomic_load(&issued)) == atomic_load(&done)) fwait(&issued, s);
-    int64_t until = atomic_load(&issue_at) + service;
-    while (now() < until)
-      ;
-    atomic_fetch_add(&done, 1);
-    fwake(&done);
+    int seen;
+    while ((seen = atomic_load(&issued)) == atomic_load(&completed))
+      wait_while_equal(&issued, seen);
+    const int64_t until = atomic_load(&issued_at_ns) + service_ns;
+    while (now_ns() < until) {
+    }
+    atomic_fetch_add(&completed, 1);
+    wake_one(&completed);
   }
+  return NULL;
 }
-int cmp(const void* a, const void* b) {
-  int64_t x = *(int64_t*)a, y = *(int64_t*)b;
+
+static int by_value(const void* a, const void* b) {
+  const int64_t x = *(const int64_t*)a, y = *(const int64_t*)b;
   return x < y ? -1 : x > y;
 }
-int main(int c, char** v) {
-  service = atoll(v[1]) * 1000;
-  int n = atoi(v[2]);
-  int spin = c > 3 ? atoi(v[3]) : 0;
-  pthread_t t;
-  pthread_create(&t, 0, dev, 0);
-  int64_t* l = malloc(n * 8);
-  for (int i = 0; i < n; i++) {
-    int d = atomic_load(&done);
-    int64_t t0 = now();
-    atomic_store(&issue_at, t0);
-    atomic_fetch_add(&issued, 1);
-    fwake(&issued);
-    if (spin)
-      while (atomic_load(&done) == d)
-        ;
-    else
-      while (atomic_load(&done) == d) fwait(&done, d);
-    l[i] = now() - t0;
-    usleep(0);
+
+int main(int argc, char** argv) {
+  if (argc < 3 || atoll(argv[1]) <= 0 || atoi(argv[2]) <= 0 ||
+      (argc > 3 && strcmp(argv[3], "spin") != 0)) {
+    fprintf(stderr, "usage: sleeping_caller SERVICE_US COUNT [spin]\n");
+    return 2;
   }
-  qsort(l, n, 8, cmp);
-  printf("service %lld us, %s: min %.1f p50 %.1f p90 %.1f us\n", (long long)service / 1000,
-         spin ? "caller spins" : "caller sleeps", l[0] / 1e3, l[n / 2] / 1e3, l[n * 9 / 10] / 1e3);
+  service_ns = atoll(argv[1]) * 1000;
+  const int count = atoi(argv[2]);
+  const int spin = argc > 3;
+  int64_t* waits = malloc(sizeof(int64_t) * (size_t)count);
+  pthread_t thread;
+  if (waits == NULL || pthread_create(&thread, NULL, device, NULL) != 0) return 1;
+  for (int i = 0; i < count; i++) {
+    const int before = atomic_load(&completed);
+    const int64_t start = now_ns();
+    atomic_store(&issued_at_ns, start);
+    atomic_fetch_add(&issued, 1);
+    wake_one(&issued);
+    while (atomic_load(&completed) == before) {
+      if (!spin) wait_while_equal(&completed, before);
+    }
+    waits[i] = now_ns() - start;
+  }
+  qsort(waits, (size_t)count, sizeof(int64_t), by_value);
+  printf("service %lld us, caller %s: min %.1f p50 %.1f p90 %.1f us\n",
+         (long long)(service_ns / 1000), spin ? "spins" : "sleeps", waits[0] / 1e3,
+         waits[count / 2] / 1e3, waits[count * 9 / 10] / 1e3);
+  return 0;
 }
