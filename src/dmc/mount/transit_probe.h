@@ -10,7 +10,7 @@
 // Conditions matter more than the path: a request that wakes sleeping threads on idle CPUs takes
 // several times as long as one sent while the caller and a worker are awake, as in a caller's
 // tight loop. Measured on the 2-core VM: statx 20 ms apart, fastest 17 us; back to back, 4.2 us
-// (the third to sixth of a burst get there). A bound taken from lone probes let a
+// (the fastest of a burst of 8: 5-11 us). A bound taken from lone probes let a
 // queue-depth-1 reader's replies come 26 us before the model's time. So each probe is a burst of
 // kBurst requests back to back, and every one of them is recorded: the bound is the hot trip.
 // One probe every kInterval (one every ms at start, so the bound exists before the first
