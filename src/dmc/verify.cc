@@ -94,6 +94,10 @@ double host_delay_share(const BackingBoundSample& before, const BackingBoundSamp
   return std::min(share, 1.0);
 }
 
+double error_without_host_delays(double error, double host_share) {
+  return (1 + error) / (1 - host_share) - 1;
+}
+
 Verdict judge(double predicted_iops, double measured_iops, std::optional<double> share,
               double tolerance, double floor_share, std::optional<double> host_share) {
   if (std::isinf(predicted_iops)) return Verdict::kPass;  // nothing to hold the mount to
@@ -102,7 +106,7 @@ Verdict judge(double predicted_iops, double measured_iops, std::optional<double>
   if (error > 0) return Verdict::kFail;
   if (share && *share >= floor_share) return Verdict::kFloor;
   if (host_share && *host_share < 1 &&
-      measured_iops / (1 - *host_share) / predicted_iops - 1 >= -tolerance) {
+      error_without_host_delays(error, *host_share) >= -tolerance) {
     return Verdict::kFloor;
   }
   return Verdict::kFail;

@@ -102,6 +102,10 @@ struct VerifyCheck {
   bool pass = false;  // verdict != kFail: nothing the mount is to blame for
 };
 
+// A queue-depth-1 workload's error (measured / predicted - 1) without the machine's delays, which
+// took `host_share` (< 1) of its time: (1 + error) / (1 - host_share) - 1.
+double error_without_host_delays(double error, double host_share);
+
 // The verdict for `measured_iops` against `predicted_iops` (infinite: nothing predicted): within
 // `tolerance` is kPass; short of it by more is kFloor when at least `floor_share` of the
 // workload's replies were backing-bound (`share`, empty when unknown), or when the rate without

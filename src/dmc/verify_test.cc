@@ -128,6 +128,11 @@ TEST(VerifyJudge, ShortByNoMoreThanTheMachinesDelaysIsTheFloor) {
   EXPECT_EQ(judge(1000, 1100, 0.0, 0.05, 0.5, 0.5), Verdict::kFail);
 }
 
+TEST(VerifyJudge, TheErrorWithoutTheMachinesDelays) {
+  EXPECT_NEAR(error_without_host_delays(-0.07, 0.03), 0.93 / 0.97 - 1, 1e-12);  // -4.1%
+  EXPECT_DOUBLE_EQ(error_without_host_delays(-0.07, 0.0), -0.07);
+}
+
 // The delay added between the samples over the workload's wall time, clamped to [0, 1].
 TEST(VerifyShare, HostDelayOverTheWorkloadsTime) {
   const BackingBoundSample before{100, 10, 2'000'000};

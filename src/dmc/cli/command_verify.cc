@@ -48,7 +48,7 @@ std::string result_text(const VerifyCheck& c, double floor_share) {
   }
   const double host = *c.host_delay_share;
   return fmt::format("floor: this machine held replies {:.1f}% of the time ({:+.1f}% without)",
-                     host * 100, ((1 + c.error) / (1 - host) - 1) * 100);
+                     host * 100, error_without_host_delays(c.error, host) * 100);
 }
 
 std::string format_checks(const std::vector<VerifyCheck>& checks, double tolerance,
