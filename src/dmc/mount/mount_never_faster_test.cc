@@ -138,10 +138,12 @@ TEST_F(MountNeverFaster, SlowSsdSmallReadsWhateverTheThinkTime) {
   }
 }
 
-// The transit lead is no longer than the fastest round trip a caller can get: that of requests
-// sent back to back, while the caller's and the daemon's threads are awake (a lone request waits
-// for sleeping threads and takes several times as long). The caller's whole statx is timed
-// here, the daemon's handler included, so the bound is loose by the handler's microsecond.
+// The transit lead exceeds the fastest round trip a caller can get (requests sent back to back,
+// while the caller's and the daemon's threads are awake; a lone request waits for sleeping
+// threads and takes several times as long) by less than the tolerance, so no reply comes that
+// much early. The probes' bound alone failed this in a fresh-clone CI run (a 25.9 us lead, 4.3 us
+// trips: start-up bursts that all met a slow machine); the lead is capped since. The caller's
+// whole statx is timed here, the daemon's handler included (loose by its microsecond).
 TEST_F(MountNeverFaster, TheTransitLeadIsNoLongerThanABackToBackRoundTrip) {
   start(builtin_profiles()[3]);
   usleep(200 * 1000);  // the start-up probes (16, 1 ms apart) are done
@@ -160,7 +162,7 @@ TEST_F(MountNeverFaster, TheTransitLeadIsNoLongerThanABackToBackRoundTrip) {
   const int64_t lead = status->diagnostics.transit_lead_read_ns;
   std::printf("  transit lead %.1f us, fastest back-to-back statx %.1f us\n",
               static_cast<double>(lead) / 1e3, static_cast<double>(fastest) / 1e3);
-  EXPECT_LE(lead, fastest);
+  EXPECT_LT(lead, fastest + kEarlyToleranceNs);
 }
 
 TEST_F(MountNeverFaster, SlowSsdSmallWritesAndLargeTransfers) {
