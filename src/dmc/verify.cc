@@ -135,7 +135,8 @@ uint64_t verify_file_bytes(const Profile& profile, const VerifyPlan& plan) {
 
 Result<std::vector<VerifyCheck>> verify_directory(
     const std::string& dir, const Profile& profile, uint64_t capacity_bytes, const VerifyPlan& plan,
-    const std::function<void(const std::string&)>& on_test, const BackingBoundProbe& probe) {
+    const std::function<void(const std::string&)>& on_test, const BackingBoundProbe& probe,
+    const SettleMount& settle) {
   auto target = rawio::inspect_target(dir);
   if (!target.ok()) return make_error(target.error());
   if (target->kind != rawio::TargetKind::kDirectory)
@@ -158,6 +159,11 @@ Result<std::vector<VerifyCheck>> verify_directory(
         std::min(1.0, static_cast<double>(file_bytes) / static_cast<double>(capacity_bytes));
     if (on_test) on_test(named.label);
     const int64_t test_ns = verify_test_ns(predict(profile, w).iops, plan);
+    if (settle) {
+      if (Status s = settle(); !s.ok())
+        return make_error(
+            fmt::format("{}: cannot sync the mount first: {}", named.label, s.error()));
+    }
     // The mount's counters right before and right after the workload: read, never changed.
     auto before = probe ? read_counters(probe) : BackingBoundSample{};
     if (!before.ok()) return make_error(fmt::format("{}: {}", named.label, before.error()));

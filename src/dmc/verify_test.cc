@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <limits>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "core/units.h"
@@ -225,6 +226,33 @@ TEST_F(VerifyTest, CountersThatCannotBeReadAreAnError) {
   EXPECT_EQ(checks.error(),
             "RND4K Q1 read: cannot read the mount's counters: control socket refused");
   EXPECT_TRUE(fs::is_empty(dir_.path()));  // the test file is gone
+}
+
+// Each workload starts on a settled mount: the sync comes before the counters are read, once per
+// workload; a sync that fails stops verify with the workload's name, and the test file goes.
+TEST_F(VerifyTest, EachWorkloadStartsAfterTheMountIsSynced) {
+  plan_.seconds_per_test_ns = 100 * kNsPerMs;
+  plan_.workloads = {standard_workloads()[4], standard_workloads()[6]};  // RND4K Q1 read, write
+  std::vector<std::string> calls;
+  auto checks = verify_directory(
+      dir_.path(), builtin_profiles()[7], 100 * kGiB, plan_, nullptr,
+      [&]() -> Result<BackingBoundSample> {
+        calls.push_back("counters");
+        return BackingBoundSample{};
+      },
+      [&]() -> Status {
+        calls.push_back("sync");
+        return ok_status();
+      });
+  ASSERT_TRUE(checks.ok()) << checks.error();
+  EXPECT_EQ(calls, (std::vector<std::string>{"sync", "counters", "counters", "sync", "counters",
+                                             "counters"}));
+
+  auto failed = verify_directory(dir_.path(), builtin_profiles()[7], 100 * kGiB, plan_, nullptr,
+                                 nullptr, []() -> Status { return make_error("no daemon"); });
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.error(), "RND4K Q1 read: cannot sync the mount first: no daemon");
+  EXPECT_TRUE(fs::is_empty(dir_.path()));
 }
 
 TEST_F(VerifyTest, MissingDirectoryIsAnError) {

@@ -147,9 +147,9 @@ constexpr std::string_view kVerifyHelp =
     "sequential pass does not wrap). Prints prediction, measurement, error and pass/fail within\n"
     "5%; exits 6 when a workload fails. A workload that falls short with at least half of its\n"
     "replies backing-bound (the backing disk, not the profile, timed them; read from the mount's\n"
-    "status before and after it) is 'floor', not a failure. verify changes no setting of the "
-    "mount.\n"
-    "Works without root. Beyond macOS.\n"
+    "status before and after it) is 'floor', not a failure. Each workload starts after a\n"
+    "'dmc sync' of the mount, so data written before does not take its device time. verify\n"
+    "changes no setting of the mount. Works without root. Beyond macOS.\n"
     "\n"
     "  -json   machine-readable output (schema in docs/dmc.md)\n"
     "  -quick  2 s per workload instead of 4\n";

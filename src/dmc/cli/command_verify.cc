@@ -143,9 +143,11 @@ Outcome run_verify(Context& ctx, const CommandArgs& args) {
       return make_error(fmt::format("{} is no longer conditioned", holder));
     return backing_bound_sample(*s);
   };
+  // Each workload starts on a quiet disk: the mount's sync, as `dmc sync` (open to anyone).
+  SettleMount settle = [&ctx, &holder]() { return ctx.mounts().sync(holder); };
   auto checks = verify_directory(
       *mount, profile, capacity, plan, [&](const std::string& label) { progress->show(label); },
-      probe);
+      probe, settle);
   progress.reset();  // the line is gone before the results or the error
   if (!checks.ok())
     return failure(ExitCode::kFailed, fmt::format("cannot verify {}: {}", *mount, checks.error()));
