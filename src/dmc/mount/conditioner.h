@@ -120,19 +120,18 @@ class Conditioner {
   // Where the daemon's probes record the round trip; the lead is its lower bound.
   TransitBound& transit_bound() { return transit_; }
   // The FUSE round trip subtracted from data commands' model times now, in ns (0 when off): the
-  // probes' lower bound less kTransitMarginNs. A probe's getattr is not exactly a read's path;
-  // with fio on a 1 ms profile the fastest of ~4,000 reads came 9 us under the plain bound once
-  // (fio's TSC clock; 1.3 us with clock_gettime), so a margin keeps such a read from being early.
-  // And never more than kMaxTransitLeadNs, whatever the probes saw: probes sent while the machine
-  // is slow (a new mount's start-up bursts under load) can all miss the fast trip a caller in a
-  // tight loop gets (a fresh-clone CI run: a 25.9 us lead where back-to-back statx took 4.3 us).
-  // Capped, a reply can come at most that much before the model's time even then, within the
-  // never-faster tests' 10 us tolerance.
-  static constexpr int64_t kTransitMarginNs = 5'000;
+  // probes' lower bound (the fastest getattr of their back-to-back bursts), never more than
+  // kMaxTransitLeadNs. A getattr's trip is not exactly a read's or a write's, and probes sent
+  // while the machine is slow (a new mount's start-up bursts under load) can all miss the fast
+  // trip a caller in a tight loop gets (a fresh-clone CI run: 25.9 us where back-to-back statx
+  // took 4.3 us). The cap is what keeps the promise whatever the probes saw: a reply leaves at
+  // most kMaxTransitLeadNs before the model's time and still has its own trip to make, within
+  // the never-faster tests' 10 us tolerance. (Before the bursts, a margin of 5 us was subtracted
+  // as well; under the cap it only took the lead away: 0 on a VM whose fastest trip is ~4 us.)
   static constexpr int64_t kMaxTransitLeadNs = 5'000;
   int64_t transit_lead_ns() const {
     if (!transit_enabled_) return 0;
-    return std::clamp<int64_t>(transit_.lower_bound_ns() - kTransitMarginNs, 0, kMaxTransitLeadNs);
+    return std::clamp<int64_t>(transit_.lower_bound_ns(), 0, kMaxTransitLeadNs);
   }
   // Off: copying a request's or reply's data earns no extra lead (DISKCOND_COPY_LEAD=off, for
   // measuring what it changes). On by default; off whenever the transit lead is.

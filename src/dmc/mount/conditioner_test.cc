@@ -44,7 +44,7 @@ class RecordingTimer final : public ReplyTimer {
 
 class MountConditioner : public ::testing::Test {
  protected:
-  // The transit lead the probes give: `round_trip_ns` less the margin.
+  // The transit lead the probes give: `round_trip_ns`, at most kMaxTransitLeadNs.
   void probe_round_trips(int64_t round_trip_ns) {
     for (uint64_t i = 0; i < TransitBound::kMinProbes; ++i) {
       conditioner.transit_bound().record(round_trip_ns);
@@ -80,8 +80,8 @@ TEST_F(MountConditioner, BeginTakesTheArrivalAndChargesAreSubmittedAtIt) {
 }
 
 TEST_F(MountConditioner, ADataReplyIsDueAtTheModelCompletionLessTheTransitLead) {
-  probe_round_trips(8 * kUs);
-  EXPECT_EQ(conditioner.transit_lead_ns(), 3 * kUs);  // less the 5 us margin
+  probe_round_trips(3 * kUs);
+  EXPECT_EQ(conditioner.transit_lead_ns(), 3 * kUs);  // the probes' fastest trip
   Ticket t = conditioner.begin(Op::kRead, 4096);
   conditioner.submit(t, Op::kRead, 0, 4096);
   clock.advance(40 * kUs);  // the backing read
@@ -99,7 +99,7 @@ TEST_F(MountConditioner, ADataReplyIsDueAtTheModelCompletionLessTheTransitLead) 
 }
 
 TEST_F(MountConditioner, WithoutTheLeadADataReplyIsDueAtTheModelCompletion) {
-  probe_round_trips(8 * kUs);
+  probe_round_trips(3 * kUs);
   conditioner.set_transit_lead_enabled(false);
   EXPECT_EQ(conditioner.transit_lead_ns(), 0);
   Ticket t = conditioner.begin(Op::kWrite, 4096);
@@ -111,7 +111,7 @@ TEST_F(MountConditioner, WithoutTheLeadADataReplyIsDueAtTheModelCompletion) {
 }
 
 TEST_F(MountConditioner, DataAlsoLeadsByItsCopyIntoTheCallerOrTheDaemon) {
-  probe_round_trips(8 * kUs);
+  probe_round_trips(3 * kUs);
   CopyBound& copies = conditioner.reply_copy_bound();
   for (uint64_t i = 0; i < CopyBound::kMinSamples; ++i) {
     copies.record(104, 3 * kUs);     // replies without data (the probes' getattr)
@@ -167,7 +167,7 @@ TEST_F(MountConditioner, TheTransitLeadIsCapped) {
 }
 
 TEST_F(MountConditioner, AReplyNeverLeavesBeforeItsBackingIoIsDone) {
-  probe_round_trips(8 * kUs);
+  probe_round_trips(3 * kUs);
   Ticket t = conditioner.begin(Op::kRead, 4096);
   conditioner.submit(t, Op::kRead, 0, 4096);
   clock.advance(kRead4k + 7 * kUs);  // the host's disk was slower than the profile
@@ -204,7 +204,7 @@ TEST_F(MountConditioner, OnlyFourKibDataRequestsSetTheFloor) {
 }
 
 TEST_F(MountConditioner, AMetadataChangeIsAFourKibWriteOfItsBlockWithNoLead) {
-  probe_round_trips(8 * kUs);
+  probe_round_trips(3 * kUs);
   Ticket t = conditioner.begin_metadata();
   EXPECT_EQ(t.kind(), RequestKind::kMetadata);
   EXPECT_FALSE(t.conditioned());
@@ -282,7 +282,7 @@ TEST_F(MountConditioner, AFlushWaitsForEarlierWritesAndACloseThatChargesNothingD
 }
 
 TEST_F(MountConditioner, WriteBackChargesGoThroughTheWritebackModel) {
-  probe_round_trips(8 * kUs);
+  probe_round_trips(3 * kUs);
   Ticket w = conditioner.begin(Op::kWrite, 4096);
   conditioner.buffered_write(w, 7, 0, 4096, 1 << 20);
   EXPECT_EQ(w.completion_ns(), kStart);  // dirty data: acknowledged at once

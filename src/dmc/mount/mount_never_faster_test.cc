@@ -24,11 +24,11 @@ namespace {
 
 // How much sooner than the model's service time a request may complete (measured from the
 // caller's syscall to its return). Replies are never sent before their due time; the lead
-// subtracted from a due time is the smallest round trip of the daemon's own back-to-back probes
-// less 5 us, which a request's own trip undercuts only by noise. Measured on the 2-core VM (load
-// 1): over 3 runs of these cases the earliest request was 10.3 us *later* than its service time
-// (the lead is 0 there: the fastest trip, ~4 us, is under the margin). Lone probes' bound, 3.5-28
-// us depending on the mount, once let three 4 KiB reads come 21-26 us early.
+// subtracted from a due time is the smallest round trip of the daemon's own back-to-back probes,
+// at most 5 us (Conditioner::kMaxTransitLeadNs), so a reply leaves at most 5 us early and still
+// has its own trip to make. Measured on the 2-core VM (load 1.3, lead 3.6 us): the earliest
+// request of these cases was 24 us *later* than its service time. Lone probes' bound, 3.5-28 us
+// depending on the mount and uncapped, once let three 4 KiB reads come 21-26 us early.
 constexpr int64_t kEarlyToleranceNs = 10'000;
 
 struct Sample {
