@@ -1,8 +1,9 @@
 // What any device's completion costs a caller that sleeps while it waits, on this machine, with
 // no FUSE and no disk model: a "device" thread completes each request a fixed service time after
 // it was issued (spinning, so its own timing is exact) and wakes the caller, which sleeps in a
-// futex wait meanwhile. Prints the caller's wait (issue to wake-up): min, p50, p90. With `spin`,
-// the caller spins instead of sleeping. docs/benchmarks.md (the transit probe's section) has
+// futex wait meanwhile. Prints the caller's wait (issue to wake-up): min, p50, p90 and mean, all
+// in us. With `spin`, the caller spins instead of sleeping. SERVICE_US may be fractional. The
+// accuracy suite (bench/suite/accuracy.sh) runs it as "an ideal device of the model's speed". docs/benchmarks.md (the transit probe's section) has
 // what it measured on the 2-core VM.
 //
 //   gcc -O2 -Wall -pthread -o /tmp/sleeping_caller bench/wake/sleeping_caller.c
@@ -59,12 +60,12 @@ static int by_value(const void* a, const void* b) {
 }
 
 int main(int argc, char** argv) {
-  if (argc < 3 || atoll(argv[1]) <= 0 || atoi(argv[2]) <= 0 ||
+  if (argc < 3 || atof(argv[1]) <= 0 || atoi(argv[2]) <= 0 ||
       (argc > 3 && strcmp(argv[3], "spin") != 0)) {
     fprintf(stderr, "usage: sleeping_caller SERVICE_US COUNT [spin]\n");
     return 2;
   }
-  service_ns = atoll(argv[1]) * 1000;
+  service_ns = (int64_t)(atof(argv[1]) * 1000);
   const int count = atoi(argv[2]);
   const int spin = argc > 3;
   int64_t* waits = malloc(sizeof(int64_t) * (size_t)count);
@@ -82,8 +83,10 @@ int main(int argc, char** argv) {
     waits[i] = now_ns() - start;
   }
   qsort(waits, (size_t)count, sizeof(int64_t), by_value);
-  printf("service %lld us, caller %s: min %.1f p50 %.1f p90 %.1f us\n",
-         (long long)(service_ns / 1000), spin ? "spins" : "sleeps", waits[0] / 1e3,
-         waits[count / 2] / 1e3, waits[count * 9 / 10] / 1e3);
+  double total = 0;
+  for (int i = 0; i < count; i++) total += (double)waits[i];
+  printf("service %.1f us, caller %s: min %.1f p50 %.1f p90 %.1f mean %.1f us\n",
+         service_ns / 1e3, spin ? "spins" : "sleeps", waits[0] / 1e3, waits[count / 2] / 1e3,
+         waits[count * 9 / 10] / 1e3, total / count / 1e3);
   return 0;
 }
