@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "core/units.h"
+#include "dmc/ideal_device.h"
 
 #include "rawio/runner.h"
 #include "rawio/target.h"
@@ -99,7 +100,8 @@ double error_without_host_delays(double error, double host_share) {
 }
 
 Verdict judge(double predicted_iops, double measured_iops, std::optional<double> share,
-              double tolerance, double floor_share, std::optional<double> host_share) {
+              double tolerance, double floor_share, std::optional<double> host_share,
+              std::optional<double> ideal_iops) {
   if (std::isinf(predicted_iops)) return Verdict::kPass;  // nothing to hold the mount to
   const double error = measured_iops / predicted_iops - 1;
   if (std::fabs(error) <= tolerance) return Verdict::kPass;
@@ -107,6 +109,10 @@ Verdict judge(double predicted_iops, double measured_iops, std::optional<double>
   if (share && *share >= floor_share) return Verdict::kFloor;
   if (host_share && *host_share < 1 &&
       error_without_host_delays(error, *host_share) >= -tolerance) {
+    return Verdict::kFloor;
+  }
+  if (ideal_iops && *ideal_iops < predicted_iops * (1 - tolerance) &&
+      measured_iops >= *ideal_iops * (1 - tolerance)) {
     return Verdict::kFloor;
   }
   return Verdict::kFail;
@@ -180,7 +186,20 @@ Result<std::vector<VerifyCheck>> verify_directory(
       share = backing_bound_share(*before, *after);
       if (w.queue_depth == 1) host_share = host_delay_share(*before, *after, wall_ns);
     }
-    checks.push_back(check(named.label, w, profile, *result, share, host_share, plan));
+    VerifyCheck c = check(named.label, w, profile, *result, share, host_share, plan);
+    // Short at queue depth 1: would any device of the model's speed do better here?
+    if (c.verdict == Verdict::kFail && c.error < 0 && w.queue_depth == 1 &&
+        plan.ideal_device_budget_ns > 0 && !std::isinf(c.predicted.iops) && c.predicted.iops > 0) {
+      const auto service_ns = static_cast<int64_t>(1e9 / c.predicted.iops);
+      auto ideal = run_ideal_device(service_ns,
+                                    ideal_device_requests(service_ns, plan.ideal_device_budget_ns));
+      if (!ideal.ok()) return make_error(fmt::format("{}: {}", named.label, ideal.error()));
+      c.ideal_iops = ideal->iops();
+      c.verdict = judge(c.predicted.iops, c.measured_iops, share, plan.tolerance, plan.floor_share,
+                        host_share, c.ideal_iops);
+      c.pass = c.verdict != Verdict::kFail;
+    }
+    checks.push_back(std::move(c));
   }
   return checks;
 }

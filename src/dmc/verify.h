@@ -37,6 +37,9 @@ struct VerifyPlan {
   // sequential pass never wraps within a test (a wrap is a seek the prediction does not have).
   uint64_t min_file_bytes = 64ull << 20;
   uint64_t max_file_bytes = 1ull << 30;
+  // A queue-depth-1 workload that falls short is compared with an ideal device of the model's
+  // speed on this machine (dmc/ideal_device.h), measured for about this long; 0: never.
+  int64_t ideal_device_budget_ns = 1'000'000'000;
 };
 
 // The test file size verify uses for `profile` under `plan`.
@@ -103,6 +106,9 @@ struct VerifyCheck {
   // Queue depth 1: the share of the workload's time the machine added to its replies
   // (host_delay_share()); empty at higher depths or without a probe.
   std::optional<double> host_delay_share;
+  // Queue depth 1, short of the prediction: what an ideal device of the model's speed delivers to
+  // a caller that sleeps while it waits, on this machine (dmc/ideal_device.h); else empty.
+  std::optional<double> ideal_iops;
   Verdict verdict = Verdict::kFail;
   bool pass = false;  // verdict != kFail: nothing the mount is to blame for
 };
@@ -115,11 +121,14 @@ double error_without_host_delays(double error, double host_share);
 // `tolerance` is kPass; short of it by more is kFloor when at least `floor_share` of the
 // workload's replies were backing-bound (`share`, empty when unknown), or when the rate without
 // the machine's delays (`host_share`, host_delay_share(); empty when unknown) is no longer short
-// by more than `tolerance`; else kFail. Faster than predicted is always kFail: the machine's
-// delays only ever make a mount slower.
+// by more than `tolerance`, or when an ideal device of the model's speed on this machine
+// (`ideal_iops`, empty when not measured) is itself short by more than `tolerance` and the
+// measurement is no more than `tolerance` below it (waking a sleeping caller costs this machine
+// more than the tolerance allows); else kFail. Faster than predicted is always kFail: the
+// machine's delays only ever make a mount slower.
 Verdict judge(double predicted_iops, double measured_iops, std::optional<double> share,
-              double tolerance, double floor_share,
-              std::optional<double> host_share = std::nullopt);
+              double tolerance, double floor_share, std::optional<double> host_share = std::nullopt,
+              std::optional<double> ideal_iops = std::nullopt);
 
 // How long verify runs a workload predicted to do `predicted_iops` (infinite: no limit): the
 // plan's time, or longer, up to its maximum, for min_transfers after the warm-up.

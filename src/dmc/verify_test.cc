@@ -26,6 +26,7 @@ class VerifyTest : public ::testing::Test {
     plan_.warmup_ns = 0;
     plan_.min_transfers = 0;  // no longer for slow predictions
     plan_.min_file_bytes = 4 * kMiB;
+    plan_.ideal_device_budget_ns = 0;  // EachShortQueueDepth1WorkloadMeetsAnIdealDevice sets it
   }
 
   // Verifies the plain directory against a profile no machine meets (PCIe 3 with 0.1 us access),
@@ -87,6 +88,20 @@ TEST_F(VerifyTest, HddTestFileHoldsASequentialPassWithoutWrapping) {
 // Where most of a workload's replies waited for the backing disk rather than the model, the host
 // decided its speed: falling short is the machine's floor, not a failure. Where few did, the
 // conditioning is to blame.
+// Where an ideal device of the model's speed is itself short on this machine (waking a sleeping
+// caller costs more than the tolerance), a mount no further below it is the floor; a mount
+// further below, or where the ideal device keeps up, fails; faster than predicted always fails.
+TEST(VerifyJudge, NoFurtherBelowAnIdealDeviceThatIsShortItselfIsTheFloor) {
+  // Slow SSD 4 KiB QD1 reads on the 2-core VM: 8649 predicted, an ideal device 5767.
+  EXPECT_EQ(judge(8649, 5588, 0.0, 0.05, 0.5, 0.0, 5767), Verdict::kFloor);
+  EXPECT_EQ(judge(8649, 5479, 0.0, 0.05, 0.5, 0.0, 5767), Verdict::kFloor);  // 5% below it
+  EXPECT_EQ(judge(8649, 5478, 0.0, 0.05, 0.5, 0.0, 5767), Verdict::kFail);   // more
+  EXPECT_EQ(judge(8649, 7000, 0.0, 0.05, 0.5, 0.0, 5767), Verdict::kFloor);  // above it
+  EXPECT_EQ(judge(8649, 5588, 0.0, 0.05, 0.5, 0.0, 8300), Verdict::kFail);   // it keeps up
+  EXPECT_EQ(judge(8649, 9500, 0.0, 0.05, 0.5, 0.0, 5767), Verdict::kFail);   // too fast
+  EXPECT_EQ(judge(8649, 5588, 0.0, 0.05, 0.5), Verdict::kFail);              // not measured
+}
+
 TEST(VerifyJudge, ShortWithMostRepliesBackingBoundIsTheFloor) {
   EXPECT_EQ(judge(1000, 700, 0.62, 0.05, 0.5), Verdict::kFloor);
   EXPECT_EQ(judge(1000, 700, 0.5, 0.05, 0.5), Verdict::kFloor);  // half is enough
@@ -253,6 +268,24 @@ TEST_F(VerifyTest, EachWorkloadStartsAfterTheMountIsSynced) {
   ASSERT_FALSE(failed.ok());
   EXPECT_EQ(failed.error(), "RND4K Q1 read: cannot sync the mount first: no daemon");
   EXPECT_TRUE(fs::is_empty(dir_.path()));
+}
+
+// A queue-depth-1 workload that falls short is compared with an ideal device of the model's
+// speed on this machine; the verdict is judge()'s with that figure.
+TEST_F(VerifyTest, EachShortQueueDepth1WorkloadMeetsAnIdealDevice) {
+  plan_.ideal_device_budget_ns = 100 * kNsPerMs;
+  Profile impossible = builtin_profiles()[7];
+  impossible.access_time_ns = 100;
+  auto checks = verify_directory(dir_.path(), impossible, 100 * kGiB, plan_, nullptr);
+  ASSERT_TRUE(checks.ok()) << checks.error();
+  const VerifyCheck& c = (*checks)[0];
+  ASSERT_LT(c.error, -plan_.tolerance);
+  ASSERT_TRUE(c.ideal_iops.has_value());
+  EXPECT_GT(*c.ideal_iops, 0);
+  EXPECT_LT(*c.ideal_iops, c.predicted.iops);  // waking a caller is never free
+  EXPECT_EQ(c.verdict, judge(c.predicted.iops, c.measured_iops, std::nullopt, plan_.tolerance,
+                             plan_.floor_share, std::nullopt, c.ideal_iops));
+  EXPECT_EQ(c.pass, c.verdict != Verdict::kFail);
 }
 
 TEST_F(VerifyTest, MissingDirectoryIsAnError) {

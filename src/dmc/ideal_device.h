@@ -1,0 +1,39 @@
+// What any device costs a caller that sleeps while it waits, on this machine: an "ideal device"
+// of a given service time, with no FUSE, no disk model and no disk.
+//
+// A device thread completes each request exactly `service_ns` after it was issued (it spins, so
+// its own timing is exact) and wakes the caller, which sleeps in a futex wait meanwhile, as a
+// caller of pread() sleeps while a real device serves it. The caller's wait, issue to wake-up,
+// is the service time plus what waking it costs here. On a VM whose idle vCPUs halt (the guest's
+// haltpoll driver with guest_halt_poll_ns 0) that is 40-60 us for a 116 us service, so no device
+// of the Slow SSD's speed delivers its 8,649 4 KiB reads a second to such a caller there
+// (docs/benchmarks.md). verify measures it for a queue-depth-1 workload that falls short, and the
+// accuracy suite runs bench/wake/sleeping_caller.c, the same loop in C.
+#pragma once
+
+#include <cstdint>
+
+#include "core/result.h"
+
+namespace diskcond::dmc {
+
+struct IdealDeviceRun {
+  int64_t service_ns = 0;
+  uint64_t requests = 0;
+  double mean_wait_ns = 0;  // the caller's mean wait: issue to its return from the wake-up
+  int64_t min_wait_ns = 0;
+  // What a caller at queue depth 1 gets from such a device here: 1e9 / mean_wait_ns.
+  double iops() const { return mean_wait_ns > 0 ? 1e9 / mean_wait_ns : 0; }
+};
+
+// Runs `requests` requests of `service_ns` each, one at a time (REQUIRES: both > 0). Takes about
+// requests x (service + wake-up) and one CPU spinning meanwhile. Errors: the device thread
+// cannot be started.
+Result<IdealDeviceRun> run_ideal_device(int64_t service_ns, uint64_t requests);
+
+// How many requests run_ideal_device should serve to measure a service of `service_ns` in about
+// `budget_ns`: at least 200 (the mean of fewer wanders with a single slow wake-up), at most
+// 20,000.
+uint64_t ideal_device_requests(int64_t service_ns, int64_t budget_ns);
+
+}  // namespace diskcond::dmc

@@ -1,0 +1,29 @@
+#include "dmc/ideal_device.h"
+
+#include <gtest/gtest.h>
+
+namespace diskcond::dmc {
+namespace {
+
+// The device completes each request exactly its service time after the issue, so no wait is
+// shorter; waking the caller adds to it, so the rate is never more than 1 / service.
+TEST(IdealDevice, NoWaitIsShorterThanTheServiceTime) {
+  auto run = run_ideal_device(100'000, 200);
+  ASSERT_TRUE(run.ok()) << run.error();
+  EXPECT_EQ(run->service_ns, 100'000);
+  EXPECT_EQ(run->requests, 200u);
+  EXPECT_GE(run->min_wait_ns, 100'000);
+  EXPECT_GE(run->mean_wait_ns, static_cast<double>(run->min_wait_ns));
+  EXPECT_LE(run->iops(), 10'000.0);
+  EXPECT_GT(run->iops(), 0.0);
+}
+
+TEST(IdealDevice, RequestsFillTheBudgetWithinLimits) {
+  EXPECT_EQ(ideal_device_requests(115'600, 1'000'000'000), 8650u);    // Slow SSD 4 KiB: 1 s
+  EXPECT_EQ(ideal_device_requests(20'000'000, 1'000'000'000), 200u);  // 1 MiB on an HDD
+  EXPECT_EQ(ideal_device_requests(1'000, 1'000'000'000), 20'000u);
+  EXPECT_EQ(ideal_device_requests(0, 1'000'000'000), 20'000u);
+}
+
+}  // namespace
+}  // namespace diskcond::dmc
