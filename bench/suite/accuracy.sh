@@ -16,7 +16,7 @@
 # At queue depth 1 the caller sleeps through each request, and what waking it costs depends on the
 # machine, not on the mount: a VM whose idle vCPUs halt (the guest's `haltpoll` driver with
 # guest_halt_poll_ns 0) wakes a caller that slept 116 us 40-60 us late, whatever woke it. So each
-# QD1 row also gets "an ideal device here": bench/wake/sleeping_caller.c, a thread that completes
+# QD1 row also gets "an ideal device here": build/ideal_device (dmc/ideal_device.h), a thread that completes
 # each request exactly the model's service time after its issue and wakes the sleeping caller,
 # with no FUSE and no disk model; its rate (1 / the mean wait) is what any device of the model's
 # speed delivers to such a caller on this machine. A QD1 row whose ideal device is itself more
@@ -91,7 +91,7 @@ acc_idle_policy() {
 }
 
 # acc_ideal PROFILE-KEY: for each QD1 workload, the rate of an ideal device of the model's speed
-# here (sleeping_caller with the service time 1 / this round's predicted IOPS; about a second)
+# here (build/ideal_device with the service time 1 / this round's predicted IOPS; about a second)
 acc_ideal() {
   local key=$1 i pred service_us count mean
   for i in 0 2 4 6; do
@@ -99,7 +99,7 @@ acc_ideal() {
     if ! is_num "$pred" || ! ge "$pred" 1; then put "acc.$key.$i.ideal" nan; continue; fi
     service_us=$(calc "1e6 / $pred")
     count=$(awk -v s="$service_us" 'BEGIN { n = int(1e6 / s); if (n < 200) n = 200; if (n > 20000) n = 20000; print n }')
-    mean=$(cmd "$SCRATCH/sleeping_caller" "$service_us" "$count" | awk '{ for (f = 1; f < NF; f++) if ($f == "mean") print $(f + 1) }')
+    mean=$(cmd "$IDEAL_DEVICE" "$service_us" "$count" | awk '{ for (f = 1; f < NF; f++) if ($f == "mean") print $(f + 1) }')
     if is_num "$mean"; then put "acc.$key.$i.ideal" "$(calc "1e6 / $mean")"; else put "acc.$key.$i.ideal" nan; fi
   done
 }
@@ -158,7 +158,6 @@ section_accuracy() {
   # fio's file is made before any mount covers the directory (so unconditioned) and reused by
   # every profile (fio uses its first --size bytes).
   make_file "$dir/fio.dat" "$max_mib"
-  cmd gcc -O2 -Wall -pthread -o "$SCRATCH/sleeping_caller" "$REPO/bench/wake/sleeping_caller.c"
   if [[ -n ${ACCURACY_IDLE_POLL:-} ]]; then
     [[ -w $ACC_HALT_POLL ]] || die "ACCURACY_IDLE_POLL: $ACC_HALT_POLL is not writable here"
     local was
@@ -215,7 +214,7 @@ acc_report() {
   echo "marked *floor* and shows the achieved fraction of the floor instead."
   echo "Ideal here (QD1 rows): an ideal device of the model's speed on this machine, a thread that"
   echo "completes each request exactly the model's service time after its issue and wakes the"
-  echo "sleeping caller (\`bench/wake/sleeping_caller.c\`, no FUSE, no model; 1 / its mean wait). Where"
+  echo "sleeping caller (\`build/ideal_device\`, no FUSE, no model; 1 / its mean wait). Where"
   echo "it is itself more than $(calc "$ACC_TOLERANCE * 100")% short of the prediction, waking a caller costs this machine"
   echo "more than the tolerance and the goal is within $(calc "$ACC_TOLERANCE * 100")% of the ideal device instead"
   echo "(*met here* / **not met here**; the error against the prediction stays)."

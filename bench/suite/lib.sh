@@ -14,6 +14,7 @@ DMC=${SUITE_DMC:-$REPO/build/dmc}
 RAWIO=$REPO/build/rawio
 BENCH_BIN=$REPO/build/diskcond_bench
 METADATA_RATE=$REPO/build/metadata_rate
+IDEAL_DEVICE=$REPO/build/ideal_device
 
 log() { echo "suite: $*" >&2; }
 die() { echo "suite: $*" >&2; exit 1; }

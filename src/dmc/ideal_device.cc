@@ -9,6 +9,7 @@
 #include <chrono>
 #include <system_error>
 #include <thread>
+#include <vector>
 
 namespace diskcond::dmc {
 namespace {
@@ -66,8 +67,8 @@ Result<IdealDeviceRun> run_ideal_device(int64_t service_ns, uint64_t requests) {
   IdealDeviceRun run;
   run.service_ns = service_ns;
   run.requests = requests;
-  run.min_wait_ns = INT64_MAX;
-  double total = 0;
+  std::vector<int64_t> waits;
+  waits.reserve(requests);
   for (uint64_t i = 0; i < requests; ++i) {
     const int before = completed.load();
     const int64_t start = now_ns();
@@ -75,9 +76,7 @@ Result<IdealDeviceRun> run_ideal_device(int64_t service_ns, uint64_t requests) {
     issued.fetch_add(1);
     wake_one(issued);
     while (completed.load() == before) wait_while_equal(completed, before);
-    const int64_t wait = now_ns() - start;
-    total += static_cast<double>(wait);
-    run.min_wait_ns = std::min(run.min_wait_ns, wait);
+    waits.push_back(now_ns() - start);
   }
   stop.store(true);
   // A change of `issued` the device cannot miss, even between its check of `stop` and its wait:
@@ -85,7 +84,13 @@ Result<IdealDeviceRun> run_ideal_device(int64_t service_ns, uint64_t requests) {
   issued.fetch_add(1);
   wake_one(issued);
   device.join();
+  std::sort(waits.begin(), waits.end());
+  double total = 0;
+  for (int64_t w : waits) total += static_cast<double>(w);
   run.mean_wait_ns = total / static_cast<double>(requests);
+  run.min_wait_ns = waits.front();
+  run.p50_wait_ns = waits[waits.size() / 2];
+  run.p90_wait_ns = waits[waits.size() * 9 / 10];
   return run;
 }
 

@@ -7,8 +7,8 @@
 // is the service time plus what waking it costs here. On a VM whose idle vCPUs halt (the guest's
 // haltpoll driver with guest_halt_poll_ns 0) that is 40-60 us for a 116 us service, so no device
 // of the Slow SSD's speed delivers its 8,649 4 KiB reads a second to such a caller there
-// (docs/benchmarks.md). verify measures it for a queue-depth-1 workload that falls short, and the
-// accuracy suite runs bench/wake/sleeping_caller.c, the same loop in C.
+// (docs/benchmarks.md). verify measures it for a queue-depth-1 workload that falls short; the
+// accuracy suite runs it as build/ideal_device (bench/ideal_device_main.cc).
 #pragma once
 
 #include <cstdint>
@@ -22,6 +22,8 @@ struct IdealDeviceRun {
   uint64_t requests = 0;
   double mean_wait_ns = 0;  // the caller's mean wait: issue to its return from the wake-up
   int64_t min_wait_ns = 0;
+  int64_t p50_wait_ns = 0;
+  int64_t p90_wait_ns = 0;
   // What a caller at queue depth 1 gets from such a device here: 1e9 / mean_wait_ns.
   double iops() const { return mean_wait_ns > 0 ? 1e9 / mean_wait_ns : 0; }
 };

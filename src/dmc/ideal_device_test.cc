@@ -14,6 +14,8 @@ TEST(IdealDevice, NoWaitIsShorterThanTheServiceTime) {
   EXPECT_EQ(run->requests, 200u);
   EXPECT_GE(run->min_wait_ns, 100'000);
   EXPECT_GE(run->mean_wait_ns, static_cast<double>(run->min_wait_ns));
+  EXPECT_GE(run->p50_wait_ns, run->min_wait_ns);
+  EXPECT_GE(run->p90_wait_ns, run->p50_wait_ns);
   EXPECT_LE(run->iops(), 10'000.0);
   EXPECT_GT(run->iops(), 0.0);
 }

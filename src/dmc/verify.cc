@@ -50,7 +50,8 @@ Result<BackingBoundSample> read_counters(const BackingBoundProbe& probe) {
 
 VerifyCheck check(const std::string& label, const Workload& w, const Profile& profile,
                   const rawio::RunResult& measured, std::optional<double> share,
-                  std::optional<double> host_share, const VerifyPlan& plan) {
+                  std::optional<double> host_share, std::optional<double> ideal_iops,
+                  const VerifyPlan& plan) {
   VerifyCheck c;
   c.label = label;
   c.workload = w;
@@ -63,8 +64,9 @@ VerifyCheck check(const std::string& label, const Workload& w, const Profile& pr
   c.error = std::isinf(c.predicted.iops) ? 0 : c.measured_iops / c.predicted.iops - 1;
   c.backing_bound_share = share;
   c.host_delay_share = host_share;
-  c.verdict =
-      judge(c.predicted.iops, c.measured_iops, share, plan.tolerance, plan.floor_share, host_share);
+  c.ideal_iops = ideal_iops;
+  c.verdict = judge(c.predicted.iops, c.measured_iops, share, plan.tolerance, plan.floor_share,
+                    host_share, ideal_iops);
   c.pass = c.verdict != Verdict::kFail;
   return c;
 }
@@ -164,7 +166,8 @@ Result<std::vector<VerifyCheck>> verify_directory(
     w.span_fraction =
         std::min(1.0, static_cast<double>(file_bytes) / static_cast<double>(capacity_bytes));
     if (on_test) on_test(named.label);
-    const int64_t test_ns = verify_test_ns(predict(profile, w).iops, plan);
+    const double predicted_iops = predict(profile, w).iops;
+    const int64_t test_ns = verify_test_ns(predicted_iops, plan);
     if (settle) {
       if (Status s = settle(); !s.ok())
         return make_error(
@@ -186,20 +189,17 @@ Result<std::vector<VerifyCheck>> verify_directory(
       share = backing_bound_share(*before, *after);
       if (w.queue_depth == 1) host_share = host_delay_share(*before, *after, wall_ns);
     }
-    VerifyCheck c = check(named.label, w, profile, *result, share, host_share, plan);
-    // Short at queue depth 1: would any device of the model's speed do better here?
-    if (c.verdict == Verdict::kFail && c.error < 0 && w.queue_depth == 1 &&
-        plan.ideal_device_budget_ns > 0 && !std::isinf(c.predicted.iops) && c.predicted.iops > 0) {
-      const auto service_ns = static_cast<int64_t>(1e9 / c.predicted.iops);
+    // Short at queue depth 1: what would any device of the model's speed get here?
+    std::optional<double> ideal_iops;
+    if (w.queue_depth == 1 && plan.ideal_device_budget_ns > 0 && !std::isinf(predicted_iops) &&
+        result->transfers_per_sec() < predicted_iops * (1 - plan.tolerance)) {
+      const auto service_ns = static_cast<int64_t>(1e9 / predicted_iops);
       auto ideal = run_ideal_device(service_ns,
                                     ideal_device_requests(service_ns, plan.ideal_device_budget_ns));
       if (!ideal.ok()) return make_error(fmt::format("{}: {}", named.label, ideal.error()));
-      c.ideal_iops = ideal->iops();
-      c.verdict = judge(c.predicted.iops, c.measured_iops, share, plan.tolerance, plan.floor_share,
-                        host_share, c.ideal_iops);
-      c.pass = c.verdict != Verdict::kFail;
+      ideal_iops = ideal->iops();
     }
-    checks.push_back(std::move(c));
+    checks.push_back(check(named.label, w, profile, *result, share, host_share, ideal_iops, plan));
   }
   return checks;
 }
