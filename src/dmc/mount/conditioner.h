@@ -21,7 +21,7 @@
 // It also keeps the figures MountCounters reports.
 //
 // Locking: the writeback's mutex, then the model's, then nothing; counters are atomics; the
-// scheduler's mutex is a leaf.
+// scheduler's mutex and the idle poll's are leaves.
 #pragma once
 
 #include <algorithm>
@@ -32,6 +32,7 @@
 #include "core/disk_model.h"
 #include "core/writeback.h"
 #include "dmc/mount/copy_bound.h"
+#include "dmc/mount/idle_poll.h"
 #include "dmc/mount/mount_control.h"
 #include "dmc/mount/reply_scheduler.h"
 #include "dmc/mount/ticket.h"
@@ -149,6 +150,11 @@ class Conditioner {
            request_copy_.lead_ns(request_bytes);
   }
 
+  // Told of every conditioned reply (finish()), so that idle CPUs poll while traffic flows
+  // (idle_poll.h). Set before the session runs; null (the default): nobody is told.
+  void set_idle_poll(IdlePoll* idle_poll) { idle_poll_ = idle_poll; }
+  const IdlePoll* idle_poll() const { return idle_poll_; }
+
   void set_profile(const Profile& profile) {
     model_.set_profile(profile);
     charges_time_.store(diskcond::charges_time(profile), std::memory_order_relaxed);
@@ -175,10 +181,11 @@ class Conditioner {
   DiskModel model_;
   Writeback writeback_;  // every command reaches model_ through it
   TransitBound transit_;
-  CopyBound reply_copy_;         // a read's data into the caller
-  CopyBound request_copy_;       // a write's data into the daemon
-  bool transit_enabled_ = true;  // set before the session runs
-  bool copy_enabled_ = true;     // set before the session runs
+  CopyBound reply_copy_;           // a read's data into the caller
+  CopyBound request_copy_;         // a write's data into the daemon
+  bool transit_enabled_ = true;    // set before the session runs
+  bool copy_enabled_ = true;       // set before the session runs
+  IdlePoll* idle_poll_ = nullptr;  // set before the session runs
   std::atomic<int64_t> added_delay_sum_ns_{0};
   std::atomic<uint64_t> replies_{0};
   std::atomic<uint64_t> backing_bound_{0};

@@ -36,6 +36,7 @@
 #include "dmc/mount/filesystem.h"
 #include "dmc/mount/fuse_uring.h"
 #include "dmc/mount/fusermount.h"
+#include "dmc/mount/idle_poll.h"
 #include "dmc/mount/machine_writeback.h"
 #include "dmc/mount/session_io.h"
 #include "dmc/mount/status_snapshot.h"
@@ -351,10 +352,17 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
       std::max<uint64_t>(static_cast<uint64_t>(backing.f_blocks) * backing.f_frsize, 1 << 20);
 
   MonotonicClock wall_clock;
+  // DISKCOND_IDLE_POLL=off: idle CPUs halt as the machine decides, even while traffic flows
+  // (idle_poll.h). Outlives the conditioner, which tells it of every conditioned reply.
+  const char* idle_knob = std::getenv("DISKCOND_IDLE_POLL");
+  std::unique_ptr<IdlePoll> idle_poll;
+  if (idle_knob == nullptr || std::string_view(idle_knob) != "off")
+    idle_poll = std::make_unique<IdlePoll>(wall_clock, cpu_latency_device());
   DeviceClock clock(wall_clock);  // stopped by the fault rules' stalls, once attached
   ReplyScheduler scheduler(clock);
   const WritebackParams writeback = machine_writeback_params(capacity);
   Conditioner conditioner(config.settings.profile, capacity, clock, scheduler, writeback);
+  conditioner.set_idle_poll(idle_poll.get());
   // -crashable: the undo log, bounded by the dirty limit (crash_recorder.h).
   std::unique_ptr<CrashRecorder> crash;
   if (config.settings.crashable) {

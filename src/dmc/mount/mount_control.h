@@ -104,6 +104,12 @@ struct MountDiagnostics {
   int64_t lateness_p50_ns = 0, lateness_p90_ns = 0, lateness_p99_ns = 0, lateness_p999_ns = 0;
   int64_t lateness_max_ns = 0;    // every reply's worst lateness
   int64_t lateness_total_ns = 0;  // every reply's lateness added up (grows, as above)
+  // Idle CPUs polled while traffic flows (idle_poll.h): 0 off (DISKCOND_IDLE_POLL=off, or the
+  // kernel's device refused: idle_poll_errno), 1 ready (no traffic now), 2 held now.
+  uint64_t idle_poll_state = 0;
+  uint64_t idle_poll_errno = 0;   // why the device refused (EACCES: not root); 0 = it did not
+  uint64_t idle_poll_holds = 0;   // times the request was taken since start
+  int64_t idle_poll_held_ns = 0;  // time it was held since start
 };
 
 struct MountStatus {
