@@ -11,6 +11,9 @@
 #include <thread>
 #include <vector>
 
+#include "posix/cpu_latency.h"
+#include "posix/unique_fd.h"
+
 namespace diskcond::dmc {
 namespace {
 
@@ -41,7 +44,8 @@ uint64_t ideal_device_requests(int64_t service_ns, int64_t budget_ns) {
   return static_cast<uint64_t>(std::clamp<int64_t>(budget_ns / each, 200, 20'000));
 }
 
-Result<IdealDeviceRun> run_ideal_device(int64_t service_ns, uint64_t requests) {
+Result<IdealDeviceRun> run_ideal_device(int64_t service_ns, uint64_t requests, bool idle_poll) {
+  const posix::UniqueFd latency(idle_poll ? posix::request_cpu_latency(0) : -1);
   std::atomic<int> issued{0}, completed{0};
   std::atomic<int64_t> issued_at_ns{0};
   std::atomic<bool> stop{false};
@@ -67,6 +71,7 @@ Result<IdealDeviceRun> run_ideal_device(int64_t service_ns, uint64_t requests) {
   IdealDeviceRun run;
   run.service_ns = service_ns;
   run.requests = requests;
+  run.idle_poll_held = latency.valid();
   std::vector<int64_t> waits;
   waits.reserve(requests);
   for (uint64_t i = 0; i < requests; ++i) {

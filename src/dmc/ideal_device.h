@@ -24,14 +24,18 @@ struct IdealDeviceRun {
   int64_t min_wait_ns = 0;
   int64_t p50_wait_ns = 0;
   int64_t p90_wait_ns = 0;
+  bool idle_poll_held = false;  // idle CPUs polled meanwhile (asked for, and granted)
   // What a caller at queue depth 1 gets from such a device here: 1e9 / mean_wait_ns.
   double iops() const { return mean_wait_ns > 0 ? 1e9 / mean_wait_ns : 0; }
 };
 
 // Runs `requests` requests of `service_ns` each, one at a time (REQUIRES: both > 0). Takes about
-// requests x (service + wake-up) and one CPU spinning meanwhile. Errors: the device thread
-// cannot be started.
-Result<IdealDeviceRun> run_ideal_device(int64_t service_ns, uint64_t requests);
+// requests x (service + wake-up) and one CPU spinning meanwhile. `idle_poll`: hold the kernel's
+// CPU latency request at 0 us meanwhile (posix/cpu_latency.h), as a conditioned mount does while
+// its traffic flows (mount/idle_poll.h); where this process may not (not root), the run goes
+// without and says so (idle_poll_held false). Errors: the device thread cannot be started.
+Result<IdealDeviceRun> run_ideal_device(int64_t service_ns, uint64_t requests,
+                                        bool idle_poll = false);
 
 // How many requests run_ideal_device should serve to measure a service of `service_ns` in about
 // `budget_ns`: at least 200 (the mean of fewer wanders with a single slow wake-up), at most

@@ -1,6 +1,7 @@
 #include "dmc/ideal_device.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 namespace diskcond::dmc {
 namespace {
@@ -18,6 +19,19 @@ TEST(IdealDevice, NoWaitIsShorterThanTheServiceTime) {
   EXPECT_GE(run->p90_wait_ns, run->p50_wait_ns);
   EXPECT_LE(run->iops(), 10'000.0);
   EXPECT_GT(run->iops(), 0.0);
+}
+
+// Asked to, it holds idle CPUs polling where this process may (root), as a busy mount does; a
+// wait is still never shorter than the service time.
+TEST(IdealDevice, IdleCpusPollWhenAskedAndAllowed) {
+  const bool allowed = access("/dev/cpu_dma_latency", W_OK) == 0;
+  auto run = run_ideal_device(100'000, 200, /*idle_poll=*/true);
+  ASSERT_TRUE(run.ok()) << run.error();
+  EXPECT_EQ(run->idle_poll_held, allowed);
+  EXPECT_GE(run->min_wait_ns, 100'000);
+  auto plain = run_ideal_device(100'000, 10);
+  ASSERT_TRUE(plain.ok()) << plain.error();
+  EXPECT_FALSE(plain->idle_poll_held);
 }
 
 TEST(IdealDevice, RequestsFillTheBudgetWithinLimits) {

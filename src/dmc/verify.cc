@@ -77,7 +77,8 @@ BackingBoundSample backing_bound_sample(const mount::MountStatus& status) {
   const mount::MountCounters& c = status.counters;
   const mount::MountDiagnostics& d = status.diagnostics;
   return BackingBoundSample{c.commands[0] + c.commands[1] + c.commands[2], d.backing_bound_replies,
-                            d.backing_bound_excess_total_ns + d.lateness_total_ns};
+                            d.backing_bound_excess_total_ns + d.lateness_total_ns,
+                            d.idle_poll_state == 2};
 }
 
 double backing_bound_share(const BackingBoundSample& before, const BackingBoundSample& after) {
@@ -183,21 +184,26 @@ Result<std::vector<VerifyCheck>> verify_directory(
                                 std::chrono::steady_clock::now() - started)
                                 .count();
     std::optional<double> share, host_share;
+    bool idle_poll_held = false;
     if (probe) {
       auto after = read_counters(probe);
       if (!after.ok()) return make_error(fmt::format("{}: {}", named.label, after.error()));
       share = backing_bound_share(*before, *after);
+      idle_poll_held = after->idle_poll_held;
       if (w.queue_depth == 1) host_share = host_delay_share(*before, *after, wall_ns);
     }
-    // Short at queue depth 1: what would any device of the model's speed get here?
+    // Short at queue depth 1: what would any device of the model's speed get here? Under the
+    // mount's conditions: with idle CPUs polling if the mount had them poll. If this process may
+    // not ask for that (not root) there is no fair comparison, and so none.
     std::optional<double> ideal_iops;
     if (w.queue_depth == 1 && plan.ideal_device_budget_ns > 0 && !std::isinf(predicted_iops) &&
         result->transfers_per_sec() < predicted_iops * (1 - plan.tolerance)) {
       const auto service_ns = static_cast<int64_t>(1e9 / predicted_iops);
       auto ideal = run_ideal_device(service_ns,
-                                    ideal_device_requests(service_ns, plan.ideal_device_budget_ns));
+                                    ideal_device_requests(service_ns, plan.ideal_device_budget_ns),
+                                    idle_poll_held);
       if (!ideal.ok()) return make_error(fmt::format("{}: {}", named.label, ideal.error()));
-      ideal_iops = ideal->iops();
+      if (ideal->idle_poll_held == idle_poll_held) ideal_iops = ideal->iops();
     }
     checks.push_back(check(named.label, w, profile, *result, share, host_share, ideal_iops, plan));
   }

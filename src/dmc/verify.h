@@ -66,6 +66,9 @@ struct BackingBoundSample {
   // completion plus replies sent after their due time (the scheduler thread waited for a CPU or
   // a late timer); MountDiagnostics' backing_bound_excess_total_ns + lateness_total_ns.
   int64_t host_delay_ns = 0;
+  // The mount holds idle CPUs polling now (MountDiagnostics::idle_poll_state 2; it does while
+  // traffic flows and for a second after): an ideal device measured for comparison must too.
+  bool idle_poll_held = false;
 };
 
 // The sample in a live mount's status.

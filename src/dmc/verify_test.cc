@@ -288,6 +288,21 @@ TEST_F(VerifyTest, EachShortQueueDepth1WorkloadMeetsAnIdealDevice) {
   EXPECT_EQ(c.pass, c.verdict != Verdict::kFail);
 }
 
+// A mount that had idle CPUs polling (mount/idle_poll.h) is compared with an ideal device that
+// has them poll too; where this process may not ask for that (not root), with none.
+TEST_F(VerifyTest, TheIdealDeviceRunsUnderTheMountsIdlePolicy) {
+  plan_.ideal_device_budget_ns = 100 * kNsPerMs;
+  BackingBoundSample polled;
+  polled.idle_poll_held = true;
+  size_t reads = 0;
+  auto checks = verify_impossible({BackingBoundSample{}, polled}, &reads);
+  ASSERT_TRUE(checks.ok()) << checks.error();
+  ASSERT_EQ(reads, 2u);
+  const VerifyCheck& c = (*checks)[0];
+  ASSERT_LT(c.error, -plan_.tolerance);
+  EXPECT_EQ(c.ideal_iops.has_value(), access("/dev/cpu_dma_latency", W_OK) == 0);
+}
+
 TEST_F(VerifyTest, MissingDirectoryIsAnError) {
   auto checks = verify_directory(dir_.file("missing"), builtin_profiles()[0], kGiB, plan_, nullptr);
   ASSERT_FALSE(checks.ok());
