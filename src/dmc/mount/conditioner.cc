@@ -92,7 +92,10 @@ void Conditioner::finish(Ticket t, ReplyTimer::Reply send, uint64_t reply_bytes)
   }
   const bool data = t.kind() == RequestKind::kData;
   const int64_t io_done = clock_.now_ns();
-  if (idle_poll_ != nullptr) idle_poll_->busy(clock_.wall_now_ns());
+  // Conditioning off (a profile that charges no time) leaves the machine's idle policy alone, so
+  // the mount is then what it would be without the model (docs/benchmarks.md's overhead table
+  // compares it with libfuse's passthrough_ll).
+  if (idle_poll_ != nullptr && charges_time()) idle_poll_->busy(clock_.wall_now_ns());
   const int64_t lead = data ? data_lead_ns(reply_bytes, t.op() == Op::kWrite ? t.length() : 0) : 0;
   int64_t due = std::max(t.completion_ns() - lead, io_done);
   // A reply that waited for the device leaves once the device clock has run past its arrival: a

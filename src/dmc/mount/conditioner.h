@@ -150,8 +150,9 @@ class Conditioner {
            request_copy_.lead_ns(request_bytes);
   }
 
-  // Told of every conditioned reply (finish()), so that idle CPUs poll while traffic flows
-  // (idle_poll.h). Set before the session runs; null (the default): nobody is told.
+  // Told of every conditioned reply (finish()) while the profile charges time, so that idle CPUs
+  // poll while traffic flows (idle_poll.h). Set before the session runs; null (the default):
+  // nobody is told.
   void set_idle_poll(IdlePoll* idle_poll) { idle_poll_ = idle_poll; }
   const IdlePoll* idle_poll() const { return idle_poll_; }
 

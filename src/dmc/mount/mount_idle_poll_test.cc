@@ -73,5 +73,16 @@ TEST_F(MountIdlePoll, IdleCpusPollWhileTrafficFlowsAndHaltOnceItStops) {
   EXPECT_EQ(posix::current_cpu_latency_limit_us(), before_);
 }
 
+// Conditioning off ("SSD 0 0 0") leaves the machine's idle policy alone: the mount is then what it
+// would be without the model.
+TEST_F(MountIdlePoll, ConditioningOffLeavesTheIdlePolicyAlone) {
+  start(ssd_profile(0));
+  read_direct(200);
+  const MountDiagnostics d = diagnostics();
+  EXPECT_EQ(d.idle_poll_state, 1u);
+  EXPECT_EQ(d.idle_poll_holds, 0u);
+  EXPECT_EQ(posix::current_cpu_latency_limit_us(), before_);
+}
+
 }  // namespace
 }  // namespace diskcond::mount::testing
