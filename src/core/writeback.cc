@@ -154,10 +154,11 @@ std::vector<Writeback::FileId> Writeback::oldest_files_until(uint64_t target) co
   return chosen;
 }
 
-int64_t Writeback::commit(int64_t at) {
+int64_t Writeback::commit(int64_t at, int64_t data_done_ns) {
   txn_commit_ns_ = kNever;
-  if (txn_blocks_.empty()) return at;
-  // jbd2 with barriers: the descriptor and the blocks go out with the data already sent; once all
+  if (txn_blocks_.empty()) return std::max(at, data_done_ns);
+  // jbd2 with barriers: the descriptor and the blocks go out with the data already sent (an
+  // fsync's data first completes: data_done_ns); once all
   // of it is durable (the commit block's REQ_PREFLUSH: a cache flush), the commit block, made
   // durable by a second flush (its REQ_FUA, which the block layer turns into a flush on disks
   // without FUA: SATA disks by default, and the loop device of the ext4 reference).
@@ -165,7 +166,8 @@ int64_t Writeback::commit(int64_t at) {
   const uint64_t bytes = blocks_bytes + kJournalBlockBytes;                     // + commit block
   if (journal_head_ + bytes > params_.journal_bytes) journal_head_ = 0;
   const uint64_t address = params_.journal_address + journal_head_;
-  model_.submit(Command{Op::kWrite, address, blocks_bytes, at});
+  model_.submit(
+      Command{Op::kWrite, address, blocks_bytes, at, data_done_ns > at ? data_done_ns : 0});
   const int64_t blocks_durable = model_.submit(Command{Op::kFlush, 0, 0, at});
   model_.submit(
       Command{Op::kWrite, address + blocks_bytes, kJournalBlockBytes, at, blocks_durable});
@@ -250,7 +252,7 @@ int64_t Writeback::fsync(FileId file, int64_t arrival, bool datasync) {
   arrival = last_event_ns_;
   const int64_t written = write_files({file}, arrival);
   if (txn_files_.count(file) != 0 || (!datasync && txn_timestamp_files_.count(file) != 0)) {
-    return std::max(written, commit(arrival));  // its flushes made the data durable too (ext4)
+    return std::max(written, commit(arrival, written));  // its flushes made the data durable too
   }
   return std::max(written, model_.submit(Command{Op::kFlush, 0, 0, arrival}));
 }
@@ -264,7 +266,7 @@ int64_t Writeback::sync_all(int64_t arrival) {
     if (id != kMetadataFile) data.push_back(id);
   }
   int64_t done = write_files(data, arrival);
-  done = std::max(done, commit(arrival));
+  done = std::max(done, commit(arrival, done));  // sync(2) waits for the data, then commits
   done = std::max(done, write_files({kMetadataFile}, arrival));
   return std::max(done, model_.submit(Command{Op::kFlush, 0, 0, arrival}));
 }

@@ -32,11 +32,13 @@
 //    dirty (the checkpoint), and
 //    the writeback above writes them to their home addresses like any dirty data.
 //  - fsync(file): that file's dirty data (address order), the commit of the running transaction
-//    if it holds the file, then a flush. fdatasync (`datasync`) skips the commit when the
-//    transaction holds only the file's timestamps (writes that changed neither its size nor its
-//    blocks), as ext4 does. Other files' dirty data that is not yet under writeback
-//    is not waited for; the flush does wait for every write already sent to the device, as a
-//    disk cache flush does.
+//    if it holds the file, then a flush. The commit's journal blocks go out once the data has
+//    completed: ext4_sync_file writes and waits for the file's data before it asks jbd2 to
+//    commit, so an fsync that commits is three device round trips and two flushes in a row.
+//    fdatasync (`datasync`) skips the commit when the transaction holds only the file's timestamps
+//    (writes that changed neither its size nor its blocks), as ext4 does. Other files' dirty data
+//    that is not yet under writeback is not waited for; the flush does wait for every write already
+//    sent to the device, as a disk cache flush does.
 //
 // Durability (for power loss, core/undo_log.h): a DurabilityListener, when set, is told under the
 // lock when a tagged write joins a file's dirty data, when a file's dirty data is sent (and when
@@ -162,7 +164,10 @@ class Writeback {
   void background(int64_t at);
   // The files dirtied longest ago, oldest first, until the dirty data left is at most `target`.
   std::vector<FileId> oldest_files_until(uint64_t target) const;
-  int64_t commit(int64_t at);
+  // Commits the running transaction at `at`; its journal blocks start no earlier than
+  // `data_done_ns` (an fsync's or sync's data, written and waited for first). Returns when the
+  // commit is durable.
+  int64_t commit(int64_t at, int64_t data_done_ns = 0);
   // A change of `file` whose home block holds `home_address` joins the running transaction
   // (`resizes`: fdatasync must commit it too); the first entry sets the commit timer.
   void join_transaction(FileId file, uint64_t home_address, bool resizes, int64_t at);

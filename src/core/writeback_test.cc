@@ -143,18 +143,20 @@ TEST(Writeback, FsyncWritesItsFileCommitsTheSharedJournalAndFlushes) {
 }
 
 // Issue 12: an fsync on an SSD paid one access time for data, journal and commit block together
-// (all in flight at once), where ext4 pays two: the commit block goes out only once the data and
-// the journal's blocks are durable (REQ_PREFLUSH), then a flush makes it durable (REQ_FUA).
+// (all in flight at once), where ext4 pays three: the journal's blocks go out once the data has
+// completed (ext4_sync_file waits for it before the commit), the commit block only once those
+// are durable (REQ_PREFLUSH), then a flush makes it durable (REQ_FUA).
 TEST(Writeback, TheCommitBlockWaitsForTheDataAndTheJournalToBeDurable) {
   Profile ssd = one_byte_per_ns();
   ssd.access_time_ns = 1000;
   ssd.queue_depth = 32;
   Fixture f(small_limits(kMiB, 2 * kMiB), ssd);
   f.wb.write(1, 0, kBlock, kInodes, 0);
-  // At 100: the data block (access 100 .. 1100, transfer .. 5196) and the descriptor + inode
-  // block in parallel (access .. 1100, transfer after the data's: 5196 .. 13388); the flush at
-  // 13388; the commit block (access 13388 .. 14388, transfer .. 18484); the flush.
-  EXPECT_EQ(f.wb.fsync(1, 100), 18484);
+  // At 100: the data block (access 100 .. 1100, transfer .. 5196); once it is done (ext4_sync_file
+  // waits for the data before the commit) the descriptor + inode block (access 5196 .. 6196,
+  // transfer .. 14388); the flush at 14388; the commit block (access 14388 .. 15388, transfer ..
+  // 19484); the flush.
+  EXPECT_EQ(f.wb.fsync(1, 100), 19484);
   EXPECT_EQ(f.device_writes(), 3u);
   EXPECT_EQ(f.model.counters().commands[int(Op::kFlush)], 2u);
   // A read arriving while the journal is still going out is not held back by the commit block
@@ -162,7 +164,7 @@ TEST(Writeback, TheCommitBlockWaitsForTheDataAndTheJournalToBeDurable) {
   Fixture g(small_limits(kMiB, 2 * kMiB), ssd);
   g.wb.write(1, 0, kBlock, kInodes, 0);
   g.wb.fsync(1, 100);
-  EXPECT_EQ(g.wb.submit(Command{Op::kRead, kGiB, 4096, 200}), 18484 + 4096);
+  EXPECT_EQ(g.wb.submit(Command{Op::kRead, kGiB, 4096, 200}), 19484 + 4096);
 }
 
 TEST(Writeback, FdatasyncSkipsTheCommitWhenOnlyTimestampsChanged) {
