@@ -336,6 +336,26 @@ make_reference() {
   cmd mkfs.ext4 "${MKFS_OPTIONS[@]}" "$ref_dev"
   cmd mount -o "$EXT4_MOUNT_OPTIONS" "$ref_dev" "$REF"
 }
+# The unconditioned rows measure the mount's own cost per operation. A conditioned mount keeps
+# idle CPUs polling while its traffic flows (docs/conditioner.md "Idle CPUs"), one with
+# conditioning off leaves the machine's idle policy alone; so that goal_ratio compares like with
+# like, the unconditioned rows run with the same request held by this script, where the mounts
+# take it (root, DISKCOND_IDLE_POLL not off). Native ext4 runs as the machine is.
+IDLE_POLL_HOLDER=
+idle_poll_on() {
+  [[ ${DISKCOND_IDLE_POLL:-} != off && -w /dev/cpu_dma_latency ]] || return 0
+  python3 -c 'import os, struct, time
+fd = os.open("/dev/cpu_dma_latency", os.O_WRONLY)
+os.write(fd, struct.pack("i", 0))
+time.sleep(1e6)' &
+  IDLE_POLL_HOLDER=$!
+}
+idle_poll_off() {
+  [[ -n $IDLE_POLL_HOLDER ]] || return 0
+  kill "$IDLE_POLL_HOLDER" 2>/dev/null || true
+  wait "$IDLE_POLL_HOLDER" 2>/dev/null || true
+  IDLE_POLL_HOLDER=
+}
 make_reference
 mkdir -p "$COND/work"
 # Native ext4: the same loop device setup over an image on the backing file system.
@@ -350,11 +370,13 @@ for ROUND in $(seq 1 "$ROUNDS"); do
   ((ROUND == 1)) || { condition configure SSD 0 0 0; make_reference; }
   run_workloads native "$NATIVE"
   condition configure SSD 0 0 0
+  idle_poll_on
   if ((ROUND % 2)); then
     run_workloads floor.ref "$REF"; run_workloads floor.dir "$COND/work"
   else
     run_workloads floor.dir "$COND/work"; run_workloads floor.ref "$REF"
   fi
+  idle_poll_off
   for p in "${PROFILE_LIST[@]}"; do
     condition select "$p"
     if ((ROUND % 2)); then
@@ -365,7 +387,9 @@ for ROUND in $(seq 1 "$ROUNDS"); do
     # The mount's own cost again, in the same minutes as this profile's rows (goal_ratio): on a
     # shared machine the load of another minute made it slower than the conditioned directory.
     condition configure SSD 0 0 0
+    idle_poll_on
     run_workloads "floor.dir.$p" "$COND/work"
+    idle_poll_off
   done
 done
 elapsed=$(($(date +%s) - started))
@@ -435,7 +459,7 @@ model_ratio() {
   echo "ratio within 0.67x-1.5x, the geometric mean within 0.8-1.25. Where the unconditioned directory"
   echo "alone takes longer than the reference, the goal ratio compares with that time instead (the"
   echo "mount's own cost per operation is not the disk model's; both figures are shown), measured"
-  echo "right after the profile's own rows in each round (\`configure SSD 0 0 0\`)."
+  echo "right after the profile's own rows in each round (\`configure SSD 0 0 0\`)$( [[ ${DISKCOND_IDLE_POLL:-} != off && -w /dev/cpu_dma_latency ]] && echo ", with idle CPUs held polling as the conditioned mount holds them while its traffic flows")."
   echo
   echo "| | |"
   echo "|---|---|"
