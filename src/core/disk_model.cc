@@ -38,6 +38,13 @@ int64_t transfer_ns(uint64_t bytes, uint64_t bytes_per_sec) {
 
 namespace {
 
+// Whole bytes moved in `ns` (>= 0) at `bytes_per_sec`; 0 when the rate is 0 (unlimited: nothing
+// to read ahead, every transfer takes no time).
+uint64_t bytes_in(int64_t ns, uint64_t bytes_per_sec) {
+  if (ns <= 0 || bytes_per_sec == 0) return 0;
+  return static_cast<uint64_t>(static_cast<unsigned __int128>(ns) * bytes_per_sec / 1'000'000'000u);
+}
+
 constexpr double kZ99 = 2.3263478740408408;  // the standard normal's 99th percentile
 
 // (0, 1] from the top 53 bits.
@@ -114,22 +121,39 @@ int64_t DiskModel::submit_piece(Op op, uint64_t offset, uint64_t length, int64_t
     int64_t transfer_start = std::max(ready, channel_free_ns_);
     done = transfer_start + scaled_ns(transfer_ns(length, rate), factor);
   } else {
+    const int64_t idle_from = channel_free_ns_;
     start = std::max(start, channel_free_ns_);
+    bool spun_up = false;
     if (profile_.spinup_ns > 0 && profile_.spinup_idle_ns > 0 &&
         latest_completion_ns_ != kLongAgo &&
         start - latest_completion_ns_ >= profile_.spinup_idle_ns) {
       start += profile_.spinup_ns;
+      spun_up = true;
     }
     int64_t access = 0;
+    uint64_t from_platter = length;
     if (offset != head_position_) {
       uint64_t distance =
           offset > head_position_ ? offset - head_position_ : head_position_ - offset;
       access = hdd_seek_ns(profile_.access_time_ns,
                            static_cast<double>(distance) / static_cast<double>(capacity_));
       ++counters_.seeks;
+      read_ahead_bytes_ = 0;
+    } else if (op == Op::kRead && !spun_up) {
+      // Look-ahead: the buffer filled while the drive was idle since the last piece.
+      if (last_piece_read_) {
+        read_ahead_bytes_ =
+            std::min(read_ahead_bytes_ + bytes_in(start - idle_from, rate), kHddReadAheadBytes);
+      }
+      const uint64_t buffered = std::min(read_ahead_bytes_, length);
+      from_platter = length - buffered;
+      read_ahead_bytes_ -= buffered;
+    } else {
+      read_ahead_bytes_ = 0;
     }
-    done = start + scaled_ns(access + transfer_ns(length, rate), factor);
+    done = start + scaled_ns(access + transfer_ns(from_platter, rate), factor);
     head_position_ = offset + length;
+    last_piece_read_ = op == Op::kRead;
   }
   channel_free_ns_ = done;
   release_slot(done);

@@ -15,6 +15,12 @@
 //    pays no access cost; any other pays hdd_seek_ns(distance / capacity), a curve whose mean over
 //    uniformly random positions is exactly access_time. After spinup_idle_ns without work the
 //    next piece first waits spinup_ns (when both are non-zero).
+//  - HDD look-ahead: after a read the drive keeps reading the sectors that follow into its buffer
+//    while it has nothing else to do (ATA read look-ahead, on by default in drives), at most
+//    kHddReadAheadBytes. A read that continues where the last read ended takes what is buffered
+//    and transfers only the rest from the platter, so a caller that reads sequentially one
+//    command at a time, with its own turnaround between commands, still gets the platter's rate
+//    (never more: the buffer fills at that rate). Any other command empties the buffer.
 //  - With a latency tail (Profile::latency_tail_milli), each piece's service time (SSD: its
 //    access and its transfer; HDD: its seek and transfer, not a spin-up) is multiplied by
 //    latency_factor(), lognormal with mean 1: the same mean, uneven pieces. With a latency table
@@ -70,6 +76,10 @@ int64_t hdd_seek_ns(int64_t access_ns, double fraction);
 // disk. Random I/O confined to a small file seeks less, as on a real disk.
 double hdd_mean_random_access_ns(int64_t access_ns, double span_fraction);
 
+// At most this much of an HDD's buffer fills by look-ahead (see the rules above): a segment of
+// the 8-256 MiB caches of current drives.
+constexpr uint64_t kHddReadAheadBytes = 1 << 20;
+
 // Nanoseconds to move `bytes` at `bytes_per_sec`, rounded up; 0 when the rate is 0 (unlimited).
 int64_t transfer_ns(uint64_t bytes, uint64_t bytes_per_sec);
 
@@ -113,8 +123,10 @@ class DiskModel {
   int64_t channel_free_ns_;  // SSD data channel; HDD actuator
   int64_t latest_completion_ns_;
   int64_t last_write_completion_ns_;
-  uint64_t head_position_;       // HDD: byte after the last piece served
-  std::deque<int64_t> pending_;  // completion times of pieces not yet done at the last arrival
+  uint64_t head_position_;         // HDD: byte after the last piece served
+  uint64_t read_ahead_bytes_ = 0;  // HDD: bytes from head_position_ on already in the buffer
+  bool last_piece_read_ = false;   // HDD: the last piece served was a read (look-ahead follows)
+  std::deque<int64_t> pending_;    // completion times of pieces not yet done at the last arrival
   ModelCounters counters_;
 };
 

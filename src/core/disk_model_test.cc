@@ -140,6 +140,35 @@ TEST(DiskModel, HddSeekCurveAndSequentialContinuation) {
   EXPECT_EQ(model.counters().seeks, 1u);
 }
 
+// HDD look-ahead: an idle drive keeps reading after a read, so a caller's turnaround between
+// sequential reads costs no platter time; at most kHddReadAheadBytes, never after a write or seek.
+TEST(DiskModel, HddLookAheadCoversTheCallersTurnaround) {
+  DiskModel model(hdd(12 * kMs, 100 * kMiB), kCapacity);
+  EXPECT_EQ(model.submit(read_at(0, kMiB, 0)), 10 * kMs);
+  // 200 us later the next MiB: 20,971 bytes (200 us at 100 MiB/s) are in the buffer, the rest
+  // comes off the platter: done 10 ms after the first, to the nanosecond's rounding.
+  EXPECT_EQ(model.submit(read_at(kMiB, kMiB, 10 * kMs + 200 * kUs)),
+            10 * kMs + 200 * kUs + transfer_ns(kMiB - 20'971, 100 * kMiB));
+  EXPECT_EQ(10 * kMs + 200 * kUs + transfer_ns(kMiB - 20'971, 100 * kMiB), 20 * kMs + 5);
+  // A second idle: the buffer holds kHddReadAheadBytes (1 MiB), not 100 MiB. The next MiB is
+  // all in it (done at arrival); the 4 KiB right after it comes off the platter again.
+  const int64_t later = 2 * kNsPerSec;
+  EXPECT_EQ(model.submit(read_at(2 * kMiB, kMiB, later)), later);
+  EXPECT_EQ(model.submit(read_at(3 * kMiB, 4096, later)), later + transfer_ns(4096, 100 * kMiB));
+  EXPECT_EQ(model.counters().seeks, 0u);
+
+  // After a write no look-ahead: the sequential read that follows an idle pays its transfer.
+  DiskModel w(hdd(12 * kMs, 100 * kMiB), kCapacity);
+  EXPECT_EQ(w.submit(write_at(0, kMiB, 0)), 10 * kMs);
+  EXPECT_EQ(w.submit(read_at(kMiB, kMiB, 20 * kMs)), 30 * kMs);
+  // After a seek the buffer starts empty: a read far away, then one right after it, 1 ms idle.
+  DiskModel s2(hdd(12 * kMs, 100 * kMiB), kCapacity);
+  s2.submit(read_at(0, 4096, 0));
+  const int64_t t = s2.submit(read_at(kCapacity / 2, kMiB, 1 * kMs));  // seeks
+  EXPECT_EQ(s2.submit(read_at(kCapacity / 2 + kMiB, kMiB, t + kMs)),
+            t + kMs + transfer_ns(kMiB - 104'857, 100 * kMiB));  // 1 ms of look-ahead only
+}
+
 TEST(DiskModel, HddRandomAccessAveragesExactlyTheAccessTime) {
   // Numerical mean of the curve over |U1 - U2| (density 2(1 - x)).
   const int64_t a = 52222 * kUs;
