@@ -343,7 +343,7 @@ make_reference() {
 # take it (root, DISKCOND_IDLE_POLL not off). Native ext4 runs as the machine is.
 IDLE_POLL_HOLDER=
 idle_poll_on() {
-  [[ ${DISKCOND_IDLE_POLL:-} != off && -w /dev/cpu_dma_latency ]] || return 0
+  mounts_poll_idle_cpus || return 0
   python3 -c 'import os, struct, time
 fd = os.open("/dev/cpu_dma_latency", os.O_WRONLY)
 os.write(fd, struct.pack("i", 0))
@@ -459,7 +459,7 @@ model_ratio() {
   echo "ratio within 0.67x-1.5x, the geometric mean within 0.8-1.25. Where the unconditioned directory"
   echo "alone takes longer than the reference, the goal ratio compares with that time instead (the"
   echo "mount's own cost per operation is not the disk model's; both figures are shown), measured"
-  echo "right after the profile's own rows in each round (\`configure SSD 0 0 0\`)$( [[ ${DISKCOND_IDLE_POLL:-} != off && -w /dev/cpu_dma_latency ]] && echo ", with idle CPUs held polling as the conditioned mount holds them while its traffic flows")."
+  echo "right after the profile's own rows in each round (\`configure SSD 0 0 0\`)$(mounts_poll_idle_cpus && echo ", with idle CPUs held polling as the conditioned mount holds them while its traffic flows")."
   echo
   echo "| | |"
   echo "|---|---|"

@@ -89,16 +89,11 @@ ACC_HALT_POLL=/sys/module/haltpoll/parameters/guest_halt_poll_ns
 acc_idle_policy() {
   local driver polls
   driver=$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo unknown)
-  if acc_mount_polls; then polls="; idle CPUs poll while a mount's traffic flows, the ideal device's too"
+  if mounts_poll_idle_cpus; then polls="; idle CPUs poll while a mount's traffic flows, the ideal device's too"
   else polls="; idle CPUs not held polling (DISKCOND_IDLE_POLL=off, or not root)"; fi
   if [[ -r $ACC_HALT_POLL ]]; then echo "$driver, guest_halt_poll_ns $(cat "$ACC_HALT_POLL")$polls"; else echo "$driver$polls"; fi
 }
 
-# acc_mount_polls: true when the mounts hold idle CPUs polling while their traffic flows
-# (mount/idle_poll.h): on by default, for root (the kernel's /dev/cpu_dma_latency).
-acc_mount_polls() {
-  [[ ${DISKCOND_IDLE_POLL:-} != off && -w /dev/cpu_dma_latency ]]
-}
 
 # acc_ideal PROFILE-KEY: for each QD1 workload, the rate of an ideal device of the model's speed
 # here (build/ideal_device with the service time 1 / this round's predicted IOPS; about a second)
@@ -109,7 +104,7 @@ acc_ideal() {
     if ! is_num "$pred" || ! ge "$pred" 1; then put "acc.$key.$i.ideal" nan; continue; fi
     service_us=$(calc "1e6 / $pred")
     count=$(awk -v s="$service_us" 'BEGIN { n = int(1e6 / s); if (n < 200) n = 200; if (n > 20000) n = 20000; print n }')
-    mean=$(cmd "$IDEAL_DEVICE" "$service_us" "$count" $(acc_mount_polls && echo idle-poll) | awk '{ for (f = 1; f < NF; f++) if ($f == "mean") print $(f + 1) }')
+    mean=$(cmd "$IDEAL_DEVICE" "$service_us" "$count" $(mounts_poll_idle_cpus && echo idle-poll) | awk '{ for (f = 1; f < NF; f++) if ($f == "mean") print $(f + 1) }')
     if is_num "$mean"; then put "acc.$key.$i.ideal" "$(calc "1e6 / $mean")"; else put "acc.$key.$i.ideal" nan; fi
   done
 }

@@ -157,3 +157,10 @@ suite_cleanup() {
 
 # make_file PATH MIB: a file of random data, written and synced before any mount covers it.
 make_file() { cmd dd if=/dev/urandom of="$1" bs=1M count="$2" conv=fsync status=none; }
+
+# mounts_poll_idle_cpus: true when a conditioned mount started from here keeps idle CPUs polling
+# while its traffic flows (docs/conditioner.md "Idle CPUs"): by default, for root, whose daemon
+# may open the kernel's /dev/cpu_dma_latency; DISKCOND_IDLE_POLL=off declines it.
+mounts_poll_idle_cpus() {
+  [[ ${DISKCOND_IDLE_POLL:-} != off && -w /dev/cpu_dma_latency ]]
+}
