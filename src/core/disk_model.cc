@@ -45,6 +45,11 @@ uint64_t bytes_in(int64_t ns, uint64_t bytes_per_sec) {
   return static_cast<uint64_t>(static_cast<unsigned __int128>(ns) * bytes_per_sec / 1'000'000'000u);
 }
 
+// The platter time of the part of a write of `length` bytes the drive's buffer holds.
+int64_t buffered_write_ns(uint64_t length, uint64_t bytes_per_sec) {
+  return transfer_ns(std::min(length, kHddWriteBufferBytes), bytes_per_sec);
+}
+
 constexpr double kZ99 = 2.3263478740408408;  // the standard normal's 99th percentile
 
 // (0, 1] from the top 53 bits.
@@ -150,10 +155,17 @@ int64_t DiskModel::submit_piece(Op op, uint64_t offset, uint64_t length, int64_t
       read_ahead_bytes_ -= buffered;
     } else {
       read_ahead_bytes_ = 0;
+      if (op == Op::kWrite && !spun_up && last_write_ns_ > 0) {
+        // Write-behind: the platter kept destaging the last write after the drive acknowledged
+        // it, so the idle since then, up to that write's own transfer, cost the stream nothing.
+        // (Never before this write's arrival; never more than its own transfer or the buffer.)
+        start -= std::min({start - idle_from, last_write_ns_, buffered_write_ns(length, rate)});
+      }
     }
-    done = start + scaled_ns(access + transfer_ns(from_platter, rate), factor);
+    done = std::max(arrival, start + scaled_ns(access + transfer_ns(from_platter, rate), factor));
     head_position_ = offset + length;
     last_piece_read_ = op == Op::kRead;
+    last_write_ns_ = op == Op::kWrite ? buffered_write_ns(length, rate) : 0;
   }
   channel_free_ns_ = done;
   release_slot(done);
@@ -174,6 +186,7 @@ int64_t DiskModel::submit(const Command& c) {
   int64_t completion;
   if (c.op == Op::kFlush) {
     completion = std::max(arrival, last_write_completion_ns_);
+    last_write_ns_ = 0;  // the cache is destaged: no write-behind across a flush
   } else {
     counters_.bytes[op_index] += c.length;
     const uint64_t max_piece =

@@ -21,6 +21,14 @@
 //    and transfers only the rest from the platter, so a caller that reads sequentially one
 //    command at a time, with its own turnaround between commands, still gets the platter's rate
 //    (never more: the buffer fills at that rate). Any other command empties the buffer.
+//  - HDD write-behind: the drive acknowledges a write when it is on the platter (a completed write
+//    is durable), but its write cache lets a sequential stream run on while the caller turns
+//    around: a write that continues where the last write ended costs the platter only the idle
+//    since then that exceeds the last write's own transfer (what the cache was still destaging
+//    when a drive with write caching would have acknowledged it), counting at most
+//    kHddWriteBufferBytes of either write. The platter never starts a write before the last one
+//    ended and a write never completes before it arrived, so a stream gets the platter's rate and
+//    never more. A read, a seek, a spin-up or a flush (which waits for the cache) ends the stream.
 //  - With a latency tail (Profile::latency_tail_milli), each piece's service time (SSD: its
 //    access and its transfer; HDD: its seek and transfer, not a spin-up) is multiplied by
 //    latency_factor(), lognormal with mean 1: the same mean, uneven pieces. With a latency table
@@ -80,6 +88,10 @@ double hdd_mean_random_access_ns(int64_t access_ns, double span_fraction);
 // the 8-256 MiB caches of current drives.
 constexpr uint64_t kHddReadAheadBytes = 1 << 20;
 
+// At most this much of a write counts for write-behind (see the rules above): as for look-ahead, a
+// segment of the drive's cache.
+constexpr uint64_t kHddWriteBufferBytes = 1 << 20;
+
 // Nanoseconds to move `bytes` at `bytes_per_sec`, rounded up; 0 when the rate is 0 (unlimited).
 int64_t transfer_ns(uint64_t bytes, uint64_t bytes_per_sec);
 
@@ -126,6 +138,7 @@ class DiskModel {
   uint64_t head_position_;         // HDD: byte after the last piece served
   uint64_t read_ahead_bytes_ = 0;  // HDD: bytes from head_position_ on already in the buffer
   bool last_piece_read_ = false;   // HDD: the last piece served was a read (look-ahead follows)
+  int64_t last_write_ns_ = 0;      // HDD: the last piece's buffered transfer if a write, else 0
   std::deque<int64_t> pending_;    // completion times of pieces not yet done at the last arrival
   ModelCounters counters_;
 };

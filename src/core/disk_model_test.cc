@@ -169,6 +169,44 @@ TEST(DiskModel, HddLookAheadCoversTheCallersTurnaround) {
             t + kMs + transfer_ns(kMiB - 104'857, 100 * kMiB));  // 1 ms of look-ahead only
 }
 
+// HDD write-behind: a sequential write stream runs on while the caller turns around, as far as
+// the last write's transfer covers the idle; never across a read, a flush or a seek, never before
+// the write arrived.
+TEST(DiskModel, HddWriteBehindCoversTheCallersTurnaround) {
+  DiskModel model(hdd(12 * kMs, 100 * kMiB), kCapacity);
+  EXPECT_EQ(model.submit(write_at(0, kMiB, 0)), 10 * kMs);
+  // 200 us of turnaround: the platter did not stop, the MiB ends 10 ms after the first.
+  EXPECT_EQ(model.submit(write_at(kMiB, kMiB, 10 * kMs + 200 * kUs)), 20 * kMs);
+  // 15 ms of idle, more than the last MiB's 10 ms of destaging: a caching drive's platter idles
+  // 5 ms, then writes this MiB, which is on it as it arrives (such a drive acknowledges at once).
+  EXPECT_EQ(model.submit(write_at(2 * kMiB, kMiB, 35 * kMs)), 35 * kMs);
+  // A 4 KiB write 6 ms later counts at most its own transfer: done when it arrived, not before.
+  EXPECT_EQ(model.submit(write_at(3 * kMiB, 4096, 41 * kMs)), 41 * kMs);
+  // After that 4 KiB, only its 39 us (4096 bytes at 100 MiB/s) count: 1 ms idle leaves 961 us.
+  const int64_t small = transfer_ns(4096, 100 * kMiB);
+  EXPECT_EQ(small, 39'063);
+  EXPECT_EQ(model.submit(write_at(3 * kMiB + 4096, kMiB, 42 * kMs)), 42 * kMs + 10 * kMs - small);
+  EXPECT_EQ(model.counters().seeks, 0u);
+
+  // A write of 4 MiB counts only kHddWriteBufferBytes (1 MiB, 10 ms) of itself and of the last.
+  DiskModel big(hdd(12 * kMs, 100 * kMiB), kCapacity);
+  EXPECT_EQ(big.submit(write_at(0, 4 * kMiB, 0)), 40 * kMs);
+  EXPECT_EQ(big.submit(write_at(4 * kMiB, 4 * kMiB, 70 * kMs)), 70 * kMs + 30 * kMs);
+
+  // A flush waits for the cache: the write after it pays its whole transfer.
+  DiskModel flushed(hdd(12 * kMs, 100 * kMiB), kCapacity);
+  flushed.submit(write_at(0, kMiB, 0));
+  EXPECT_EQ(flushed.submit({Op::kFlush, 0, 0, 10 * kMs}), 10 * kMs);
+  EXPECT_EQ(flushed.submit(write_at(kMiB, kMiB, 10 * kMs + 200 * kUs)), 20 * kMs + 200 * kUs);
+  // So does a write after a read, and a write that seeks (it pays its access too).
+  DiskModel mixed(hdd(12 * kMs, 100 * kMiB), kCapacity);
+  mixed.submit(read_at(0, kMiB, 0));
+  EXPECT_EQ(mixed.submit(write_at(kMiB, kMiB, 10 * kMs + 200 * kUs)), 20 * kMs + 200 * kUs);
+  const uint64_t quarter = kCapacity / 4;
+  EXPECT_EQ(mixed.submit(write_at(2 * kMiB + quarter, kMiB, 30 * kMs + 200 * kUs)),
+            30 * kMs + 200 * kUs + 23 * kMs / 2 + 10 * kMs);
+}
+
 TEST(DiskModel, HddRandomAccessAveragesExactlyTheAccessTime) {
   // Numerical mean of the curve over |U1 - U2| (density 2(1 - x)).
   const int64_t a = 52222 * kUs;
