@@ -44,7 +44,8 @@ int64_t CopyBound::lead_ns(uint64_t payload) const {
   if (base == 0) return 0;
   // The last slot all of whose sizes are <= payload: (j + 1) * kSlotBytes <= payload.
   const int j = static_cast<int>(std::min(payload, kMaxBytes) / kSlotBytes) - 1;
-  return std::max<int64_t>(bound_[j].load(std::memory_order_relaxed) - base, 0);
+  const int64_t adds = std::max<int64_t>(bound_[j].load(std::memory_order_relaxed) - base, 0);
+  return adds * kLeadShareNum / kLeadShareDen;
 }
 
 }  // namespace diskcond::mount

@@ -28,9 +28,16 @@
 //   - a message of `s` bytes uses only slots all of whose sizes are <= s (a smaller copy is no
 //     slower), and of those the largest minimum: B(s) = max over ready j with (j + 1) *
 //     kSlotBytes <= s of min_j;
-//   - what a message without data costs is already in the probe's round trip, so the lead is B(s)
-//     less slot 0's minimum (messages of at most kSlotBytes, the probe's own among them):
-//     lead_ns(s) = max(B(s) - min_0, 0); 0 for s < kSlotBytes, and 0 until slot 0 is ready.
+//   - what a message without data costs is already in the probe's round trip, so what data adds
+//     is B(s) less slot 0's minimum (messages of at most kSlotBytes, the probe's own among them);
+//   - a running minimum approaches the fastest copy from above, so a later copy can still be
+//     faster than it: the lead is only kLeadShare of it,
+//     lead_ns(s) = kLeadShare * max(B(s) - min_0, 0); 0 for s < kSlotBytes, 0 until slot 0 is
+//     ready. Measured (1 MiB O_DIRECT reads, Slow SSD, AMD EPYC 2-core VM, 2026-12-03, load
+//     0.1-0.3): the reply writev's CPU time ranged 130-514 us (median 216-261); a copy after a
+//     slot's first 16 was as little as 0.82x of the minimum so far, and with the whole minimum as
+//     the lead one 1 MiB reply in a few hundred reached its caller 13 us early
+//     (MountNeverFaster in a fresh-clone CI run and 1 of 8 repeats here).
 // Payloads above kMaxBytes are not recorded and use the bound of kMaxBytes. The minima only fall
 // (at once when the machine gets faster), so load never makes a reply earlier.
 //
@@ -56,6 +63,9 @@ class CopyBound {
   static constexpr unsigned kSampleEvery = 4;
   // A write request's headers before its data (fuse_in_header + fuse_write_in).
   static constexpr uint64_t kWriteHeaderBytes = 80;
+  // The share of a measured bound that is used as lead (see the header comment): 3/4.
+  static constexpr int64_t kLeadShareNum = 3;
+  static constexpr int64_t kLeadShareDen = 4;
 
   // One message carrying `payload` data bytes took `ns` (see the header comment). Values <= 0
   // and payloads above kMaxBytes are ignored.
