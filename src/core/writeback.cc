@@ -72,8 +72,8 @@ void Writeback::add_dirty(FileId id, uint64_t address, uint64_t length, int64_t 
   if (length == 0) return;
   DirtyFile& file = dirty_[id];
   if (file.bytes == 0) file.dirtied_ns = at;
-  uint64_t start = address;
-  uint64_t end = address + length;
+  uint64_t start = address / kPageBytes * kPageBytes;  // whole pages (see the header)
+  uint64_t end = (address + length + kPageBytes - 1) / kPageBytes * kPageBytes;
   // Merge with every range that overlaps or touches [start, end).
   auto it = file.ranges.upper_bound(start);
   if (it != file.ranges.begin() && std::prev(it)->second >= start) --it;
@@ -255,6 +255,14 @@ int64_t Writeback::fsync(FileId file, int64_t arrival, bool datasync) {
     return std::max(written, commit(arrival, written));  // its flushes made the data durable too
   }
   return std::max(written, model_.submit(Command{Op::kFlush, 0, 0, arrival}));
+}
+
+int64_t Writeback::fsync_directory(FileId dir, int64_t arrival) {
+  std::lock_guard lock(mu_);
+  advance_locked(arrival);
+  arrival = last_event_ns_;
+  const int64_t written = write_files({dir}, arrival);
+  return std::max(written, commit(arrival, written));
 }
 
 int64_t Writeback::sync_all(int64_t arrival) {
