@@ -51,6 +51,22 @@ uint64_t Layout::inode_address(uint64_t ino) const {
   return wrap(tables + (group - leader) * table_bytes + index * params_.inode_bytes);
 }
 
+uint64_t Layout::block_bitmap_address(uint64_t address) const {
+  const uint64_t group = wrap(address) / params_.group_bytes;
+  const uint64_t leader = round_down(group, params_.flex_groups);
+  return wrap(leader * params_.group_bytes + (group - leader) * params_.block_bytes);
+}
+
+uint64_t Layout::group_descriptor_address(uint64_t address) const {
+  constexpr uint64_t kDescriptorBytes = 64;  // ext4 with the 64bit feature
+  const uint64_t per_block = std::max<uint64_t>(params_.block_bytes / kDescriptorBytes, 1);
+  const uint64_t groups = std::max<uint64_t>(params_.capacity / params_.group_bytes, 1);
+  const uint64_t table_blocks = (groups + per_block - 1) / per_block;
+  const uint64_t group = wrap(address) / params_.group_bytes;
+  const uint64_t table = params_.group_bytes - table_blocks * params_.block_bytes;
+  return wrap(table + group / per_block * params_.block_bytes);
+}
+
 uint64_t Layout::group_data_address(uint64_t ino) const {
   const uint64_t group = group_of(ino);
   uint64_t start = group * params_.group_bytes;

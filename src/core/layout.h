@@ -100,6 +100,17 @@ class Layout {
   // metadata); where a directory's blocks and its files' first allocation go.
   uint64_t group_data_address(uint64_t ino) const;
 
+  // Where the allocation state a new block changes lives, for the journal (ext4 journals both
+  // when it allocates): the block bitmap of the group holding device address `address` (with
+  // flex_bg, one block per group at the start of its flex group, before the inode bitmaps and
+  // the tables inode_address places), and the block of the group descriptor table that
+  // describes that group (64-byte descriptors, `block_bytes / 64` to a block). ext4 keeps the
+  // table right after the superblock at the start of the device; this layout, which prices
+  // distances and counts distinct blocks, puts it in the last blocks of group 0, clear of group
+  // 0's bitmaps and tables.
+  uint64_t block_bitmap_address(uint64_t address) const;
+  uint64_t group_descriptor_address(uint64_t address) const;
+
   // Where the first `bytes` of directory `ino`'s blocks are, for reading them (counted as one
   // directory read). `extents`: the directory's extents from FIEMAP, or nullptr when the backing
   // file system has none; bytes they do not cover (and every byte without them) are at the

@@ -43,6 +43,23 @@ TEST(Layout, GroupDataStartsAfterTheFlexGroupsMetadata) {
   EXPECT_EQ(layout.group_data_address(3 * 8192 + 5), 3 * kGroup);
 }
 
+TEST(Layout, AllocationStateSitsInTheFlexGroupsBitmapsAndGroupZerosDescriptorTable) {
+  Layout layout(small_ext4());
+  // Block bitmaps: one block per group at the start of its flex group's leader.
+  EXPECT_EQ(layout.block_bitmap_address(5 * kMiB), 0u);               // group 0
+  EXPECT_EQ(layout.block_bitmap_address(3 * kGroup + 7), 3 * 4096u);  // group 3
+  EXPECT_EQ(layout.block_bitmap_address(17 * kGroup), 16 * kGroup + 4096);
+  // 64 groups of 64-byte descriptors fill one block, the last of group 0.
+  EXPECT_EQ(layout.group_descriptor_address(0), kGroup - 4096);
+  EXPECT_EQ(layout.group_descriptor_address(63 * kGroup), kGroup - 4096);
+  // 65 groups need two blocks; group 64 is described in the second.
+  LayoutParams p = small_ext4();
+  p.capacity = 65 * kGroup;
+  Layout bigger(p);
+  EXPECT_EQ(bigger.group_descriptor_address(kGroup), kGroup - 2 * 4096);
+  EXPECT_EQ(bigger.group_descriptor_address(64 * kGroup), kGroup - 4096);
+}
+
 TEST(Layout, FilesOfOneGroupAreAllocatedOneAfterTheOther) {
   Layout layout(small_ext4());
   const uint64_t ino_a = 8192 + 10, ino_b = 8192 + 11;  // group 1

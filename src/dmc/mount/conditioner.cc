@@ -63,6 +63,12 @@ void Conditioner::fsync(Ticket& t, uint64_t file, bool datasync) {
   t.device_ = true;
 }
 
+void Conditioner::fsync_directory(Ticket& t, uint64_t dir) {
+  if (!check_ticket(t)) return;
+  t.charge(writeback_.fsync_directory(dir, t.arrival_ns()));
+  t.device_ = true;
+}
+
 void Conditioner::change_metadata(Ticket& t, uint64_t file, uint64_t home_address, bool journaled,
                                   uint64_t token) {
   assert(t.kind() == RequestKind::kMetadata);

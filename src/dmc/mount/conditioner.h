@@ -87,6 +87,9 @@ class Conditioner {
   // undo log past its bound makes everything durable so).
   void sync(Ticket& t);
   void fsync(Ticket& t, uint64_t file, bool datasync = false);
+  // fsync of a directory: the running transaction's commit, no flush of its own
+  // (Writeback::fsync_directory).
+  void fsync_directory(Ticket& t, uint64_t dir);
   // One metadata change of `file`, whose inode lives at `home_address`: a journal entry when
   // `journaled` (write-back mode), else one kMetadataWriteBytes write of its block. The ticket's
   // op becomes kWrite and its length kMetadataWriteBytes. REQUIRES: t.kind() == kMetadata.

@@ -161,7 +161,7 @@ void op_fsyncdir(fuse_req_t req, fuse_ino_t ino, int datasync, fuse_file_info* f
   Filesystem& fs = fs_of(req);
   const bool writeback = fs.cache.load() == CacheMode::kWriteBack;
   Ticket ticket = fs.conditioner.begin(Op::kFlush, 0);
-  if (writeback) fs.conditioner.fsync(ticket, writeback_file_id(fs.inodes.get(ino)));
+  if (writeback) fs.conditioner.fsync_directory(ticket, writeback_file_id(fs.inodes.get(ino)));
   int fd = dirfd(dir_of(fi).dir);
   int r = static_cast<int>(datasync ? check(fdatasync(fd)) : check(fsync(fd)));
   finish_err(fs, std::move(ticket), req, -r);

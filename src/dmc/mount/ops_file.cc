@@ -318,14 +318,25 @@ void op_write_buf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t offset,
     }
   }
   uint64_t allocated = 0;
-  for (const Piece& p :
-       data_pieces(fs, inode, static_cast<uint64_t>(offset), size, true, &allocated)) {
+  const std::vector<Piece> pieces =
+      data_pieces(fs, inode, static_cast<uint64_t>(offset), size, true, &allocated);
+  for (const Piece& p : pieces) {
     if (buffered) {
       fs.conditioner.buffered_write(ticket, writeback_file_id(inode), p.address, p.length,
                                     fs.layout.inode_address(inode.ino), grows || allocated > 0,
                                     undo);
     } else {
       fs.conditioner.submit(ticket, Op::kWrite, p.address, p.length);
+    }
+  }
+  // New blocks change their group's block bitmap and group descriptor, which ext4 journals with
+  // the inode (at writeback, delayed allocation; the same transaction when an fsync forces it).
+  if (buffered && allocated > 0) {
+    for (const Piece& p : pieces) {
+      fs.conditioner.journal(ticket, writeback_file_id(inode),
+                             fs.layout.block_bitmap_address(p.address));
+      fs.conditioner.journal(ticket, writeback_file_id(inode),
+                             fs.layout.group_descriptor_address(p.address));
     }
   }
   ssize_t n = static_cast<ssize_t>(size);
