@@ -182,6 +182,41 @@ TEST(Writeback, FdatasyncSkipsTheCommitWhenOnlyTimestampsChanged) {
   EXPECT_EQ(f.wb.counters().commits, 2u);
 }
 
+TEST(Writeback, DirtyDataIsTrackedAndWrittenInWholePages) {
+  Fixture f(small_limits(kMiB, 2 * kMiB));
+  // 100 bytes across the boundary of pages 0 and 1 (a SQLite WAL frame of 4120 bytes does this
+  // at every commit): both pages are dirty; 10 more bytes in page 1 change nothing.
+  f.wb.write(1, 4090, 100, kInodes, 0, /*resizes=*/false);
+  EXPECT_EQ(f.wb.dirty_bytes(1), 8192u);
+  f.wb.write(1, 5000, 10, kInodes, 10, /*resizes=*/false);
+  EXPECT_EQ(f.wb.dirty_bytes(1), 8192u);
+  EXPECT_EQ(f.wb.counters().dirty_bytes, 8192u);
+  // fdatasync (timestamps only: no commit) writes the two pages as one command (100 .. 8292),
+  // then the flush.
+  EXPECT_EQ(f.wb.fsync(1, 100, /*datasync=*/true), 100 + 8192);
+  EXPECT_EQ(f.device_writes(), 1u);
+  EXPECT_EQ(f.wb.counters().written_back_bytes, 8192u);
+}
+
+TEST(Writeback, DirectoryFsyncCommitsTheRunningTransactionAndSendsNoFlushOfItsOwn) {
+  Fixture f(small_limits(kMiB, 2 * kMiB));
+  const File dir = 9;
+  // A file created in the directory: its inode's change is in the running transaction, which
+  // the directory's fsync commits although the entry is the file's (ext4_force_commit):
+  // descriptor + 1 block + commit block, the commit's two flushes.
+  f.wb.journal(2, kInodes, 50);
+  EXPECT_EQ(f.wb.fsync_directory(dir, 100), 100 + 3 * 4096);
+  EXPECT_EQ(f.wb.counters().commits, 1u);
+  EXPECT_EQ(f.model.counters().commands[int(Op::kFlush)], 2u);
+  // Nothing left to commit: done at once, no flush.
+  EXPECT_EQ(f.wb.fsync_directory(dir, 20000), 20000);
+  EXPECT_EQ(f.model.counters().commands[int(Op::kFlush)], 2u);
+  EXPECT_EQ(f.device_writes(), 2u);
+  // A regular file's fsync with nothing to write or commit still flushes (ext4's needs_barrier).
+  EXPECT_EQ(f.wb.fsync(3, 30000), 30000);
+  EXPECT_EQ(f.model.counters().commands[int(Op::kFlush)], 3u);
+}
+
 TEST(Writeback, FsyncDoesNotCommitATransactionThatDoesNotHoldTheFile) {
   Fixture f(small_limits(kMiB, 2 * kMiB));
   EXPECT_EQ(f.wb.journal(2, kInodes, 50), 50);
