@@ -3,8 +3,11 @@
 // and write-through mode keeps waiting for every write. Lower bounds are the model's exact
 // service times; upper bounds are a fraction of what write-through would take.
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -120,6 +123,32 @@ TEST_F(MountWriteback, SyncWritesPayLikeWriteAndFsync) {
   const int64_t took = monotonic_now_ns() - t0;
   close(fd);
   EXPECT_GE(took, 4 * (kAccessNs + transfer(kBlock))) << took / 1e6 << " ms";
+}
+
+// A write-back close sends no FUSE flush (FOPEN_NOFLUSH), so it cannot be what writes a shared
+// mapping's pages: they reach the backing file when the mapping goes away, and the file on the
+// directory has them after the mount stops.
+TEST_F(MountWriteback, SharedMappingWrittenAfterCloseReachesTheBackingFile) {
+  start(slow_disk(), CacheMode::kWriteBack);
+  const int fd = open(path("mapped").c_str(), O_RDWR | O_CREAT, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(ftruncate(fd, 2 * kBlock), 0);
+  void* m = mmap(nullptr, 2 * kBlock, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  ASSERT_NE(m, MAP_FAILED) << strerror(errno);
+  std::memcpy(static_cast<char*>(m) + 10, "before close", 12);
+  close(fd);
+  std::memcpy(static_cast<char*>(m) + kBlock, "after close", 11);
+  ASSERT_EQ(munmap(m, 2 * kBlock), 0);
+  ASSERT_TRUE(control_->stop(dir_, false).ok());
+
+  const int back = open(path("mapped").c_str(), O_RDONLY);
+  ASSERT_GE(back, 0);
+  char first[13] = {}, second[12] = {};
+  EXPECT_EQ(pread(back, first, 12, 10), 12);
+  EXPECT_EQ(pread(back, second, 11, kBlock), 11);
+  close(back);
+  EXPECT_STREQ(first, "before close");
+  EXPECT_STREQ(second, "after close");
 }
 
 }  // namespace

@@ -62,6 +62,12 @@ void attach_handle(const Filesystem& fs, fuse_file_info* fi, int fd,
   auto* h = new FileHandle(fd, twin.first, twin.second, direct, mode == CacheMode::kWriteBack,
                            !direct && mode != CacheMode::kNoCache);
   fi->fh = reinterpret_cast<uintptr_t>(h);
+  // A write-back handle's close charges nothing (flush_like), so the kernel need not ask:
+  // FOPEN_NOFLUSH, which it honours because the mount never enables writeback_cache. That is
+  // one round trip less per close (4,000 of a 2,000-file cp -r's 22,000 requests); dirty pages
+  // of a shared mapping still reach us at munmap or by the kernel's writeback, as on a file
+  // system without a flush method.
+  fi->noflush = h->writeback ? 1 : 0;
 }
 
 // Opening with O_TRUNC changes the file: it costs a metadata write like any other change.
