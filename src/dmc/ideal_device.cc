@@ -45,7 +45,7 @@ uint64_t ideal_device_requests(int64_t service_ns, int64_t budget_ns) {
 }
 
 Result<IdealDeviceRun> run_ideal_device(int64_t service_ns, uint64_t requests, bool idle_poll) {
-  const posix::UniqueFd latency(idle_poll ? posix::request_cpu_latency(0) : -1);
+  const posix::UniqueFd latency(idle_poll ? posix::request_idle_polling() : -1);
   std::atomic<int> issued{0}, completed{0};
   std::atomic<int64_t> issued_at_ns{0};
   std::atomic<bool> stop{false};

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include "posix/cpu_latency.h"
+
 namespace diskcond::dmc {
 namespace {
 
@@ -24,7 +26,9 @@ TEST(IdealDevice, NoWaitIsShorterThanTheServiceTime) {
 // Asked to, it holds idle CPUs polling where this process may (root), as a busy mount does; a
 // wait is still never shorter than the service time.
 TEST(IdealDevice, IdleCpusPollWhenAskedAndAllowed) {
-  const bool allowed = access("/dev/cpu_dma_latency", W_OK) == 0;
+  // Allowed: root, and a cpuidle driver that a request can keep from halting idle CPUs.
+  const bool allowed =
+      access(posix::kCpuLatencyDevice, W_OK) == 0 && posix::cpuidle_driver_present();
   auto run = run_ideal_device(100'000, 200, /*idle_poll=*/true);
   ASSERT_TRUE(run.ok()) << run.error();
   EXPECT_EQ(run->idle_poll_held, allowed);

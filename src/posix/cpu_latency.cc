@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <fstream>
+#include <string>
 
 namespace diskcond::posix {
 
@@ -26,6 +28,18 @@ int64_t current_cpu_latency_limit_us() {
   if (n < 0) return -errno;
   if (n != static_cast<ssize_t>(sizeof(value))) return -EIO;
   return value;
+}
+
+bool cpuidle_driver_present(const char* driver_file) {
+  std::ifstream in(driver_file);
+  std::string driver;
+  if (!std::getline(in, driver)) return false;
+  return !driver.empty() && driver != "none";
+}
+
+int request_idle_polling(const char* driver_file) {
+  if (!cpuidle_driver_present(driver_file)) return -ENODEV;
+  return request_cpu_latency(0);
 }
 
 }  // namespace diskcond::posix

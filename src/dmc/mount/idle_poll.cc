@@ -13,7 +13,7 @@ namespace {
 class DeviceHolder final : public CpuLatencyHolder {
  public:
   int hold() override {
-    const int fd = posix::request_cpu_latency(0);
+    const int fd = posix::request_idle_polling();
     if (fd < 0) return fd;
     fd_.reset(fd);
     return 0;

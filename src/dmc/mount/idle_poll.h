@@ -13,8 +13,9 @@
 // has nothing to run. So the request is held only while conditioned requests flow: the first one
 // after a quiet spell takes it (off the request's path: the thread below does the system call),
 // and it is withdrawn once none has come for kLingerNs. A mount that sees no traffic costs
-// nothing. Where the device cannot be opened (not root; no such device) the mount runs as before
-// and status says why (error()).
+// nothing. Where the request cannot help (no cpuidle driver: idle CPUs halt whatever is asked,
+// posix::cpuidle_driver_present; error() is then ENODEV) or the device cannot be opened (not
+// root; no such device) the mount runs as before and status says why (error()).
 //
 // Thread-safe. busy() is the hot path: one relaxed store and one relaxed load while the request is
 // held. Time is the wall clock's (CLOCK_MONOTONIC), not the device's: a stall is not traffic.

@@ -123,6 +123,15 @@ TEST(IdlePoll, TheKernelsDeviceHoldsZeroWhileBusy) {
   const int64_t before = posix::current_cpu_latency_limit_us();
   if (before < 0) GTEST_SKIP() << posix::kCpuLatencyDevice << " cannot be used here (needs root)";
   MonotonicClock clock;
+  if (!posix::cpuidle_driver_present()) {
+    // No cpuidle driver: the request could not make idle CPUs poll, so none is taken.
+    IdlePoll poll(clock, cpu_latency_device(), 20 * kMs);
+    EXPECT_FALSE(poll.state().enabled);
+    EXPECT_EQ(poll.state().error, ENODEV);
+    poll.busy(clock.now_ns());
+    EXPECT_EQ(posix::current_cpu_latency_limit_us(), before);
+    return;
+  }
   IdlePoll poll(clock, cpu_latency_device(), 20 * kMs);
   ASSERT_TRUE(poll.state().enabled);
   poll.busy(clock.now_ns());
