@@ -14,12 +14,16 @@
 #               table init and mounted noinit_itable, so it takes no time or space to make, and
 #               no_prefetch_block_bitmaps, so no background bitmap reads follow each mount)
 #   --out FILE  the report (default docs/apps.md); every round's figures go next to it, in
-#               FILE without .md plus -rounds.tsv (round, place, workload, seconds, load average)
+#               FILE without .md plus -rounds.tsv (round, place, workload, seconds, load average,
+#               file pages the kernel had evicted and read again meanwhile: workingset_refault_file)
 #   APPS_FILES, APPS_TXNS (environment) override the tree's file count and SQLite's transactions;
 #   APPS_ONLY="git_clone git_status_cold" runs only those workloads (and untar where a cold step
 #   needs its tree)
 #   APPS_REFERENCE_BACKING=tmpfs (default) or disk: what lies under the reference's conditioned
 #   directory (below)
+#   APPS_DAMON=keep (default) or off: off stops the guest's DAMON kdamond (a page-out scheme for
+#   memory not touched in a minute, found on the project's VMs) for the run and starts it again
+#   at the end; the per-round file's refaults column shows what that reclaim made read again
 #
 # The reference for "this disk under Linux" is ext4 on a loop device doing direct I/O over an image
 # in a conditioned directory (`dmc disk create <dir>/ref.img ... -mkfs ext4 -mount`): the
@@ -82,6 +86,9 @@ done
 FILES=${APPS_FILES:-2000}; TXNS=${APPS_TXNS:-500}; FIO_SIZE=64m; FIO_IO=16m
 if ((QUICK)); then FILES=${APPS_FILES:-300}; TXNS=${APPS_TXNS:-100}; FIO_SIZE=16m; FIO_IO=2m; fi
 
+[[ ${APPS_DAMON:-keep} == keep || ${APPS_DAMON:-keep} == off ]] ||
+  { echo "apps: APPS_DAMON must be keep or off, not '$APPS_DAMON'" >&2; exit 2; }
+
 SCRATCH=$(mktemp -d /var/tmp/diskcond-apps.XXXXXX)
 if [[ -z ${IMG_SIZE:-} ]]; then  # the backing file system's size, in whole MiB
   IMG_SIZE=$(( $(stat -f -c '%b * %S' "$SCRATCH") / 1048576 ))m
@@ -123,9 +130,23 @@ apps_cleanup() {
     fi
   done
   suite_cleanup
+  damon_restore
+}
+# DAMON: the kdamond under /sys/kernel/mm/damon/admin, stopped for the run with APPS_DAMON=off
+DAMON_STATE=/sys/kernel/mm/damon/admin/kdamonds/0/state
+DAMON_WAS=$(cat "$DAMON_STATE" 2>/dev/null || echo none)
+damon_note() {  # how the run found and left it, for the report
+  if [[ $DAMON_WAS == none ]]; then echo "not present"
+  elif [[ ${APPS_DAMON:-keep} == off && $DAMON_WAS == on ]]; then echo "found on, stopped for the run"
+  else echo "found $DAMON_WAS, left so"; fi
+}
+damon_restore() {
+  [[ ${APPS_DAMON:-keep} == off && $DAMON_WAS == on ]] || return 0
+  echo on >"$DAMON_STATE" 2>/dev/null || log "could not start DAMON's kdamond again ($DAMON_STATE)"
 }
 trap 'apps_cleanup' EXIT
 trap 'log "interrupted; cleaning up"; exit 130' INT TERM HUP
+if [[ ${APPS_DAMON:-keep} == off && $DAMON_WAS == on ]]; then echo off >"$DAMON_STATE"; fi
 
 # The directory the workloads run in now; the report's command list calls it $D.
 D_NOW=
@@ -177,8 +198,9 @@ cold() {
 # timed KEY WORKLOAD COMMAND...: runs COMMAND; the wall-clock seconds go under KEY.WORKLOAD
 # Every figure also goes to the per-round file kept next to the report (ROUNDS_OUT).
 timed() {
-  local key=$1 w=$2 t0 t1 secs=nan
+  local key=$1 w=$2 t0 t1 secs=nan r0
   shift 2
+  r0=$(refaults)
   t0=$(date +%s%N)
   if "$@"; then
     t1=$(date +%s%N)
@@ -187,8 +209,11 @@ timed() {
     log "$key: $w failed"
   fi
   put "$key.$w" "$secs"
-  printf '%s\t%s\t%s\t%s\t%s\n' "$ROUND" "$key" "$w" "$secs" "$(cut -d' ' -f1 /proc/loadavg)" >>"$SCRATCH/rounds.tsv"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$ROUND" "$key" "$w" "$secs" "$(cut -d' ' -f1 /proc/loadavg)" \
+    "$(($(refaults) - r0))" >>"$SCRATCH/rounds.tsv"
 }
+# refaults: file pages read again after the kernel evicted them, machine-wide (/proc/vmstat)
+refaults() { awk '/^workingset_refault_file /{print $2}' /proc/vmstat; }
 
 # --- the workloads; D is the directory they run in ---------------------------------------------
 
@@ -472,6 +497,7 @@ model_ratio() {
   echo "| SQLite | $TXNS one-row transactions, synchronous=FULL, $(sqlite3 --version | cut -d' ' -f1) |"
   echo "| fio | $(fio --version): $FIO_IO of 4 KiB random writes in a $FIO_SIZE file, psync, then fsync |"
   echo "| Reference backing | $REF_BACKING (\`APPS_REFERENCE_BACKING\`) |"
+  echo "| DAMON page-out (the guest's kdamond) | $(damon_note) (\`APPS_DAMON\`) |"
   echo "| Images | $IMG_SIZE (sparse), ext4 made with \`mkfs.ext4 ${MKFS_OPTIONS[*]}\`, mounted \`$EXT4_MOUNT_OPTIONS\` |"
   echo "| Rounds | $ROUNDS (each round's figures: \`$(basename "$ROUNDS_OUT")\`) |"
   echo "| Duration | $((elapsed / 60)) min $((elapsed % 60)) s |"
@@ -548,5 +574,5 @@ model_ratio() {
   commands_block "Commands run (\$D is the directory under test; the measuring ones run once per round and configuration)"
 } >"$SCRATCH/report.md"
 mv "$SCRATCH/report.md" "$OUT"
-{ printf 'round\tplace\tworkload\tseconds\tload1\n'; cat "$SCRATCH/rounds.tsv"; } >"$ROUNDS_OUT"
+{ printf 'round\tplace\tworkload\tseconds\tload1\trefaults\n'; cat "$SCRATCH/rounds.tsv"; } >"$ROUNDS_OUT"
 log "wrote $OUT in $((elapsed / 60)) min $((elapsed % 60)) s"
