@@ -21,9 +21,12 @@
 #   needs its tree)
 #   APPS_REFERENCE_BACKING=tmpfs (default) or disk: what lies under the reference's conditioned
 #   directory (below)
-#   APPS_DAMON=keep (default) or off: off stops the guest's DAMON kdamond (a page-out scheme for
+#   APPS_DAMON=off (default) or keep: off stops the guest's DAMON kdamond (a page-out scheme for
 #   memory not touched in a minute, found on the project's VMs) for the run and starts it again
-#   at the end; the per-round file's refaults column shows what that reclaim made read again
+#   at the end. Left on, it evicts the tree the cold read has just read, at random moments in
+#   either place, and the cp -r after it reads the files again (measured 2026-12-04: profile 0,
+#   128-653 refaults and 2.2-6.9 s per copy with it, none and 0.17-0.53 s without; docs/apps.md).
+#   The per-round file's refaults column shows what reclaim made read again.
 #
 # The reference for "this disk under Linux" is ext4 on a loop device doing direct I/O over an image
 # in a conditioned directory (`dmc disk create <dir>/ref.img ... -mkfs ext4 -mount`): the
@@ -86,7 +89,7 @@ done
 FILES=${APPS_FILES:-2000}; TXNS=${APPS_TXNS:-500}; FIO_SIZE=64m; FIO_IO=16m
 if ((QUICK)); then FILES=${APPS_FILES:-300}; TXNS=${APPS_TXNS:-100}; FIO_SIZE=16m; FIO_IO=2m; fi
 
-[[ ${APPS_DAMON:-keep} == keep || ${APPS_DAMON:-keep} == off ]] ||
+[[ ${APPS_DAMON:-off} == keep || ${APPS_DAMON:-off} == off ]] ||
   { echo "apps: APPS_DAMON must be keep or off, not '$APPS_DAMON'" >&2; exit 2; }
 
 SCRATCH=$(mktemp -d /var/tmp/diskcond-apps.XXXXXX)
@@ -137,16 +140,16 @@ DAMON_STATE=/sys/kernel/mm/damon/admin/kdamonds/0/state
 DAMON_WAS=$(cat "$DAMON_STATE" 2>/dev/null || echo none)
 damon_note() {  # how the run found and left it, for the report
   if [[ $DAMON_WAS == none ]]; then echo "not present"
-  elif [[ ${APPS_DAMON:-keep} == off && $DAMON_WAS == on ]]; then echo "found on, stopped for the run"
+  elif [[ ${APPS_DAMON:-off} == off && $DAMON_WAS == on ]]; then echo "found on, stopped for the run"
   else echo "found $DAMON_WAS, left so"; fi
 }
 damon_restore() {
-  [[ ${APPS_DAMON:-keep} == off && $DAMON_WAS == on ]] || return 0
+  [[ ${APPS_DAMON:-off} == off && $DAMON_WAS == on ]] || return 0
   echo on >"$DAMON_STATE" 2>/dev/null || log "could not start DAMON's kdamond again ($DAMON_STATE)"
 }
 trap 'apps_cleanup' EXIT
 trap 'log "interrupted; cleaning up"; exit 130' INT TERM HUP
-if [[ ${APPS_DAMON:-keep} == off && $DAMON_WAS == on ]]; then echo off >"$DAMON_STATE"; fi
+if [[ ${APPS_DAMON:-off} == off && $DAMON_WAS == on ]]; then echo off >"$DAMON_STATE"; fi
 
 # The directory the workloads run in now; the report's command list calls it $D.
 D_NOW=
