@@ -89,7 +89,8 @@ done
 FILES=${APPS_FILES:-2000}; TXNS=${APPS_TXNS:-500}; FIO_SIZE=64m; FIO_IO=16m
 if ((QUICK)); then FILES=${APPS_FILES:-300}; TXNS=${APPS_TXNS:-100}; FIO_SIZE=16m; FIO_IO=2m; fi
 
-[[ ${APPS_DAMON:-off} == keep || ${APPS_DAMON:-off} == off ]] ||
+APPS_DAMON=${APPS_DAMON:-off}
+[[ $APPS_DAMON == keep || $APPS_DAMON == off ]] ||
   { echo "apps: APPS_DAMON must be keep or off, not '$APPS_DAMON'" >&2; exit 2; }
 
 SCRATCH=$(mktemp -d /var/tmp/diskcond-apps.XXXXXX)
@@ -138,18 +139,19 @@ apps_cleanup() {
 # DAMON: the kdamond under /sys/kernel/mm/damon/admin, stopped for the run with APPS_DAMON=off
 DAMON_STATE=/sys/kernel/mm/damon/admin/kdamonds/0/state
 DAMON_WAS=$(cat "$DAMON_STATE" 2>/dev/null || echo none)
+damon_stopped() { [[ $APPS_DAMON == off && $DAMON_WAS == on ]]; }  # by this run
 damon_note() {  # how the run found and left it, for the report
   if [[ $DAMON_WAS == none ]]; then echo "not present"
-  elif [[ ${APPS_DAMON:-off} == off && $DAMON_WAS == on ]]; then echo "found on, stopped for the run"
+  elif damon_stopped; then echo "found on, stopped for the run"
   else echo "found $DAMON_WAS, left so"; fi
 }
 damon_restore() {
-  [[ ${APPS_DAMON:-off} == off && $DAMON_WAS == on ]] || return 0
+  damon_stopped || return 0
   echo on >"$DAMON_STATE" 2>/dev/null || log "could not start DAMON's kdamond again ($DAMON_STATE)"
 }
 trap 'apps_cleanup' EXIT
 trap 'log "interrupted; cleaning up"; exit 130' INT TERM HUP
-if [[ ${APPS_DAMON:-off} == off && $DAMON_WAS == on ]]; then echo off >"$DAMON_STATE"; fi
+if damon_stopped; then echo off >"$DAMON_STATE"; fi
 
 # The directory the workloads run in now; the report's command list calls it $D.
 D_NOW=
