@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 namespace diskcond::mount {
@@ -53,7 +54,11 @@ void InodeFd::release() {
 }
 
 InodeTable::InodeTable(int root_fd, const AddressSpace& space, size_t fd_budget)
-    : space_(space), fd_budget_(fd_budget == 0 ? default_budget() : fd_budget) {
+    : space_(space),
+      fd_budget_(fd_budget == 0 ? default_budget() : fd_budget),
+      // Descriptors waiting to be closed count against the budget (evict_locked): up to half
+      // of it, so that lookups keep room.
+      closes_(std::max<size_t>(fd_budget_ / 2, 1)) {
   struct stat st {};
   fstatat(root_fd, "", &st, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW);
   root_ = std::make_unique<Inode>();
@@ -95,7 +100,9 @@ void InodeTable::drop_lru_locked(Inode& inode) {
 std::vector<int> InodeTable::evict_locked() {
   std::vector<int> to_close;
   auto it = lru_.end();
-  while (open_fds_ > fd_budget_ && it != lru_.begin()) {
+  // Descriptors of forgotten entries still waiting to be closed count against the budget.
+  const size_t waiting = closes_.pending();
+  while (open_fds_ + waiting > fd_budget_ && it != lru_.begin()) {
     --it;
     Inode& victim = **it;
     if (victim.pins > 0) continue;
@@ -221,7 +228,7 @@ std::optional<InodeTable::Dropped> InodeTable::forget(fuse_ino_t id, uint64_t n)
       }
     }
   }
-  if (fd_to_close >= 0) close(fd_to_close);
+  if (fd_to_close >= 0) closes_.close_later(fd_to_close);
   return dropped;
 }
 

@@ -13,8 +13,9 @@
 // to the caller's credentials. Entries on other filesystems than the conditioned directory's
 // (submounts), or on filesystems without file handles, are never closed.
 //
-// Locking: one mutex guards the map, lookup counts, descriptors, pins and the LRU list. It is a
-// leaf lock: nothing else is locked while holding it, and no FUSE reply is sent under it.
+// Locking: one mutex guards the map, lookup counts, descriptors, pins and the LRU list. Only the
+// deferred closes' own lock is taken while holding it (to count them); no FUSE reply is sent
+// under it.
 // Descriptors are closed and reopened outside it. An Inode stays valid until the kernel forgets
 // it (nlookup reaches 0), which the kernel only does once no request uses it.
 #pragma once
@@ -34,6 +35,7 @@
 #include <vector>
 
 #include "dmc/mount/address_space.h"
+#include "dmc/mount/deferred_close.h"
 #include "dmc/mount/partial_pages.h"
 
 namespace diskcond::mount {
@@ -111,7 +113,12 @@ class InodeTable {
     dev_t dev;
     ino_t ino;
   };
+  // The dropped entry's descriptor is closed in the background (DeferredClose): for an unlinked
+  // file that close frees its blocks on the backing file system.
   std::optional<Dropped> forget(fuse_ino_t id, uint64_t n);
+  // Returns once the descriptors of every entry forgotten before the call are closed, so the
+  // backing file system has freed what they held (statfs).
+  void finish_closes() { closes_.drain(); }
   size_t size() const;
   size_t open_descriptors() const;
 
@@ -119,8 +126,9 @@ class InodeTable {
   friend class InodeFd;
   using Key = std::pair<dev_t, ino_t>;
   void unpin(Inode& inode);
-  // Closes least recently used unpinned descriptors beyond the budget. REQUIRES mu_; returns the
-  // descriptors to close once mu_ is released.
+  // Closes least recently used unpinned descriptors while the open ones and those of forgotten
+  // entries waiting to be closed pass the budget. REQUIRES mu_; returns the descriptors to close
+  // once mu_ is released.
   std::vector<int> evict_locked();
   void touch_locked(Inode& inode);
   void drop_lru_locked(Inode& inode);
@@ -133,6 +141,7 @@ class InodeTable {
   std::map<Key, std::unique_ptr<Inode>> inodes_;  // everything but the root
   int mount_fd_ = -1;      // O_RDONLY on the root's filesystem, for open_by_handle_at
   std::list<Inode*> lru_;  // open, reopenable, most recent first
+  DeferredClose closes_;   // its own lock, taken under mu_ only (pending()); it never takes mu_
 };
 
 }  // namespace diskcond::mount

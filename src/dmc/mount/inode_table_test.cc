@@ -1,5 +1,6 @@
 #include "dmc/mount/inode_table.h"
 
+#include <dirent.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -31,6 +32,15 @@ class MountInodeTable : public ::testing::Test {
     EXPECT_EQ(fstatat(fd, "", &st, AT_EMPTY_PATH), 0);
     *ino = st.st_ino;
     return table.add_lookup(fd, st);
+  }
+
+  // Descriptors this process has open (the listing's own included, the same in every call).
+  static int open_descriptor_count() {
+    int n = 0;
+    DIR* d = opendir("/proc/self/fd");
+    while (d != nullptr && readdir(d) != nullptr) ++n;
+    if (d != nullptr) closedir(d);
+    return n;
   }
 
   static constexpr int kFiles = 100;
@@ -82,6 +92,29 @@ TEST_F(MountInodeTable, DescriptorsBeyondTheBudgetAreClosedAndReopened) {
   ino_t ino;
   lookup(table, 0, &ino);  // the next lookup trims back to the budget
   EXPECT_LE(table.open_descriptors(), kBudget);
+}
+
+// The descriptors of forgotten entries are closed in the background; until then they count
+// against the budget, so the table never holds more than it.
+TEST_F(MountInodeTable, DescriptorsWaitingToBeClosedCountAgainstTheBudget) {
+  AddressSpace space(1ull << 30);
+  constexpr size_t kBudget = 8;
+  const int before = open_descriptor_count();  // with the root's descriptor
+  InodeTable table(root_fd_, space, kBudget);
+  const int limit = before + 1 + static_cast<int>(kBudget);  // + the table's mount descriptor
+  ino_t ino;
+  for (int i = 0; i < kFiles / 2; ++i) {  // forgotten at once: their closes wait
+    Inode& inode = lookup(table, i, &ino);
+    table.forget(table.id_of(inode), 1);
+    EXPECT_LE(open_descriptor_count(), limit) << i;
+  }
+  for (int i = kFiles / 2; i < kFiles; ++i) {  // kept: the waiting ones leave them less room
+    lookup(table, i, &ino);
+    EXPECT_LE(open_descriptor_count(), limit) << i;
+  }
+  EXPECT_EQ(table.size(), static_cast<size_t>(kFiles / 2));
+  table.finish_closes();
+  EXPECT_LE(open_descriptor_count(), before + 1 + static_cast<int>(table.open_descriptors()));
 }
 
 }  // namespace

@@ -238,6 +238,7 @@ void op_readlink(fuse_req_t req, fuse_ino_t ino) {
 void op_statfs(fuse_req_t req, fuse_ino_t ino) {
   struct statvfs sv;
   Filesystem& fs = fs_of(req);
+  fs.inodes.finish_closes();  // removed files' blocks count as free, as they would without a mount
   InodeFd fd = fs.inodes.pin(fs.inodes.get(ino));
   if (!fd.ok()) {
     fuse_reply_err(req, -fd.error());
