@@ -2,8 +2,9 @@
 // backing file system real work: the last descriptor of an unlinked file frees its blocks there
 // (on an ext4 mounted with `discard`, a synchronous discard, ~100 us a file on this project's
 // VMs). Done in the forget handler, that freeing ran beside the caller's next requests and held
-// the backing journal up: `rm -rf` of 4,000 files through an unconditioned mount took 0.70-0.80 s
-// with it and 0.31-0.40 s with the closes left out (docs/conditioner.md "Closing forgotten inodes").
+// the backing journal up: `rm -rf` of 4,000 files through an unconditioned mount took
+// 0.70-0.80 s with it and 0.31-0.40 s with the closes left out (docs/conditioner.md, "Closing
+// forgotten inodes").
 //
 // Policy: a queued descriptor is closed once no new one has arrived for `quiet` (the burst of
 // removals is over), or once it has waited `max_delay`, whichever comes first. A thread of lowest
