@@ -118,7 +118,11 @@ void Conditioner::finish(Ticket t, ReplyTimer::Reply send, uint64_t reply_bytes)
     const int64_t service = std::max<int64_t>(io_done - t.arrival_ns(), 1);
     lower(t.op() == Op::kRead ? floor_read_ns_ : floor_write_ns_, service);
   }
-  scheduler_.at(due, std::move(send));
+  int cpu = ReplyTimer::kAnyCpu;
+  if (caller_cpus_ != nullptr && due > io_done && scheduler_.routes_by_cpu()) {
+    cpu = caller_cpus_->cpu_of(request_caller(), clock_.wall_now_ns());
+  }
+  scheduler_.at_cpu(due, cpu, std::move(send));
 }
 
 BackingBound Conditioner::backing_bound() const {

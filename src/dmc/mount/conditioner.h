@@ -31,6 +31,7 @@
 #include "core/clock.h"
 #include "core/disk_model.h"
 #include "core/writeback.h"
+#include "dmc/mount/caller_cpu.h"
 #include "dmc/mount/copy_bound.h"
 #include "dmc/mount/idle_poll.h"
 #include "dmc/mount/mount_control.h"
@@ -98,10 +99,10 @@ class Conditioner {
                        uint64_t token = 0);
 
   // ---- 4. Finish, after the backing I/O: sends `send` at max(completion - lead, now) through
-  // the scheduler (the lead for data only: data_lead_ns(reply_bytes, a write's length)), and
-  // counts the reply. `reply_bytes`: the data `send` carries to the caller (a read's bytes read;
-  // 0 otherwise). A ticket that is not conditioned() is answered at once on the caller and counts
-  // nothing.
+  // the scheduler (the lead for data only: data_lead_ns(reply_bytes, a write's length); a reply
+  // that waits, from its caller's CPU: set_caller_cpus()), and counts the reply. `reply_bytes`: the
+  // data `send` carries to the caller (a read's bytes read; 0 otherwise). A ticket that is not
+  // conditioned() is answered at once on the caller and counts nothing.
   void finish(Ticket t, ReplyTimer::Reply send, uint64_t reply_bytes = 0);
 
   // Not a FUSE request: `dmc sync` (sync(2) for the mount). Returns its completion.
@@ -158,6 +159,10 @@ class Conditioner {
   // nobody is told.
   void set_idle_poll(IdlePoll* idle_poll) { idle_poll_ = idle_poll; }
   const IdlePoll* idle_poll() const { return idle_poll_; }
+  // Replies that wait go out from the CPU their caller (request_caller()) sleeps on, as
+  // `caller_cpus` says (caller_cpu.h), so that waking it stays on that CPU. Set before the session
+  // runs; null (the default): from any CPU.
+  void set_caller_cpus(CallerCpus* caller_cpus) { caller_cpus_ = caller_cpus; }
 
   void set_profile(const Profile& profile) {
     model_.set_profile(profile);
@@ -185,11 +190,12 @@ class Conditioner {
   DiskModel model_;
   Writeback writeback_;  // every command reaches model_ through it
   TransitBound transit_;
-  CopyBound reply_copy_;           // a read's data into the caller
-  CopyBound request_copy_;         // a write's data into the daemon
-  bool transit_enabled_ = true;    // set before the session runs
-  bool copy_enabled_ = true;       // set before the session runs
-  IdlePoll* idle_poll_ = nullptr;  // set before the session runs
+  CopyBound reply_copy_;               // a read's data into the caller
+  CopyBound request_copy_;             // a write's data into the daemon
+  bool transit_enabled_ = true;        // set before the session runs
+  bool copy_enabled_ = true;           // set before the session runs
+  IdlePoll* idle_poll_ = nullptr;      // set before the session runs
+  CallerCpus* caller_cpus_ = nullptr;  // set before the session runs
   std::atomic<int64_t> added_delay_sum_ns_{0};
   std::atomic<uint64_t> replies_{0};
   std::atomic<uint64_t> backing_bound_{0};

@@ -34,12 +34,18 @@ Profile slow_ssd() {
 // Records each reply and its due time instead of sending it; the test runs them.
 class RecordingTimer final : public ReplyTimer {
  public:
-  void at(int64_t due_ns, Reply reply) override { sent.push_back({due_ns, std::move(reply)}); }
+  void at_cpu(int64_t due_ns, int cpu, Reply reply) override {
+    sent.push_back({due_ns, std::move(reply)});
+    cpus.push_back(cpu);
+  }
+  bool routes_by_cpu() const override { return routes; }
+  bool routes = true;
   struct Sent {
     int64_t due_ns;
     Reply reply;
   };
   std::vector<Sent> sent;
+  std::vector<int> cpus;  // the CPU each reply asked for
 };
 
 class MountConditioner : public ::testing::Test {
@@ -160,6 +166,39 @@ TEST_F(MountConditioner, DataAlsoLeadsByItsCopyIntoTheCallerOrTheDaemon) {
 
 // Probes that only saw slow trips (a start-up under load) give no more than the cap: a caller
 // whose own trip is far shorter gets its reply at most kMaxTransitLeadNs before the model's time.
+TEST_F(MountConditioner, AReplyThatWaitsAsksForItsCallersCpu) {
+  Ticket unrouted = conditioner.begin(Op::kRead, 4096);
+  conditioner.submit(unrouted, Op::kRead, 0, 4096);
+  finish(std::move(unrouted));  // no CallerCpus set: any CPU
+  std::vector<pid_t> asked;
+  CallerCpus callers([&](pid_t tid) {
+    asked.push_back(tid);
+    return 1;
+  });
+  conditioner.set_caller_cpus(&callers);
+  set_request_caller(4242);  // as session_io does for the request this thread serves
+  Ticket waits = conditioner.begin(Op::kRead, 4096);
+  conditioner.submit(waits, Op::kRead, 0, 4096);
+  finish(std::move(waits));
+  // A reply whose backing I/O outlasted the model is due at once: nobody is asked.
+  Ticket late = conditioner.begin(Op::kRead, 4096);
+  conditioner.submit(late, Op::kRead, 0, 4096);
+  clock.advance(kMs);
+  finish(std::move(late));
+  // Nor when the timer would not use the CPU (too many replies waiting).
+  timer.routes = false;
+  Ticket deep = conditioner.begin(Op::kRead, 4096);
+  conditioner.submit(deep, Op::kRead, 0, 4096);
+  finish(std::move(deep));
+  set_request_caller(0);
+  ASSERT_EQ(timer.cpus.size(), 4u);
+  EXPECT_EQ(timer.cpus[0], ReplyTimer::kAnyCpu);
+  EXPECT_EQ(timer.cpus[1], 1);
+  EXPECT_EQ(timer.cpus[2], ReplyTimer::kAnyCpu);
+  EXPECT_EQ(timer.cpus[3], ReplyTimer::kAnyCpu);
+  EXPECT_EQ(asked, std::vector<pid_t>{4242});
+}
+
 TEST_F(MountConditioner, TheTransitLeadIsCapped) {
   probe_round_trips(30 * kUs);
   EXPECT_EQ(conditioner.transit_lead_ns(), Conditioner::kMaxTransitLeadNs);

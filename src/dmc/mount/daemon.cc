@@ -359,10 +359,16 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
   if (idle_knob == nullptr || std::string_view(idle_knob) != "off")
     idle_poll = std::make_unique<IdlePoll>(wall_clock, cpu_latency_device());
   DeviceClock clock(wall_clock);  // stopped by the fault rules' stalls, once attached
+  CallerCpus caller_cpus;         // outlives the conditioner, which asks it
   ReplyScheduler scheduler(clock);
   const WritebackParams writeback = machine_writeback_params(capacity);
   Conditioner conditioner(config.settings.profile, capacity, clock, scheduler, writeback);
   conditioner.set_idle_poll(idle_poll.get());
+  // DISKCOND_REPLY_CPU=off: replies that wait go out from any CPU, not their caller's
+  // (caller_cpu.h), for measuring what that changes.
+  const char* reply_cpu = std::getenv("DISKCOND_REPLY_CPU");
+  if (reply_cpu == nullptr || std::string_view(reply_cpu) != "off")
+    conditioner.set_caller_cpus(&caller_cpus);
   // -crashable: the undo log, bounded by the dirty limit (crash_recorder.h).
   std::unique_ptr<CrashRecorder> crash;
   if (config.settings.crashable) {

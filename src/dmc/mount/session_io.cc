@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdint>
 
+#include "dmc/mount/caller_cpu.h"
 #include "dmc/mount/filesystem.h"
 #include "dmc/mount/fuse_uring.h"
 
@@ -62,6 +63,9 @@ ssize_t read_hook(int fd, void* buf, size_t length, void* userdata) {
     fs.conditioner.request_copy_bound().record(
         bytes > CopyBound::kWriteHeaderBytes ? bytes - CopyBound::kWriteHeaderBytes : 0, cpu);
     errno = saved;
+  }
+  if (n >= static_cast<ssize_t>(sizeof(fuse_in_header))) {
+    set_request_caller(static_cast<pid_t>(static_cast<const fuse_in_header*>(buf)->pid));
   }
   if (n > 0) {
     fs.killpriv.saw_request(buf, static_cast<size_t>(n));
