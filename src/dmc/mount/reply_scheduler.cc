@@ -159,9 +159,11 @@ void ReplyScheduler::Lane::run() {
       now = clock_.now_ns();
       if (heap_.empty() || heap_.front().due_ns != due) continue;
       if (now < wake_at) continue;  // a stall began while it waited: wait again
-      if (is_taken(heap_.front().taken)) continue;
-      // Woken by the timer for the entry we waited for: learn how late timers fire.
+      // Woken by the timer for the entry we waited for: learn how late timers fire, even if the
+      // other lane has sent it meanwhile (a CPU's lane that stopped learning once it lost would
+      // stay late and lose every time after).
       wake_ahead_.learn(wait, clock_.wall_now_ns() - wall_wake_at);
+      if (is_taken(heap_.front().taken)) continue;
     }
     if (due > now && !stopping_) {
       // Woke ahead: spin the rest (at most the wake-up compensation) so nothing leaves early.

@@ -87,6 +87,8 @@ class ReplyScheduler final : public ReplyTimer {
   // Sends every queued reply now (in due order per lane) and stops the threads; later at() calls
   // reply at once. Used when the mount goes away: nothing acknowledged may be left unsent.
   void drain();
+  // Entries on the lanes' heaps, for tests: a reply queued on two lanes counts until both copies
+  // have left.
   size_t queued() const;
   // Worst lateness seen by the threads (actual send - due), for the tests and status.
   int64_t max_lateness_ns() const;

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <numeric>
 #include <thread>
 #include <vector>
 
@@ -108,6 +109,7 @@ TEST(MountReplyScheduler, RepliesForACpuAreSentOnceFromItNeverEarly) {
   ASSERT_FALSE(cpus.empty());
   struct Result {
     int asked, ran_on;
+    bool by_lane;  // sent by the CPU's own lane (its thread runs at SCHED_IDLE)
     int64_t early_ns;
   };
   std::mutex mu;
@@ -120,7 +122,8 @@ TEST(MountReplyScheduler, RepliesForACpuAreSentOnceFromItNeverEarly) {
       s.at_cpu(due, cpu, [&, cpu, due] {
         const int64_t now = clock.now_ns();
         std::lock_guard lock(mu);
-        results.push_back({cpu, sched_getcpu(), std::max<int64_t>(due - now, 0)});
+        results.push_back({cpu, sched_getcpu(), sched_getscheduler(0) == SCHED_IDLE,
+                           std::max<int64_t>(due - now, 0)});
       });
     }
   }
@@ -132,10 +135,19 @@ TEST(MountReplyScheduler, RepliesForACpuAreSentOnceFromItNeverEarly) {
   EXPECT_EQ(s.pinned_lanes(), cpus.size());
   ASSERT_EQ(results.size(), cpus.size() * kPerCpu);  // each exactly once
   size_t on_its_cpu = 0;
+  std::vector<int> by_lane(CPU_SETSIZE, 0);
   for (const Result& r : results) {
     if (r.ran_on == r.asked) ++on_its_cpu;
+    if (r.by_lane) {
+      EXPECT_EQ(r.ran_on, r.asked);  // a CPU's lane sends from that CPU, always
+      ++by_lane[r.asked];
+    }
     EXPECT_EQ(r.early_ns, 0);
   }
+  // Some replies come from a CPU's own lane. (Which CPUs' lanes win varies: in this test one
+  // CPU's lane often sends none, its replies going by the real-time thread, which then runs on that
+  // CPU itself; cause not found.)
+  EXPECT_GT(std::accumulate(by_lane.begin(), by_lane.end(), 0), 0);
   // The first replies of a new lane come late (its wake-ahead has not learned its CPU's wake-up
   // yet) and go by the backup; here 80-95% of them came from their CPU.
   EXPECT_GE(on_its_cpu, results.size() / 2);

@@ -64,9 +64,10 @@ ssize_t read_hook(int fd, void* buf, size_t length, void* userdata) {
         bytes > CopyBound::kWriteHeaderBytes ? bytes - CopyBound::kWriteHeaderBytes : 0, cpu);
     errno = saved;
   }
-  if (n >= static_cast<ssize_t>(sizeof(fuse_in_header))) {
-    set_request_caller(static_cast<pid_t>(static_cast<const fuse_in_header*>(buf)->pid));
-  }
+  // The caller of the request this thread serves next; none if this read brought none.
+  set_request_caller(n >= static_cast<ssize_t>(sizeof(fuse_in_header))
+                         ? static_cast<pid_t>(static_cast<const fuse_in_header*>(buf)->pid)
+                         : 0);
   if (n > 0) {
     fs.killpriv.saw_request(buf, static_cast<size_t>(n));
     if (fs.uring != nullptr) fs.uring->saw_request(buf, static_cast<size_t>(n));
