@@ -6,7 +6,6 @@
 
 #include <atomic>
 #include <mutex>
-#include <numeric>
 #include <thread>
 #include <vector>
 
@@ -144,10 +143,12 @@ TEST(MountReplyScheduler, RepliesForACpuAreSentOnceFromItNeverEarly) {
     }
     EXPECT_EQ(r.early_ns, 0);
   }
-  // Some replies come from a CPU's own lane. (Which CPUs' lanes win varies: in this test one
-  // CPU's lane often sends none, its replies going by the real-time thread, which then runs on that
-  // CPU itself; cause not found.)
-  EXPECT_GT(std::accumulate(by_lane.begin(), by_lane.end(), 0), 0);
+  // Some replies come from a CPU's own lane. Not asserted per CPU: the busier CPU's lane sent 5-12
+  // of its 100 here, and none in 2 of 6 runs (with the real-time thread then sending them on that
+  // CPU); before 34f8051 one CPU's lane always sent none (it stopped learning once it lost).
+  int from_lanes = 0;
+  for (int n : by_lane) from_lanes += n;
+  EXPECT_GT(from_lanes, 0);
   // The first replies of a new lane come late (its wake-ahead has not learned its CPU's wake-up
   // yet) and go by the backup; here 80-95% of them came from their CPU.
   EXPECT_GE(on_its_cpu, results.size() / 2);
