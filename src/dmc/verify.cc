@@ -48,6 +48,40 @@ Result<BackingBoundSample> read_counters(const BackingBoundProbe& probe) {
   return sample;
 }
 
+// One run of a workload, after settling the mount, with the mount's counters around it.
+struct Run {
+  rawio::RunResult result;
+  std::optional<double> share, host_share;  // backing_bound_share(), host_delay_share() (QD1)
+  bool idle_poll_held = false;
+};
+
+Result<Run> measure_once(const rawio::Target& target, const Workload& w, const std::string& label,
+                         uint64_t file_bytes, int64_t test_ns, const VerifyPlan& plan,
+                         const BackingBoundProbe& probe, const SettleMount& settle) {
+  if (settle) {
+    if (Status s = settle(); !s.ok())
+      return make_error(fmt::format("{}: cannot sync the mount first: {}", label, s.error()));
+  }
+  // The mount's counters right before and right after the workload: read, never changed.
+  auto before = probe ? read_counters(probe) : BackingBoundSample{};
+  if (!before.ok()) return make_error(fmt::format("{}: {}", label, before.error()));
+  const auto started = std::chrono::steady_clock::now();
+  auto result = run_workload(target, w, file_bytes, test_ns, plan.warmup_ns);
+  if (!result.ok()) return make_error(fmt::format("{}: {}", label, result.error()));
+  const int64_t wall_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                              std::chrono::steady_clock::now() - started)
+                              .count();
+  Run run{*result, std::nullopt, std::nullopt, false};
+  if (probe) {
+    auto after = read_counters(probe);
+    if (!after.ok()) return make_error(fmt::format("{}: {}", label, after.error()));
+    run.share = backing_bound_share(*before, *after);
+    run.idle_poll_held = after->idle_poll_held;
+    if (w.queue_depth == 1) run.host_share = host_delay_share(*before, *after, wall_ns);
+  }
+  return run;
+}
+
 VerifyCheck check(const std::string& label, const Workload& w, const Profile& profile,
                   const rawio::RunResult& measured, std::optional<double> share,
                   std::optional<double> host_share, std::optional<double> ideal_iops,
@@ -69,6 +103,11 @@ VerifyCheck check(const std::string& label, const Workload& w, const Profile& pr
                     host_share, ideal_iops);
   c.pass = c.verdict != Verdict::kFail;
   return c;
+}
+
+// More than `tolerance` below a finite prediction.
+bool short_of(double predicted_iops, double measured_iops, double tolerance) {
+  return !std::isinf(predicted_iops) && measured_iops < predicted_iops * (1 - tolerance);
 }
 
 }  // namespace
@@ -169,43 +208,40 @@ Result<std::vector<VerifyCheck>> verify_directory(
     if (on_test) on_test(named.label);
     const double predicted_iops = predict(profile, w).iops;
     const int64_t test_ns = verify_test_ns(predicted_iops, plan);
-    if (settle) {
-      if (Status s = settle(); !s.ok())
-        return make_error(
-            fmt::format("{}: cannot sync the mount first: {}", named.label, s.error()));
-    }
-    // The mount's counters right before and right after the workload: read, never changed.
-    auto before = probe ? read_counters(probe) : BackingBoundSample{};
-    if (!before.ok()) return make_error(fmt::format("{}: {}", named.label, before.error()));
-    const auto started = std::chrono::steady_clock::now();
-    auto result = run_workload(*target, w, file_bytes, test_ns, plan.warmup_ns);
-    if (!result.ok()) return make_error(fmt::format("{}: {}", named.label, result.error()));
-    const int64_t wall_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                std::chrono::steady_clock::now() - started)
-                                .count();
-    std::optional<double> share, host_share;
-    bool idle_poll_held = false;
-    if (probe) {
-      auto after = read_counters(probe);
-      if (!after.ok()) return make_error(fmt::format("{}: {}", named.label, after.error()));
-      share = backing_bound_share(*before, *after);
-      idle_poll_held = after->idle_poll_held;
-      if (w.queue_depth == 1) host_share = host_delay_share(*before, *after, wall_ns);
-    }
-    // Short at queue depth 1: what would any device of the model's speed get here? Under the
-    // mount's conditions: with idle CPUs polling if the mount had them poll. If this process may
-    // not ask for that (not root) there is no fair comparison, and so none.
+    // A run that would fail short of the prediction is measured again, up to
+    // VerifyPlan::runs_when_short runs in all; the fastest counts.
+    std::optional<Run> best;
+    std::vector<double> runs_iops;
     std::optional<double> ideal_iops;
-    if (w.queue_depth == 1 && plan.ideal_device_budget_ns > 0 && !std::isinf(predicted_iops) &&
-        result->transfers_per_sec() < predicted_iops * (1 - plan.tolerance)) {
-      const auto service_ns = static_cast<int64_t>(1e9 / predicted_iops);
-      auto ideal = run_ideal_device(service_ns,
-                                    ideal_device_requests(service_ns, plan.ideal_device_budget_ns),
-                                    idle_poll_held);
-      if (!ideal.ok()) return make_error(fmt::format("{}: {}", named.label, ideal.error()));
-      if (ideal->idle_poll_held == idle_poll_held) ideal_iops = ideal->iops();
+    bool ideal_measured = false;
+    for (int i = 0; i < std::max(1, plan.runs_when_short); ++i) {
+      auto run = measure_once(*target, w, named.label, file_bytes, test_ns, plan, probe, settle);
+      if (!run.ok()) return make_error(run.error());
+      runs_iops.push_back(run->result.transfers_per_sec());
+      if (!best || run->result.transfers_per_sec() > best->result.transfers_per_sec())
+        best = std::move(*run);
+      const double iops = best->result.transfers_per_sec();
+      if (!short_of(predicted_iops, iops, plan.tolerance)) break;
+      // Short at queue depth 1: what would any device of the model's speed get here? Under the
+      // mount's conditions: with idle CPUs polling if the mount had them poll. If this process
+      // may not ask for that (not root) there is no fair comparison, and so none.
+      if (w.queue_depth == 1 && plan.ideal_device_budget_ns > 0 && !ideal_measured) {
+        ideal_measured = true;
+        const auto service_ns = static_cast<int64_t>(1e9 / predicted_iops);
+        auto ideal = run_ideal_device(
+            service_ns, ideal_device_requests(service_ns, plan.ideal_device_budget_ns),
+            best->idle_poll_held);
+        if (!ideal.ok()) return make_error(fmt::format("{}: {}", named.label, ideal.error()));
+        if (ideal->idle_poll_held == best->idle_poll_held) ideal_iops = ideal->iops();
+      }
+      if (judge(predicted_iops, iops, best->share, plan.tolerance, plan.floor_share,
+                best->host_share, ideal_iops) != Verdict::kFail) {
+        break;
+      }
     }
-    checks.push_back(check(named.label, w, profile, *result, share, host_share, ideal_iops, plan));
+    checks.push_back(check(named.label, w, profile, best->result, best->share, best->host_share,
+                           ideal_iops, plan));
+    checks.back().runs_iops = std::move(runs_iops);
   }
   return checks;
 }

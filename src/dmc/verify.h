@@ -40,6 +40,12 @@ struct VerifyPlan {
   // A queue-depth-1 workload that falls short is compared with an ideal device of the model's
   // speed on this machine (dmc/ideal_device.h), measured for about this long; 0: never.
   int64_t ideal_device_budget_ns = 1'000'000'000;
+  // A workload that would fail short of its prediction runs again, up to this many runs in all,
+  // and the fastest run counts: this machine's stalls only ever slow a run, and come and go (on
+  // the 2-core VM a virtual CPU sometimes stalled 3-7 ms at a wake-up for seconds on end, while
+  // the model's own times stayed the prediction's: 7200 HDD random reads -7% to -33% in one run,
+  // -1% in the next; docs/benchmarks.md). A run faster than the tolerance fails whichever it is.
+  int runs_when_short = 3;
 };
 
 // The test file size verify uses for `profile` under `plan`.
@@ -114,6 +120,9 @@ struct VerifyCheck {
   std::optional<double> ideal_iops;
   Verdict verdict = Verdict::kFail;
   bool pass = false;  // verdict != kFail: nothing the mount is to blame for
+  // The rate of every run, in order (VerifyPlan::runs_when_short); the figures above are the
+  // fastest run's. One entry when the first run did not fail short.
+  std::vector<double> runs_iops;
 };
 
 // A queue-depth-1 workload's error (measured / predicted - 1) without the machine's delays, which

@@ -152,7 +152,9 @@ constexpr std::string_view kVerifyHelp =
     "device is itself short: waking a sleeping caller costs this machine too much (with idle\n"
     "CPUs polling if the mount had them poll; run by an ordinary user, then no comparison). Each\n"
     "workload starts after a 'dmc sync' of the mount, so data written before does not take its\n"
-    "device time. verify changes no setting of the mount. Works without root. Beyond macOS.\n"
+    "device time. A workload that would fail short is measured again, up to 3 runs, and the\n"
+    "fastest counts (a machine's stalls only slow a run; a run too fast fails). verify changes\n"
+    "no setting of the mount. Works without root. Beyond macOS.\n"
     "\n"
     "  -json   machine-readable output (schema in docs/dmc.md)\n"
     "  -quick  2 s per workload instead of 4\n";
