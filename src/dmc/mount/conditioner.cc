@@ -119,7 +119,7 @@ void Conditioner::finish(Ticket t, ReplyTimer::Reply send, uint64_t reply_bytes)
     lower(t.op() == Op::kRead ? floor_read_ns_ : floor_write_ns_, service);
   }
   int cpu = ReplyTimer::kAnyCpu;
-  if (caller_cpus_ != nullptr && due > io_done && scheduler_.routes_by_cpu()) {
+  if (caller_cpus_ != nullptr && due - io_done >= kMinRoutedWaitNs && scheduler_.routes_by_cpu()) {
     cpu = caller_cpus_->cpu_of(request_caller(), clock_.wall_now_ns());
   }
   scheduler_.at_cpu(due, cpu, std::move(send));

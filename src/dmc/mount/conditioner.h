@@ -134,6 +134,14 @@ class Conditioner {
   // the never-faster tests' 10 us tolerance. (Before the bursts, a margin of 5 us was subtracted
   // as well; under the cap it only took the lead away: 0 on a VM whose fastest trip is ~4 us.)
   static constexpr int64_t kMaxTransitLeadNs = 5'000;
+  // A reply goes out from its caller's CPU (set_caller_cpus()) only when it waits at least this
+  // long after its backing I/O: a shorter wait leaves that CPU's lane too little time to be
+  // scheduled there before the reply is due, and the real-time backup then sends it
+  // ReplyScheduler::kIdleLaneGraceNs late. Measured (fio 4 KiB QD1 reads, DISKCOND_REPLY_CPU off /
+  // on, 3 rounds, docs/conditioner.md): SATA III SSD (37.5 us, waits ~30 us) 17.3k/16.5k/17.6k
+  // against 16.0k/15.2k/15.0k IOPS routed; SATA II SSD (74.5 us, waits ~65 us) 9.8k/9.9k/10.5k
+  // against 11.1k/10.1k/10.6k routed.
+  static constexpr int64_t kMinRoutedWaitNs = 50'000;
   int64_t transit_lead_ns() const {
     if (!transit_enabled_) return 0;
     return std::clamp<int64_t>(transit_.lower_bound_ns(), 0, kMaxTransitLeadNs);

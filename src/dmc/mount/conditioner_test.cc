@@ -185,17 +185,23 @@ TEST_F(MountConditioner, AReplyThatWaitsAsksForItsCallersCpu) {
   conditioner.submit(late, Op::kRead, 0, 4096);
   clock.advance(kMs);
   finish(std::move(late));
+  // Nor when it waits less than kMinRoutedWaitNs: the CPU's lane could not be there in time.
+  Ticket brief = conditioner.begin(Op::kRead, 4096);
+  conditioner.submit(brief, Op::kRead, 0, 4096);
+  clock.advance(brief.completion_ns() - clock.now_ns() - Conditioner::kMinRoutedWaitNs + 1);
+  finish(std::move(brief));
   // Nor when the timer would not use the CPU (too many replies waiting).
   timer.routes = false;
   Ticket deep = conditioner.begin(Op::kRead, 4096);
   conditioner.submit(deep, Op::kRead, 0, 4096);
   finish(std::move(deep));
   set_request_caller(0);
-  ASSERT_EQ(timer.cpus.size(), 4u);
+  ASSERT_EQ(timer.cpus.size(), 5u);
   EXPECT_EQ(timer.cpus[0], ReplyTimer::kAnyCpu);
   EXPECT_EQ(timer.cpus[1], 1);
   EXPECT_EQ(timer.cpus[2], ReplyTimer::kAnyCpu);
   EXPECT_EQ(timer.cpus[3], ReplyTimer::kAnyCpu);
+  EXPECT_EQ(timer.cpus[4], ReplyTimer::kAnyCpu);
   EXPECT_EQ(asked, std::vector<pid_t>{4242});
 }
 
