@@ -42,7 +42,7 @@ struct VerifyPlan {
   int64_t ideal_device_budget_ns = 1'000'000'000;
   // A workload that would fail short of its prediction runs again, up to this many runs in all,
   // and the fastest run counts: this machine's stalls only ever slow a run, and come and go (on
-  // the 2-core VM a virtual CPU sometimes stalled 3-7 ms at a wake-up for seconds on end, while
+  // the 2-core VM a virtual CPU sometimes stalled 3-9 ms at a wake-up for seconds on end, while
   // the model's own times stayed the prediction's: 7200 HDD random reads -7% to -33% in one run,
   // -1% in the next; docs/benchmarks.md). A run faster than the tolerance fails whichever it is.
   int runs_when_short = 3;
