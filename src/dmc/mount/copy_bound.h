@@ -5,18 +5,21 @@
 // writev() of /dev/fuse (an O_DIRECT read: straight into the caller's buffer, and the pages are
 // released in the same call); only then does the kernel wake the caller. So a reply of `s` bytes
 // that starts at `t` cannot wake its caller before t plus that writev's work, and the reply may
-// leave that much before the model's completion. Measured: the thread CPU time of the reply's
-// writev() (session_io.cc).
+// leave that much before the model's completion. Measured: the wall time of the reply's writev()
+// (session_io.cc), which never waits for anything, so it is the work plus whatever interrupted it.
 // Requests (a write's data). The kernel copies a write's data into the daemon inside the worker's
 // read() of /dev/fuse, before the handler stamps the request's arrival, while the caller waits.
-// Measured: the thread CPU time of that read().
-// Thread CPU time (CLOCK_THREAD_CPUTIME_ID), not wall time: the work the kernel did, without time
-// spent blocked waiting for a request or preempted (a busy machine does not inflate it, and the
-// wall time of the same work is never less). Every reply carrying more than kSlotBytes is
-// measured, and one other call in kSampleEvery per thread (data-less ones more rarely once slot 0
-// is ready: session_io.cc).
-// TransitBound's probe covers the rest of the round trip with a message that carries no data:
-// this bound is what data adds to it.
+// Measured: the thread CPU time of that read() (CLOCK_THREAD_CPUTIME_ID), because its wall time
+// also holds the wait for a request.
+// A writev's wall time cannot read less than its work; the thread CPU clock can: on the project's
+// VM (a PVM guest, 2026-12-04) one 1 MiB reply's writev read 17 us of CPU time in 227 us of wall
+// time, and 2 of 2,344 read under 25 us where no such copy took less than 95 us of wall time. An
+// under-reading only makes the lead smaller (the reply later), but one in a thousand was enough to
+// set a slot's minimum: as CPU time the 1 MiB reply lead ranged 9-93 us from one mount to the next,
+// as wall time 70-97 us. Every reply carrying more than kSlotBytes is measured, and one other call
+// in kSampleEvery per thread (data-less ones more rarely once slot 0 is ready: session_io.cc).
+// TransitBound's probe covers the rest of the round trip with a message that carries no data: this
+// bound is what data adds to it.
 //
 // The amount must never exceed what the message it is applied to takes, so it is a running
 // minimum of measurements, never an average, and a slot only counts once kMinSamples are in (one

@@ -18,10 +18,13 @@ Filesystem& of(void* userdata) {
   return *static_cast<Filesystem*>(userdata);
 }
 
-int64_t thread_cpu_ns() {
+int64_t clock_ns(clockid_t clock) {
   timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  clock_gettime(clock, &ts);
   return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+int64_t thread_cpu_ns() {
+  return clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
 // Once slot 0 of a bound (messages without data: every metadata request and reply) has its
@@ -77,9 +80,12 @@ ssize_t read_hook(int fd, void* buf, size_t length, void* userdata) {
 
 // A reply's writev; every one carrying more than CopyBound::kSlotBytes, and one smaller in
 // CopyBound::kSampleEvery per thread (kSampleEveryWarmSlot0 once slot 0 is ready), records its
-// thread CPU time (the copy into the caller and the pages' release, not time lost to preemption)
-// by its payload. Timing every large reply makes its minimum reach the fast copies sooner (a
-// sample's minimum only approaches theirs from above).
+// wall time (CLOCK_MONOTONIC: the copy into the caller and the pages' release) by its payload.
+// Wall time, not the thread's CPU time: a writev never waits for a request, so its wall time is
+// its work plus any interruption (which the minimum of many leaves out) and never less than the
+// work; the thread CPU clock can read less on the project's VM (copy_bound.h).
+// Timing every large reply makes its minimum reach the fast copies sooner (a sample's minimum
+// only approaches theirs from above).
 ssize_t timed_writev(Filesystem& fs, int fd, struct iovec* iov, int count) {
   thread_local unsigned writes = 0;
   size_t bytes = 0;
@@ -88,12 +94,12 @@ ssize_t timed_writev(Filesystem& fs, int fd, struct iovec* iov, int count) {
   if (!large && !sample(writes, fs.conditioner.reply_copy_bound(), true)) {
     return writev(fd, iov, count);
   }
-  const int64_t cpu_before = thread_cpu_ns();
+  const int64_t before = clock_ns(CLOCK_MONOTONIC);
   const ssize_t result = writev(fd, iov, count);
   const int saved = errno;
-  const int64_t cpu = thread_cpu_ns() - cpu_before;
+  const int64_t took = clock_ns(CLOCK_MONOTONIC) - before;
   if (result == static_cast<ssize_t>(bytes) && bytes >= sizeof(fuse_out_header)) {
-    fs.conditioner.reply_copy_bound().record(bytes - sizeof(fuse_out_header), cpu);
+    fs.conditioner.reply_copy_bound().record(bytes - sizeof(fuse_out_header), took);
   }
   errno = saved;
   return result;
