@@ -16,7 +16,7 @@
 // time, and 2 of 2,344 read under 25 us where no such copy took less than 95 us of wall time. An
 // under-reading only makes the lead smaller (the reply later), but one in a thousand was enough to
 // set a slot's minimum: as CPU time the 1 MiB reply lead ranged 9-93 us from one mount to the next,
-// as wall time 70-97 us. Every reply carrying more than kSlotBytes is measured, and one other call
+// as wall time 57-97 us. Every reply carrying more than kSlotBytes is measured, and one other call
 // in kSampleEvery per thread (data-less ones more rarely once slot 0 is ready: session_io.cc).
 // TransitBound's probe covers the rest of the round trip with a message that carries no data: this
 // bound is what data adds to it.
