@@ -61,8 +61,8 @@ class CopyBound {
   static constexpr uint64_t kMaxBytes = 1 << 20;  // FUSE's largest read or write here (256 pages)
   static constexpr int kSlots = static_cast<int>(kMaxBytes / kSlotBytes);
   static constexpr uint64_t kMinSamples = 16;
-  // The session times one read() or writev() of /dev/fuse in this many per thread (the thread
-  // CPU clock is a system call, not a vDSO read: about a microsecond per timed call).
+  // The session times one read() or writev() of /dev/fuse in this many per thread (a read's
+  // thread CPU clock is a system call, not a vDSO read: about a microsecond per timed call).
   static constexpr unsigned kSampleEvery = 4;
   // A write request's headers before its data (fuse_in_header + fuse_write_in).
   static constexpr uint64_t kWriteHeaderBytes = 80;

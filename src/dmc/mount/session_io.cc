@@ -30,8 +30,9 @@ int64_t thread_cpu_ns() {
 // Once slot 0 of a bound (messages without data: every metadata request and reply) has its
 // kMinSamples, it is timed one call in this many per thread rather than kSampleEvery: its minimum
 // is only subtracted from the data slots' (copy_bound.h), so a slower fall of it makes no reply
-// earlier, and the thread CPU clock is a system call (about one per metadata request otherwise,
-// a fifth of the daemon's system calls in metadata_rate; docs/benchmarks.md section 2).
+// earlier, and a read's thread CPU clock is a system call (about one per metadata request
+// otherwise, a fifth of the daemon's system calls in metadata_rate when replies used it too;
+// docs/benchmarks.md section 2).
 constexpr unsigned kSampleEveryWarmSlot0 = 64;
 
 // Whether to time this call of a thread whose `counter` it is, for `bound`; `small`: the message
