@@ -124,7 +124,7 @@ std::vector<Piece> data_pieces(Filesystem& fs, const Inode& inode, uint64_t offs
                        allocated);
 }
 
-void place_file(Filesystem& fs, const Inode& inode, int fd, bool direct) {
+void place_file(Filesystem& fs, const Inode& inode, int fd, bool direct, bool no_blocks) {
   const uint64_t file = writeback_file_id(inode);
   if (inode.type != S_IFREG) return;
   if (direct) {
@@ -132,7 +132,15 @@ void place_file(Filesystem& fs, const Inode& inode, int fd, bool direct) {
     return;
   }
   if (fs.layout.placed(file)) return;
-  auto extents = file_extents(fd);
+  const bool on_root_fs = inode.dev == fs.inodes.root().dev;
+  const int answers = on_root_fs && no_blocks ? fs.root_fiemap.load(std::memory_order_relaxed) : 0;
+  std::optional<std::vector<Extent>> extents;
+  if (answers > 0) {
+    extents.emplace();  // what FIEMAP answers for a file without blocks: no located extents
+  } else if (answers == 0) {
+    extents = file_extents(fd);
+    if (on_root_fs) fs.root_fiemap.store(extents ? 1 : -1, std::memory_order_relaxed);
+  }
   if (extents) {
     fs.layout.set_extents(file, inode.ino, std::move(*extents));
   } else {

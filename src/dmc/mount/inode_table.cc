@@ -81,7 +81,7 @@ InodeTable::~InodeTable() {
 }
 
 void InodeTable::touch_locked(Inode& inode) {
-  if (inode.handle.empty() || inode.fd < 0) return;
+  if (!inode.reopenable || inode.fd < 0) return;
   if (inode.in_lru) {
     lru_.splice(lru_.begin(), lru_, inode.lru);
   } else {
@@ -106,6 +106,13 @@ std::vector<int> InodeTable::evict_locked() {
     --it;
     Inode& victim = **it;
     if (victim.pins > 0) continue;
+    if (victim.handle.empty()) victim.handle = handle_of(victim.fd);
+    if (victim.handle.empty()) {  // no handle: it could not be reopened, so it stays open
+      victim.reopenable = false;
+      victim.in_lru = false;
+      it = lru_.erase(it);
+      continue;
+    }
     to_close.push_back(victim.fd);
     victim.fd = -1;
     --open_fds_;
@@ -181,28 +188,20 @@ Inode& InodeTable::add_lookup(int fd, const struct stat& st, bool* fresh) {
   }
   Inode& inode = *it->second;
   ++inode.nlookup;
+  if (added) {
+    // Only files on the conditioned directory's own filesystem can be reopened (submounts below
+    // it keep their descriptors).
+    inode.reopenable = st.st_dev == root_->dev && mount_fd_ >= 0;
+  }
   if (inode.fd < 0) {  // new, or closed for the budget: this descriptor will do
     inode.fd = fd;
     ++open_fds_;
     keep_fd = true;
   }
-  // Only files on the conditioned directory's own filesystem can be reopened (submounts below
-  // it keep their descriptors).
-  const bool need_handle = added && st.st_dev == root_->dev && mount_fd_ >= 0;
-  const int handle_fd = keep_fd ? fd : inode.fd;
-  ++inode.pins;  // keep it open while the handle is taken
-  lock.unlock();
-
-  std::vector<unsigned char> handle;
-  if (need_handle) handle = handle_of(handle_fd);
-  if (!keep_fd) close(fd);
-
-  lock.lock();
-  if (need_handle) inode.handle = std::move(handle);
-  --inode.pins;
   touch_locked(inode);
   std::vector<int> to_close = evict_locked();
   lock.unlock();
+  if (!keep_fd) close(fd);
   close_all(to_close);
   return inode;
 }

@@ -6,12 +6,15 @@
 // root (FUSE_ROOT_ID) is the directory being conditioned.
 //
 // Descriptor budget: a tree can hold more inodes than the process may have descriptors
-// (RLIMIT_NOFILE). Entries therefore also keep a file handle (name_to_handle_at); when more than
-// `fd_budget` descriptors are open, the least recently used unpinned ones are closed and reopened
-// on demand with open_by_handle_at. Handlers reach a descriptor only through pin(), which keeps
-// it open while the InodeFd lives. Reopening needs CAP_DAC_READ_SEARCH: pin() BEFORE switching
-// to the caller's credentials. Entries on other filesystems than the conditioned directory's
-// (submounts), or on filesystems without file handles, are never closed.
+// (RLIMIT_NOFILE). When more than `fd_budget` descriptors are open, the least recently used
+// unpinned ones are closed and reopened on demand with open_by_handle_at: an entry's file handle
+// (name_to_handle_at) is taken just before its descriptor is first closed, not at its lookup
+// (most entries never reach the budget, and an empty system call takes 1.07 us on the project's
+// VM: a mkdir made six besides its /dev/fuse reads and writes, passthrough_ll five;
+// docs/benchmarks.md section 2). Handlers reach a descriptor only through pin(), which keeps it
+// open while the InodeFd lives. Reopening needs CAP_DAC_READ_SEARCH: pin() BEFORE switching to the
+// caller's credentials. Entries on other filesystems than the conditioned directory's (submounts),
+// or on filesystems without file handles, are never closed.
 //
 // Locking: one mutex guards the map, lookup counts, descriptors, pins and the LRU list. Only the
 // deferred closes' own lock is taken while holding it (to count them); no FUSE reply is sent
@@ -55,9 +58,12 @@ struct Inode {
   PartialPages partial_pages;
   // Guarded by InodeTable::mu_:
   uint64_t nlookup = 0;
-  int fd = -1;                        // O_PATH|O_NOFOLLOW, or -1 while closed for the budget
-  uint32_t pins = 0;                  // InodeFds alive
-  std::vector<unsigned char> handle;  // struct file_handle bytes; empty: cannot be reopened
+  int fd = -1;        // O_PATH|O_NOFOLLOW, or -1 while closed for the budget
+  uint32_t pins = 0;  // InodeFds alive
+  // On the root's filesystem and not yet refused a handle: its descriptor may be closed for the
+  // budget (in the LRU list while open).
+  bool reopenable = false;
+  std::vector<unsigned char> handle;  // struct file_handle bytes; empty until first closed
   std::list<Inode*>::iterator lru;    // valid when in_lru
   bool in_lru = false;
 };
@@ -127,8 +133,9 @@ class InodeTable {
   using Key = std::pair<dev_t, ino_t>;
   void unpin(Inode& inode);
   // Closes least recently used unpinned descriptors while the open ones and those of forgotten
-  // entries waiting to be closed pass the budget. REQUIRES mu_; returns the descriptors to close
-  // once mu_ is released.
+  // entries waiting to be closed pass the budget, taking each one's file handle first (under mu_:
+  // only past the budget; an entry whose filesystem refuses one is never closed). REQUIRES mu_;
+  // returns the descriptors to close once mu_ is released.
   std::vector<int> evict_locked();
   void touch_locked(Inode& inode);
   void drop_lru_locked(Inode& inode);

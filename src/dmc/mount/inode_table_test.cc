@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -92,6 +93,26 @@ TEST_F(MountInodeTable, DescriptorsBeyondTheBudgetAreClosedAndReopened) {
   ino_t ino;
   lookup(table, 0, &ino);  // the next lookup trims back to the budget
   EXPECT_LE(table.open_descriptors(), kBudget);
+}
+
+// A file handle is taken only when a descriptor is first closed for the budget: by then the
+// entry's name may be another (a handle names the inode, not a path), and it still reopens.
+TEST_F(MountInodeTable, AnEntryRenamedBeforeItsDescriptorIsClosedIsReopened) {
+  AddressSpace space(1ull << 30);
+  constexpr size_t kBudget = 8;
+  InodeTable table(root_fd_, space, kBudget);
+  ino_t moved_ino;
+  Inode& moved = lookup(table, 0, &moved_ino);
+  ASSERT_EQ(rename(dir_.file("f0").c_str(), dir_.file("moved").c_str()), 0);
+  ino_t ino;
+  for (int i = 1; i < kFiles; ++i) lookup(table, i, &ino);  // f0's descriptor is closed
+  EXPECT_LE(table.open_descriptors(), kBudget);
+  EXPECT_EQ(moved.fd, -1);
+  InodeFd pinned = table.pin(moved);
+  ASSERT_TRUE(pinned.ok()) << pinned.error();
+  struct stat st;
+  ASSERT_EQ(fstatat(pinned.get(), "", &st, AT_EMPTY_PATH), 0);
+  EXPECT_EQ(st.st_ino, moved_ino);
 }
 
 // The descriptors of forgotten entries are closed in the background; until then they count

@@ -137,7 +137,9 @@ void op_create(fuse_req_t req, fuse_ino_t parent_id, const char* name, mode_t mo
     r = fd < 0 ? fd : lookup_entry(fs, dir.get(), name, &e, nullptr);
     if (r >= 0) twin = buffered_twin(fd, fi->flags);
   }
-  if (r >= 0) place_file(fs, fs.inodes.get(e.ino), fd, (fi->flags & O_DIRECT) != 0);
+  if (r >= 0) {
+    place_file(fs, fs.inodes.get(e.ino), fd, (fi->flags & O_DIRECT) != 0, e.attr.st_blocks == 0);
+  }
   if (r < 0) {
     if (fd >= 0) close(fd);
     finish_err(fs, std::move(ticket), req, -r);
