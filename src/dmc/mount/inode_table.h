@@ -19,7 +19,8 @@
 // Locking: one mutex guards the map, lookup counts, descriptors, pins and the LRU list. Only the
 // deferred closes' own lock is taken while holding it (to count them); no FUSE reply is sent
 // under it.
-// Descriptors are closed and reopened outside it. An Inode stays valid until the kernel forgets
+// Descriptors are closed and reopened outside it (a file handle is taken under it, only when its
+// descriptor is about to be closed for the budget). An Inode stays valid until the kernel forgets
 // it (nlookup reaches 0), which the kernel only does once no request uses it.
 #pragma once
 
