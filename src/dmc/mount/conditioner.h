@@ -181,6 +181,9 @@ class Conditioner {
   bool charges_time() const { return charges_time_.load(std::memory_order_relaxed); }
   Profile profile() const { return model_.profile(); }
   MountCounters counters() const;
+  // Completion minus arrival added up over every command the model has served (including the
+  // write-back's own), for status: with counters()' commands, the model's mean service time.
+  int64_t model_latency_total_ns() const { return model_.counters().total_latency_ns; }
   // Replies whose backing I/O ended after the model's completion (the host, not the profile,
   // decided their time), and by how much on average. Diagnostics for status.
   BackingBound backing_bound() const;

@@ -80,6 +80,8 @@ TEST_F(MountConditioner, BeginTakesTheArrivalAndChargesAreSubmittedAtIt) {
   // Two pieces of one request: it waits for the later. Both occupy the device from the arrival.
   conditioner.submit(t, Op::kRead, kGiB, 4096);
   EXPECT_EQ(t.completion_ns(), kStart + 100 * kUs + 2 * 15'625);
+  // Status's model_latency_total_ns: each submitted command's completion less its arrival, summed.
+  EXPECT_EQ(conditioner.model_latency_total_ns(), kRead4k + 100 * kUs + 2 * 15'625);
   finish(std::move(t));
   EXPECT_FALSE(t.live());  // finish() took it
   EXPECT_EQ(conditioner.ticket_misuses(), 0u);

@@ -104,6 +104,10 @@ struct MountDiagnostics {
   int64_t lateness_p50_ns = 0, lateness_p90_ns = 0, lateness_p99_ns = 0, lateness_p999_ns = 0;
   int64_t lateness_max_ns = 0;    // every reply's worst lateness
   int64_t lateness_total_ns = 0;  // every reply's lateness added up (grows, as above)
+  // The model's completion minus arrival over every command it has served (grows, as above):
+  // divided by MountCounters' commands, its mean service time, which a caller's measured latency
+  // exceeds by the round trip and the lateness.
+  int64_t model_latency_total_ns = 0;
   // Idle CPUs polled while traffic flows (idle_poll.h): 0 off (DISKCOND_IDLE_POLL=off, or the
   // kernel's device refused: idle_poll_errno), 1 ready (no traffic now), 2 held now.
   uint64_t idle_poll_state = 0;

@@ -46,6 +46,7 @@ StatusReply status_snapshot(const std::string& mount_point, Filesystem& fs,
   s.diagnostics.lateness_p999_ns = late.p999_ns;
   s.diagnostics.lateness_max_ns = late.max_ns;
   s.diagnostics.lateness_total_ns = late.total_ns;
+  s.diagnostics.model_latency_total_ns = conditioner.model_latency_total_ns();
   if (const IdlePoll* poll = conditioner.idle_poll(); poll != nullptr) {
     const IdlePollState idle = poll->state();
     s.diagnostics.idle_poll_state = !idle.enabled ? 0 : idle.held ? 2 : 1;
