@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cassert>
 
+#include "dmc/mount/request_arrival.h"
+
 namespace diskcond::mount {
 
 Conditioner::Conditioner(const Profile& profile, uint64_t capacity, const Clock& clock,
@@ -13,14 +15,20 @@ Conditioner::Conditioner(const Profile& profile, uint64_t capacity, const Clock&
       model_(profile, capacity),
       writeback_(model_, writeback) {}
 
+int64_t Conditioner::arrival_now() const {
+  const int64_t now_ns = now();
+  const int64_t read_ns = take_request_read();
+  return read_ns > 0 && read_ns <= now_ns ? read_ns : now_ns;
+}
+
 Ticket Conditioner::begin(Op op, uint64_t length) {
   assert(op != Op::kFlush || length == 0);
-  return Ticket(this, now(), op, length,
+  return Ticket(this, arrival_now(), op, length,
                 op == Op::kFlush ? RequestKind::kFlush : RequestKind::kData);
 }
 
 Ticket Conditioner::begin_metadata() {
-  return Ticket(this, now(), Op::kRead, 0, RequestKind::kMetadata);
+  return Ticket(this, arrival_now(), Op::kRead, 0, RequestKind::kMetadata);
 }
 
 void Conditioner::count_misuse() {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/units.h"
+#include "dmc/mount/request_arrival.h"
 
 namespace diskcond::mount {
 namespace {
@@ -85,6 +86,30 @@ TEST_F(MountConditioner, BeginTakesTheArrivalAndChargesAreSubmittedAtIt) {
   finish(std::move(t));
   EXPECT_FALSE(t.live());  // finish() took it
   EXPECT_EQ(conditioner.ticket_misuses(), 0u);
+}
+
+// A request's arrival is when its worker read it from /dev/fuse (noted by session_io.cc), not the
+// later call of begin(): the handler's work before it is the device's time. The note is taken once.
+TEST_F(MountConditioner, TheNotedReadOfTheRequestIsItsArrivalOnce) {
+  note_request_read(kStart - 7 * kUs);
+  Ticket first = conditioner.begin(Op::kRead, 4096);
+  EXPECT_EQ(first.arrival_ns(), kStart - 7 * kUs);
+  conditioner.submit(first, Op::kRead, 0, 4096);
+  EXPECT_EQ(first.completion_ns(), kStart - 7 * kUs + kRead4k);
+  Ticket second = conditioner.begin_metadata();  // no new read: arrives when it begins
+  EXPECT_EQ(second.arrival_ns(), kStart);
+  finish(std::move(first));
+  finish(std::move(second));
+}
+
+// A note from another clock's future (or a stale one after the clock was reset) is not used: a
+// request never arrives after it begins.
+TEST_F(MountConditioner, ANotedReadLaterThanNowIsIgnored) {
+  note_request_read(kStart + 3 * kUs);
+  Ticket t = conditioner.begin(Op::kRead, 4096);
+  EXPECT_EQ(t.arrival_ns(), kStart);
+  EXPECT_EQ(take_request_read(), 0);  // and it is gone
+  finish(std::move(t));
 }
 
 TEST_F(MountConditioner, ADataReplyIsDueAtTheModelCompletionLessTheTransitLead) {

@@ -10,6 +10,7 @@
 #include "dmc/mount/caller_cpu.h"
 #include "dmc/mount/filesystem.h"
 #include "dmc/mount/fuse_uring.h"
+#include "dmc/mount/request_arrival.h"
 
 namespace diskcond::mount {
 namespace {
@@ -56,7 +57,13 @@ ssize_t read_hook(int fd, void* buf, size_t length, void* userdata) {
   const bool timed = fs.conditioner.copy_lead_enabled() &&
                      sample(reads, fs.conditioner.request_copy_bound(), last_small);
   const int64_t cpu_before = timed ? thread_cpu_ns() : 0;
+  note_request_read(0);
   const ssize_t n = read(fd, buf, length);
+  // The request's arrival for the model (request_arrival.h); not with FUSE over io_uring, whose
+  // requests do not come through here.
+  if (n >= static_cast<ssize_t>(sizeof(fuse_in_header)) && fs.uring == nullptr) {
+    note_request_read(fs.conditioner.now());
+  }
   if (n > 0) {
     last_small = static_cast<uint64_t>(n) <= CopyBound::kWriteHeaderBytes + CopyBound::kSlotBytes;
   }
