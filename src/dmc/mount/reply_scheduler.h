@@ -20,10 +20,10 @@
 //
 // Wake-up compensation: a timed wait returns some tens of microseconds after its deadline (more
 // on a busy VM, and more the longer the CPU slept). Each lane's thread tracks that lateness per
-// band of wait length (WakeAhead: moving averages, capped at kMaxWakeAheadNs) and asks to wake
-// that much before the due time, then spins the rest, so replies go out at their due time instead
-// of always late. A reply is never sent before its due time (the one exception: drain(), when
-// the mount goes away). The spin lasts at most kMaxWakeAheadNs.
+// band of wait length (WakeAhead: an average that leans late, capped at kMaxWakeAheadNs) and
+// asks to wake that much before the due time, then spins the rest, so replies go out at their
+// due time instead of always late. A reply is never sent before its due time (the one exception:
+// drain(), when the mount goes away). The spin lasts at most kMaxWakeAheadNs.
 //
 // The clock may stand still (mount/device_clock.h: the device's clock during a stall): due times
 // are on it, and the threads' timed waits end at the wall time it reaches them

@@ -5,8 +5,10 @@
 // after 3 ms). One average over every wait then wakes too late for long waits and spins too long
 // for short ones, and with a mix of service times (a latency tail or table) the replies of the
 // long ones leave late. So the compensation is kept per band of wait length: waits under 100 us,
-// then one band per doubling up to 6.4 ms and one above. Each band's value is a moving average
-// (weight 1/8) of the overshoot its own waits showed, clamped to [0, cap].
+// then one band per doubling up to 6.4 ms and one above. Each band's value follows the overshoot
+// its own waits showed (each clamped to [0, cap]), up by a quarter of the difference after a
+// longer one and down by a sixteenth after a shorter one, so it settles above their mean: fewer
+// replies wait for a late wake-up, for a little more spinning (docs/benchmarks.md, 2026-12-05).
 //
 // Pure: no clock, no lock (the ReplyScheduler calls it under its mutex).
 #pragma once

@@ -26,25 +26,34 @@ TEST(MountWakeAhead, EachBandLearnsItsOwnOvershoot) {
     w.learn(600 * kUs, 28 * kUs);
     w.learn(3000 * kUs, 45 * kUs);
   }
-  // A moving average of a constant converges to it, from below (integer division).
+  // A constant overshoot is converged to, from below (integer division).
   EXPECT_NEAR(w.ahead_ns(600 * kUs), 28 * kUs, 8);
   EXPECT_NEAR(w.ahead_ns(3000 * kUs), 45 * kUs, 8);
   EXPECT_EQ(w.ahead_ns(50 * kUs), 0);  // a band with no waits yet asks for nothing
   EXPECT_EQ(w.last_ns(), w.ahead_ns(3000 * kUs));
 }
 
-TEST(MountWakeAhead, OneWaitMovesItsBandByAnEighth) {
+TEST(MountWakeAhead, ALongerOvershootMovesItsBandByAQuarterAShorterOneByASixteenth) {
   WakeAhead w(150 * kUs);
   w.learn(1000 * kUs, 80 * kUs);
-  EXPECT_EQ(w.ahead_ns(1000 * kUs), 10 * kUs);
+  EXPECT_EQ(w.ahead_ns(1000 * kUs), 20 * kUs);
   w.learn(1000 * kUs, 0);
-  EXPECT_EQ(w.ahead_ns(1000 * kUs), 8750);
+  EXPECT_EQ(w.ahead_ns(1000 * kUs), 18'750);
+}
+
+// Overshoots of 20 and 40 us in turn (mean 30): a late wake-up weighs four times an early one, so
+// the band settles near 36 us, where 4 * (40 - 36) = 36 - 20, and most wake-ups come in time.
+TEST(MountWakeAhead, UnevenOvershootsSettleAboveTheirMean) {
+  WakeAhead w(150 * kUs);
+  for (int i = 0; i < 400; ++i) w.learn(600 * kUs, (i % 2 == 0 ? 20 : 40) * kUs);
+  EXPECT_GT(w.ahead_ns(600 * kUs), 33 * kUs);
+  EXPECT_LT(w.ahead_ns(600 * kUs), 39 * kUs);
 }
 
 TEST(MountWakeAhead, OvershootIsClampedToTheCapAndNeverNegative) {
   WakeAhead w(150 * kUs);
   w.learn(1000 * kUs, 10'000 * kUs);  // a 10 ms hiccup counts as the cap
-  EXPECT_EQ(w.ahead_ns(1000 * kUs), 150 * kUs / 8);
+  EXPECT_EQ(w.ahead_ns(1000 * kUs), 150 * kUs / 4);
   w.learn(200 * kUs, -5 * kUs);  // woke before its deadline: counts as 0
   EXPECT_EQ(w.ahead_ns(200 * kUs), 0);
 }
