@@ -16,6 +16,7 @@
 #include "dmc/mount/control_protocol.h"
 #include "dmc/mount/syscall.h"
 #include "posix/files.h"
+#include "posix/thread_name.h"
 
 namespace diskcond::mount {
 namespace {
@@ -102,6 +103,7 @@ void ControlServer::stop() {
 }
 
 void ControlServer::run() {
+  posix::name_this_thread("dmc-control");
   std::vector<pollfd> fds;
   while (!closing_.load()) {
     fds.clear();

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "posix/thread_name.h"
+
 namespace diskcond::mount {
 
 DeferredClose::~DeferredClose() {
@@ -54,6 +56,7 @@ DeferredClose::Clock::time_point DeferredClose::due_locked() const {
 }
 
 void DeferredClose::run() {
+  posix::name_this_thread("dmc-close");
   std::unique_lock lock(mu_);
   for (;;) {
     wake_.wait(lock, [this] { return stop_ || !queue_.empty(); });

@@ -20,6 +20,7 @@
 
 #include "dmc/mount/fuse_uring_abi.h"
 #include "dmc/mount/fuse_uring_message.h"
+#include "posix/thread_name.h"
 
 namespace diskcond::mount {
 
@@ -352,8 +353,7 @@ void FuseUring::run_queue(Queue& q) {
   sigset_t all;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, nullptr);  // signals are the main thread's
-  const std::string name = "dmc-uring-" + std::to_string(q.qid);
-  pthread_setname_np(pthread_self(), name.c_str());
+  posix::name_this_thread("dmc-uring-" + std::to_string(q.qid));
   const bool made = make_ring(q);
   if (made) {
     std::unique_lock lock(start_mu_);

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "posix/cpu_latency.h"
+#include "posix/thread_name.h"
 #include "posix/unique_fd.h"
 
 namespace diskcond::mount {
@@ -78,6 +79,7 @@ IdlePollState IdlePoll::state() const {
 }
 
 void IdlePoll::run() {
+  posix::name_this_thread("dmc-idle-poll");
   std::unique_lock<std::mutex> lock(mu_);
   const auto withdraw = [this] {
     holder_->release();

@@ -4,8 +4,10 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <thread>
@@ -158,6 +160,36 @@ TEST_F(MountLifecycle, DeadDaemonIsReportedAndStopClearsIt) {
   ASSERT_TRUE(control_->stop(dir_, false).ok());
   EXPECT_FALSE(is_conditioned_mount(dir_));
   EXPECT_EQ(stat(dir_.c_str(), &sb), 0);
+}
+
+// `top -H` and `ps -L` tell the daemon's threads apart: FUSE workers, the reply thread, the transit
+// probe and the control socket's server each carry a name (posix/thread_name.h).
+TEST_F(MountLifecycle, TheDaemonsThreadsAreNamed) {
+  start(ssd_profile(100));
+  std::ofstream(path("f")) << "x";  // a request or two, so that workers have read one
+  auto st = control_->status(dir_);
+  ASSERT_TRUE(st.ok()) << st.error();
+  const std::string tasks = "/proc/" + std::to_string(st->daemon_pid) + "/task";
+  const std::vector<std::string> expected = {"dmc-fuse", "dmc-reply", "dmc-probe", "dmc-control"};
+  std::vector<std::string> names;
+  // Threads name themselves as they start: look again for up to 5 s.
+  for (int attempt = 0; attempt < 500; ++attempt) {
+    names.clear();
+    for (const auto& task : std::filesystem::directory_iterator(tasks)) {
+      std::string name;
+      std::getline(std::ifstream(task.path() / "comm"), name);
+      names.push_back(name);
+    }
+    const bool all = std::all_of(expected.begin(), expected.end(), [&](const std::string& e) {
+      return std::find(names.begin(), names.end(), e) != names.end();
+    });
+    if (all) break;
+    usleep(10'000);
+  }
+  for (const std::string& e : expected) {
+    EXPECT_NE(std::find(names.begin(), names.end(), e), names.end())
+        << e << " missing among " << ::testing::PrintToString(names);
+  }
 }
 
 // Clients that connect to the daemon's socket and say nothing must not delay status for others

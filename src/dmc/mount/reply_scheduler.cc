@@ -8,7 +8,10 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <string>
 #include <thread>
+
+#include "posix/thread_name.h"
 
 namespace diskcond::mount {
 
@@ -111,6 +114,7 @@ class ReplyScheduler::Lane {
 };
 
 void ReplyScheduler::Lane::run() {
+  posix::name_this_thread(cpu_ == kAnyCpu ? "dmc-reply" : "dmc-reply-" + std::to_string(cpu_));
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
   sched_param param{};
   if (cpu_ != kAnyCpu) {

@@ -11,6 +11,7 @@
 #include "dmc/mount/filesystem.h"
 #include "dmc/mount/fuse_uring.h"
 #include "dmc/mount/request_arrival.h"
+#include "posix/thread_name.h"
 
 namespace diskcond::mount {
 namespace {
@@ -52,6 +53,11 @@ bool sample(unsigned& counter, const CopyBound& bound, bool small) {
 // keeps the usual rate after its first).
 ssize_t read_hook(int fd, void* buf, size_t length, void* userdata) {
   Filesystem& fs = of(userdata);
+  thread_local bool named = false;  // libfuse starts its workers unnamed
+  if (!named) {
+    posix::name_this_thread("dmc-fuse");
+    named = true;
+  }
   thread_local unsigned reads = 0;
   thread_local bool last_small = true;
   const bool timed = fs.conditioner.copy_lead_enabled() &&

@@ -9,6 +9,8 @@
 
 #include <chrono>
 
+#include "posix/thread_name.h"
+
 namespace diskcond::mount {
 
 TransitProbe::TransitProbe(std::string mount_point, ProbeStamp& stamp, TransitBound& bound,
@@ -44,6 +46,7 @@ void TransitProbe::stop() {
 }
 
 void TransitProbe::run() {
+  posix::name_this_thread("dmc-probe");
   // A probe is a request to this daemon's own mount. If the daemon dies (SIGKILL, a crash) while
   // one is in flight, the kernel makes this thread wait for its answer without end, and as long as
   // it holds a descriptor of /dev/fuse the connection is never aborted: the mount would hang every
