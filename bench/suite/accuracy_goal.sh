@@ -27,7 +27,7 @@ acc_goal() {
     echo "floor|$what: fio $(fmt "$(calc "$fio / $floor * 100")")%, rawio $(fmt "$(calc "$raw / $floor * 100")")% of it"
     return
   fi
-  # No floor measured: the strictest goal.
+  # 2%, or 5% beyond half the floor; with no floor measured, the strictest.
   tol=$ACC_NEAR_TOLERANCE
   if is_num "$floor" && ! le "$pred" "$(calc "$floor * $ACC_NEAR_SHARE")"; then
     tol=$ACC_FAR_TOLERANCE note=" (5%)"

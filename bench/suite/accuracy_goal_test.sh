@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks acc_goal (accuracy_goal.sh) with made-up figures: every kind of row, and the edges of its
-# tolerances. Run by ctest (SuiteAccuracyGoal); exits non-zero on the first wrong verdict.
+# tolerances. Run by ctest (SuiteAccuracyGoal); reports every wrong verdict, then exits non-zero.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$here/../.." && pwd)
