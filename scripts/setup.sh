@@ -10,7 +10,7 @@ packages=(
   libsqlite3-dev libmount-dev libblkid-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   fio e2fsprogs util-linux procps librsvg2-bin jq
-  clang-format-14
+  clang-format-14 clang libbpf-dev
 )
 
 missing=()

@@ -15,10 +15,10 @@ Conditioner::Conditioner(const Profile& profile, uint64_t capacity, const Clock&
       model_(profile, capacity),
       writeback_(model_, writeback) {}
 
-int64_t Conditioner::arrival_now() const {
+Arrival Conditioner::arrival_now() const {
   const int64_t now_ns = now();
-  const int64_t read_ns = take_request_read();
-  return read_ns > 0 && read_ns <= now_ns ? read_ns : now_ns;
+  const Arrival noted = take_request_read();
+  return noted.ns > 0 && noted.ns <= now_ns ? noted : Arrival{now_ns, false};
 }
 
 Ticket Conditioner::begin(Op op, uint64_t length) {
@@ -110,7 +110,10 @@ void Conditioner::finish(Ticket t, ReplyTimer::Reply send, uint64_t reply_bytes)
   // the mount is then what it would be without the model (docs/benchmarks.md's overhead table
   // compares it with libfuse's passthrough_ll).
   if (idle_poll_ != nullptr && charges_time()) idle_poll_->busy(clock_.wall_now_ns());
-  const int64_t lead = data ? data_lead_ns(reply_bytes, t.op() == Op::kWrite ? t.length() : 0) : 0;
+  // A write's data is copied to the daemon after the kernel's send: with the send as its arrival
+  // that copy is inside the model's time already, and a lead for it would make the reply early.
+  const uint64_t request_bytes = t.op() == Op::kWrite && !t.kernel_sent_ ? t.length() : 0;
+  const int64_t lead = data ? data_lead_ns(reply_bytes, request_bytes) : 0;
   int64_t due = std::max(t.completion_ns() - lead, io_done);
   // A reply that waited for the device leaves once the device clock has run past its arrival: a
   // request that arrives during a stall (device time frozen at its start) is held until the stall

@@ -64,11 +64,11 @@ class Conditioner {
   // reply), and when the device clock reads `device_ns` (kNeverNs while a stall holds it).
   int64_t wall_now() const { return clock_.wall_now_ns(); }
   int64_t wall_when(int64_t device_ns) const { return clock_.wall_ns_when(device_ns); }
-  // The arrival of the request this thread serves: when the thread read it from /dev/fuse if that
-  // was noted (request_arrival.h; the note is taken), else now(). begin() and begin_metadata() use
-  // it, and so does the transit probe's handler, so that the probe's round trip leaves out what
-  // the model's time then includes.
-  int64_t arrival_now() const;
+  // The arrival of the request this thread serves: when the kernel sent it or the thread read it
+  // from /dev/fuse if that was noted (request_arrival.h; the note is taken), else now(). begin()
+  // and begin_metadata() use it, and so does the transit probe's handler, so that the probe's
+  // round trip leaves out what the model's time then includes.
+  Arrival arrival_now() const;
 
   // ---- 1. Begin: the request arrives now, or when this thread read it from /dev/fuse if that
   // was noted (request_arrival.h).

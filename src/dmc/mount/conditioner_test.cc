@@ -108,8 +108,54 @@ TEST_F(MountConditioner, ANotedReadLaterThanNowIsIgnored) {
   note_request_read(kStart + 3 * kUs);
   Ticket t = conditioner.begin(Op::kRead, 4096);
   EXPECT_EQ(t.arrival_ns(), kStart);
-  EXPECT_EQ(take_request_read(), 0);  // and it is gone
+  EXPECT_EQ(take_request_read().ns, 0);  // and it is gone
   finish(std::move(t));
+}
+
+// The kernel's send, when stamped (send_stamps.h), is the arrival: the hand-over to the worker is
+// the device's time too. A send noted later than the read is not believed (the read stays).
+TEST_F(MountConditioner, TheKernelsSendOfTheRequestIsItsArrivalWhenStamped) {
+  note_request_read(kStart - 7 * kUs, kStart - 19 * kUs);
+  Ticket sent = conditioner.begin(Op::kRead, 4096);
+  EXPECT_EQ(sent.arrival_ns(), kStart - 19 * kUs);
+  conditioner.submit(sent, Op::kRead, 0, 4096);
+  EXPECT_EQ(sent.completion_ns(), kStart - 19 * kUs + kRead4k);
+  finish(std::move(sent));
+  note_request_read(kStart - 7 * kUs, kStart - 6 * kUs);
+  EXPECT_EQ(conditioner.arrival_now().ns, kStart - 7 * kUs);
+  note_request_read(kStart - 7 * kUs, kStart - 6 * kUs);
+  const Arrival read = take_request_read();
+  EXPECT_EQ(read.ns, kStart - 7 * kUs);
+  EXPECT_FALSE(read.kernel_sent);
+  note_request_read(kStart - 7 * kUs, kStart - 9 * kUs);
+  const Arrival stamped = conditioner.arrival_now();
+  EXPECT_EQ(stamped.ns, kStart - 9 * kUs);
+  EXPECT_TRUE(stamped.kernel_sent);
+}
+
+// A write's data reaches the daemon after the kernel's send; a write that arrived at its send has
+// that copy inside the model's time already, so its reply gets no lead for it (only the transit
+// lead), where a write that arrived at its worker's read gets both.
+TEST_F(MountConditioner, AWriteArrivingAtItsSendGetsNoLeadForItsCopy) {
+  probe_round_trips(3 * kUs);
+  CopyBound& requests = conditioner.request_copy_bound();
+  for (uint64_t i = 0; i < CopyBound::kMinSamples; ++i) {
+    requests.record(0, 4 * kUs);
+    requests.record(kMiB, 104 * kUs);
+  }
+  note_request_read(kStart, kStart - 90 * kUs);
+  Ticket stamped = conditioner.begin(Op::kWrite, kMiB);
+  conditioner.submit(stamped, Op::kWrite, 0, kMiB);
+  const int64_t stamped_done = stamped.completion_ns();
+  finish(std::move(stamped));
+  note_request_read(kStart);
+  Ticket read = conditioner.begin(Op::kWrite, kMiB);
+  conditioner.submit(read, Op::kWrite, 32 * kMiB, kMiB);
+  const int64_t read_done = read.completion_ns();
+  finish(std::move(read));
+  ASSERT_EQ(timer.sent.size(), 2u);
+  EXPECT_EQ(timer.sent[0].due_ns, stamped_done - 3 * kUs);
+  EXPECT_EQ(timer.sent[1].due_ns, read_done - 78 * kUs);
 }
 
 TEST_F(MountConditioner, ADataReplyIsDueAtTheModelCompletionLessTheTransitLead) {

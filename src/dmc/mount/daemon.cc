@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -38,6 +39,7 @@
 #include "dmc/mount/fusermount.h"
 #include "dmc/mount/idle_poll.h"
 #include "dmc/mount/machine_writeback.h"
+#include "dmc/mount/send_stamps.h"
 #include "dmc/mount/session_io.h"
 #include "dmc/mount/status_snapshot.h"
 #include "dmc/mount/syscall.h"
@@ -318,6 +320,29 @@ void report(int ready_fd, const std::string& message) {
 }  // namespace
 
 // Every inode the kernel knows holds an O_PATH descriptor: allow as many as the system does.
+// The kernel's send stamps for the FUSE connection mounted on `mount_point` (send_stamps.h), or
+// null (the log says why). Its device is read from the mount's superblock without asking the
+// daemon, which does not serve yet (AT_STATX_DONT_SYNC: no getattr).
+std::unique_ptr<KernelSendStamps> attach_send_stamps(const std::string& mount_point) {
+  struct statx stx;
+  if (statx(AT_FDCWD, mount_point.c_str(), AT_STATX_DONT_SYNC, STATX_TYPE, &stx) != 0) {
+    std::fprintf(stderr, "kernel arrival stamps: statx %s: %s\n", mount_point.c_str(),
+                 std::strerror(errno));
+    return nullptr;
+  }
+  auto stamps = KernelSendStamps::attach(makedev(stx.stx_dev_major, stx.stx_dev_minor));
+  if (!stamps.ok()) {
+    // A daemon that is not root (`dmc run` as a user) may not load it: nothing to report, the
+    // log stays empty as it should.
+    if (errno != EPERM && errno != EACCES) {
+      std::fprintf(stderr, "%s; requests arrive when a worker reads them\n",
+                   stamps.error().c_str());
+    }
+    return nullptr;
+  }
+  return std::move(*stamps);
+}
+
 void raise_file_limit() {
   rlimit limit;
   if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return;
@@ -423,11 +448,25 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
     fs.uring = uring.get();
   }
   if (!ask_killpriv) fs.killpriv.never_ask();
+  // Requests arrive at the kernel's send where a BPF program can stamp it (send_stamps.h);
+  // DISKCOND_KERNEL_ARRIVAL=off: at the workers' reads, for comparison. Not with the rings, whose
+  // requests are not read through the hooks.
+  const char* arrival_knob = std::getenv("DISKCOND_KERNEL_ARRIVAL");
+  std::unique_ptr<KernelSendStamps> send_stamps;
+  if (uring == nullptr && conditioner.charges_time() &&
+      (arrival_knob == nullptr || std::string_view(arrival_knob) != "off")) {
+    send_stamps = attach_send_stamps(config.mount_point);
+    if (send_stamps != nullptr) fs.send_stamps = &send_stamps->table();
+  }
   // The hooks also time one reply write and one request read in four (CopyBound).
-  if (ask_killpriv || uring != nullptr || conditioner.copy_lead_enabled()) install_session_io(se);
+  if (ask_killpriv || uring != nullptr || conditioner.copy_lead_enabled() ||
+      send_stamps != nullptr) {
+    install_session_io(se);
+  }
 
   ControlServer control;
   TransitProbe probe(config.mount_point, fs.probe_stamp, conditioner.transit_bound(), wall_clock);
+  if (send_stamps != nullptr) probe.require_kernel_sent();
   Daemon daemon{config, conditioner, scheduler, fs, control, probe, crash.get()};
   auto listening = control.start(
       config.paths.socket,

@@ -22,6 +22,7 @@
 #include "dmc/mount/killpriv_v2.h"
 #include "dmc/mount/mount_control.h"
 #include "dmc/mount/page_cache_drops.h"
+#include "dmc/mount/send_stamps.h"
 #include "dmc/mount/space_quota.h"
 #include "dmc/mount/transit_probe.h"
 
@@ -64,6 +65,9 @@ struct Filesystem {
   PageCacheDrops page_cache_drops;  // when pages a file's Inode::partial_pages noted are gone
   std::atomic<uint64_t> written_page_reads{0};  // MountCounters::written_page_reads
   FuseUring* uring = nullptr;  // DISKCOND_FUSE_URING=1: the rings (fuse_uring.h); null: none
+  // The kernel's send times of requests (send_stamps.h); null: arrivals are the workers' reads.
+  const SendStampTable* send_stamps = nullptr;
+  ArrivalCounts arrivals;  // how requests' arrivals were taken
   // Whether the conditioned directory's own filesystem answered FIEMAP the last time it was asked
   // (1), refused it (-1), or was not asked yet (0): place_file() needs no FIEMAP for a file
   // without blocks on it once it was asked.

@@ -114,6 +114,11 @@ struct MountDiagnostics {
   uint64_t idle_poll_errno = 0;   // why the device refused (EACCES: not root); 0 = it did not
   uint64_t idle_poll_holds = 0;   // times the request was taken since start
   int64_t idle_poll_held_ns = 0;  // time it was held since start
+  // Requests that arrived at the kernel's send (send_stamps.h) and that were looked up in vain
+  // (arrived at the worker's read); the send-to-read time of the former added up (grows).
+  uint64_t kernel_arrivals = 0;
+  uint64_t kernel_arrival_misses = 0;
+  int64_t handover_total_ns = 0;
 };
 
 struct MountStatus {

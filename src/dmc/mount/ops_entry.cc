@@ -62,7 +62,7 @@ void op_forget_multi(fuse_req_t req, size_t count, fuse_forget_data* forgets) {
 void op_getattr(fuse_req_t req, fuse_ino_t ino, fuse_file_info*) {
   Filesystem& fs = fs_of(req);
   const bool probe = fs.probe_stamp.is_probe(fuse_req_ctx(req)->pid);
-  const int64_t arrival = probe ? fs.conditioner.arrival_now() : 0;
+  const Arrival arrival = probe ? fs.conditioner.arrival_now() : Arrival{};
   struct stat st;
   int r;
   {  // unpinned before the reply (see "Unpin before the reply")

@@ -3,18 +3,24 @@
 namespace diskcond::mount {
 namespace {
 
-thread_local int64_t noted_read_ns = 0;
+thread_local Arrival noted;
 
 }  // namespace
 
-void note_request_read(int64_t now_ns) {
-  noted_read_ns = now_ns;
+void note_request_read(int64_t read_ns, int64_t sent_ns) {
+  if (read_ns <= 0) {
+    noted = Arrival{};
+  } else if (sent_ns > 0 && sent_ns <= read_ns) {
+    noted = Arrival{sent_ns, true};
+  } else {
+    noted = Arrival{read_ns, false};
+  }
 }
 
-int64_t take_request_read() {
-  const int64_t ns = noted_read_ns;
-  noted_read_ns = 0;
-  return ns;
+Arrival take_request_read() {
+  const Arrival taken = noted;
+  noted = Arrival{};
+  return taken;
 }
 
 }  // namespace diskcond::mount

@@ -46,6 +46,31 @@ bool sample(unsigned& counter, const CopyBound& bound, bool small) {
   return ++counter % every == 0;
 }
 
+// Notes the arrival of the request a worker has just read (request_arrival.h): the read, and the
+// kernel's send when it was stamped (send_stamps.h), both on the conditioner's clock. A forget or
+// an interrupt is never stamped (they do not pass the tracepoint) and is not looked up.
+void note_arrival(Filesystem& fs, const fuse_in_header& header) {
+  const bool stampable = fs.send_stamps != nullptr && header.opcode != FUSE_FORGET &&
+                         header.opcode != FUSE_BATCH_FORGET && header.opcode != FUSE_INTERRUPT;
+  if (!stampable) {
+    note_request_read(fs.conditioner.now());
+    return;
+  }
+  const int64_t sent = fs.send_stamps->sent_ns(header.unique);
+  // The wall clock before the device clock: the send is then never put earlier than it was.
+  const int64_t wall = clock_ns(CLOCK_MONOTONIC);
+  const int64_t now = fs.conditioner.now();
+  if (sent <= 0 || sent > wall) {
+    fs.arrivals.missed.fetch_add(1, std::memory_order_relaxed);
+    note_request_read(now);
+    return;
+  }
+  const int64_t handover = wall - sent;
+  fs.arrivals.stamped.fetch_add(1, std::memory_order_relaxed);
+  fs.arrivals.handover_total_ns.fetch_add(handover, std::memory_order_relaxed);
+  note_request_read(now, now - handover);
+}
+
 // Reads a request; one read in CopyBound::kSampleEvery per thread (see kSampleEveryWarmSlot0)
 // records its thread CPU time (the kernel's copy of the request, not the time blocked waiting
 // for one) by the bytes after a write's headers. A read's size is known only after it: the
@@ -68,7 +93,7 @@ ssize_t read_hook(int fd, void* buf, size_t length, void* userdata) {
   // The request's arrival for the model (request_arrival.h); not with FUSE over io_uring, whose
   // requests do not come through here.
   if (n >= static_cast<ssize_t>(sizeof(fuse_in_header)) && fs.uring == nullptr) {
-    note_request_read(fs.conditioner.now());
+    note_arrival(fs, *static_cast<const fuse_in_header*>(buf));
   }
   if (n > 0) {
     last_small = static_cast<uint64_t>(n) <= CopyBound::kWriteHeaderBytes + CopyBound::kSlotBytes;

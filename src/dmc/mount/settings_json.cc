@@ -96,7 +96,7 @@ Status read_profile(const json& j, Profile& p) {
   return validate(p);
 }
 
-constexpr std::array<DiagnosticsField, 22> kDiagnostics = {{
+constexpr std::array<DiagnosticsField, 25> kDiagnostics = {{
     {"backing_bound_replies", &MountDiagnostics::backing_bound_replies, true},
     {"backing_bound_mean_excess_ns", &MountDiagnostics::backing_bound_mean_excess_ns, true},
     {"backing_bound_excess_total_ns", &MountDiagnostics::backing_bound_excess_total_ns, true},
@@ -119,6 +119,9 @@ constexpr std::array<DiagnosticsField, 22> kDiagnostics = {{
     {"idle_poll_errno", &MountDiagnostics::idle_poll_errno, true},
     {"idle_poll_holds", &MountDiagnostics::idle_poll_holds, true},
     {"idle_poll_held_ns", &MountDiagnostics::idle_poll_held_ns, true},
+    {"kernel_arrivals", &MountDiagnostics::kernel_arrivals, true},
+    {"kernel_arrival_misses", &MountDiagnostics::kernel_arrival_misses, true},
+    {"handover_total_ns", &MountDiagnostics::handover_total_ns, true},
 }};
 
 }  // namespace

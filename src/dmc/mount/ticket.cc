@@ -4,14 +4,15 @@
 
 namespace diskcond::mount {
 
-Ticket::Ticket(Conditioner* owner, int64_t arrival_ns, Op op, uint64_t length, RequestKind kind)
+Ticket::Ticket(Conditioner* owner, Arrival arrival, Op op, uint64_t length, RequestKind kind)
     : owner_(owner),
-      arrival_ns_(arrival_ns),
-      completion_ns_(arrival_ns),
+      arrival_ns_(arrival.ns),
+      completion_ns_(arrival.ns),
       length_(length),
       op_(op),
       kind_(kind),
-      conditioned_(kind == RequestKind::kData) {}
+      conditioned_(kind == RequestKind::kData),
+      kernel_sent_(arrival.kernel_sent) {}
 
 Ticket::Ticket(Ticket&& other) noexcept
     : owner_(other.owner_),
@@ -21,7 +22,8 @@ Ticket::Ticket(Ticket&& other) noexcept
       op_(other.op_),
       kind_(other.kind_),
       conditioned_(other.conditioned_),
-      device_(other.device_) {
+      device_(other.device_),
+      kernel_sent_(other.kernel_sent_) {
   other.owner_ = nullptr;
 }
 

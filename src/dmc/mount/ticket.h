@@ -16,6 +16,7 @@
 #include <cstdint>
 
 #include "core/disk_model.h"
+#include "dmc/mount/request_arrival.h"
 
 namespace diskcond::mount {
 
@@ -58,7 +59,7 @@ class [[nodiscard]] Ticket {
 
  private:
   friend class Conditioner;
-  Ticket(Conditioner* owner, int64_t arrival_ns, Op op, uint64_t length, RequestKind kind);
+  Ticket(Conditioner* owner, Arrival arrival, Op op, uint64_t length, RequestKind kind);
   // One more model command the reply waits for, complete at `completion_ns`.
   void charge(int64_t completion_ns);
 
@@ -70,6 +71,7 @@ class [[nodiscard]] Ticket {
   RequestKind kind_;
   bool conditioned_;
   bool device_ = false;  // a device command or an fsync was charged (finish: a stall holds it)
+  bool kernel_sent_;  // the arrival is the kernel's send (request_arrival.h), not a worker's read
 };
 
 }  // namespace diskcond::mount

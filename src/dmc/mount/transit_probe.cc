@@ -78,6 +78,7 @@ bool TransitProbe::probe() {
   bool recorded = false;
   for (int i = 0; i < kBurst; ++i) {
     const int64_t transit = request_once(fd);
+    if (transit == kUnstamped) continue;
     if (transit < 0) break;  // the mount is gone or covered: the rest would not reach it either
     bound_.record(transit);
     recorded = true;
@@ -95,6 +96,9 @@ int64_t TransitProbe::request_once(int fd) {
   // Exactly one probe request served, or the sample means nothing (another mount on top, the
   // mount gone, or a second request such as a permission check's getattr).
   if (r != 0 || stamp_.requests.load(std::memory_order_acquire) != before + 1) return -1;
+  if (require_kernel_sent_ && !stamp_.kernel_sent.load(std::memory_order_relaxed)) {
+    return kUnstamped;
+  }
   const int64_t handler = stamp_.replied_ns.load(std::memory_order_relaxed) -
                           stamp_.arrival_ns.load(std::memory_order_relaxed);
   return (end - start) - handler;

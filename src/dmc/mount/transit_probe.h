@@ -33,6 +33,7 @@
 #include <thread>
 
 #include "core/clock.h"
+#include "dmc/mount/request_arrival.h"
 #include "dmc/mount/transit_bound.h"
 
 namespace diskcond::mount {
@@ -41,6 +42,7 @@ namespace diskcond::mount {
 struct ProbeStamp {
   std::atomic<pid_t> tid{0};  // the probe thread; 0 = no probe running
   std::atomic<int64_t> arrival_ns{0};
+  std::atomic<bool> kernel_sent{false};  // arrival_ns is the kernel's send (request_arrival.h)
   std::atomic<int64_t> replied_ns{0};
   std::atomic<int> requests{0};  // probe requests handled since the probe reset it
 
@@ -49,8 +51,9 @@ struct ProbeStamp {
     return t != 0 && t == caller;
   }
   // Handler side: the probe's request arrived at `arrival`, its reply goes out at `replied`.
-  void handled(int64_t arrival, int64_t replied) {
-    arrival_ns.store(arrival, std::memory_order_relaxed);
+  void handled(Arrival arrival, int64_t replied) {
+    arrival_ns.store(arrival.ns, std::memory_order_relaxed);
+    kernel_sent.store(arrival.kernel_sent, std::memory_order_relaxed);
     replied_ns.store(replied, std::memory_order_relaxed);
     requests.fetch_add(1, std::memory_order_release);
   }
@@ -71,6 +74,11 @@ class TransitProbe {
   TransitProbe& operator=(const TransitProbe&) = delete;
 
   void start();
+  // From now on a request whose arrival is not the kernel's send is not recorded. REQUIRES: before
+  // start(), when data requests arrive at their kernel send (send_stamps.h): a trip measured from
+  // a worker's read also holds the hand-over that such an arrival already counts, and would make
+  // their replies early.
+  void require_kernel_sent() { require_kernel_sent_ = true; }
   // Waits for a probe in flight to end and starts no other until resume().
   void pause();
   void resume();
@@ -83,7 +91,9 @@ class TransitProbe {
   // One probe: kBurst requests; records each one's round trip. False when none reached this
   // mount.
   bool probe();
-  // One request: the round trip outside the handler, or -1 when it did not reach this mount.
+  // One request: the round trip outside the handler, -1 when it did not reach this mount, or
+  // kUnstamped when its arrival was not the kernel's send and require_kernel_sent() was asked.
+  static constexpr int64_t kUnstamped = -2;
   int64_t request_once(int fd);
 
   const std::string mount_point_;
@@ -95,6 +105,7 @@ class TransitProbe {
   bool paused_ = false;     // guarded by mu_
   bool in_flight_ = false;  // guarded by mu_
   bool stopping_ = false;   // guarded by mu_
+  bool require_kernel_sent_ = false;
   std::thread thread_;
 };
 
