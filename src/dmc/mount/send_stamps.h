@@ -18,9 +18,9 @@
 // started, so an arrival stamped there is still no earlier than the caller's own start.
 //
 // Root only (loading a tracing program needs CAP_BPF and CAP_PERFMON), and a kernel with BTF and
-// the tracepoint (6.13 and later); without them the mount keeps the worker's read (the daemon logs
-// why). DISKCOND_KERNEL_ARRIVAL=off in the environment of `dmc start` leaves it off, to measure
-// what it changes.
+// the tracepoint (recent kernels; 6.18 here); without them the mount keeps the worker's read (the
+// daemon logs why, except for a lack of permission). DISKCOND_KERNEL_ARRIVAL=off in the environment
+// of `dmc start` leaves it off, to measure what it changes.
 #pragma once
 
 #include <sys/types.h>
@@ -63,8 +63,8 @@ class SendStampTable {
 // How requests' arrivals were taken since the mount started (status -json: kernel_arrivals,
 // kernel_arrival_misses, handover_total_ns).
 struct ArrivalCounts {
-  std::atomic<uint64_t> stamped{0};  // arrived at the kernel's send
-  std::atomic<uint64_t> missed{0};   // looked up in vain: arrived at the worker's read
+  std::atomic<uint64_t> stamped{0};           // arrived at the kernel's send
+  std::atomic<uint64_t> missed{0};            // looked up in vain: arrived at the worker's read
   std::atomic<int64_t> handover_total_ns{0};  // send to the worker's read, over the stamped ones
 };
 
