@@ -317,12 +317,10 @@ void report(int ready_fd, const std::string& message) {
   if (ready_fd >= 0) posix::write_all(ready_fd, "error: " + message + "\n");
 }
 
-}  // namespace
-
-// Every inode the kernel knows holds an O_PATH descriptor: allow as many as the system does.
 // The kernel's send stamps for the FUSE connection mounted on `mount_point` (send_stamps.h), or
-// null (the log says why). Its device is read from the mount's superblock without asking the
-// daemon, which does not serve yet (AT_STATX_DONT_SYNC: no getattr).
+// null (the log says why, unless this daemon may not load the program). Its device is read from the
+// mount's superblock without asking the daemon, which does not serve yet (AT_STATX_DONT_SYNC: no
+// getattr).
 std::unique_ptr<KernelSendStamps> attach_send_stamps(const std::string& mount_point) {
   struct statx stx;
   if (statx(AT_FDCWD, mount_point.c_str(), AT_STATX_DONT_SYNC, STATX_TYPE, &stx) != 0) {
@@ -343,6 +341,9 @@ std::unique_ptr<KernelSendStamps> attach_send_stamps(const std::string& mount_po
   return std::move(*stamps);
 }
 
+}  // namespace
+
+// Every inode the kernel knows holds an O_PATH descriptor: allow as many as the system does.
 void raise_file_limit() {
   rlimit limit;
   if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return;

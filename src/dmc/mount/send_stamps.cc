@@ -5,6 +5,7 @@
 #include <sys/sysmacros.h>
 
 #include <cerrno>
+#include <cstdarg>
 #include <cstring>
 #include <string>
 
