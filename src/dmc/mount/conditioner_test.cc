@@ -57,6 +57,15 @@ class MountConditioner : public ::testing::Test {
       conditioner.transit_bound().record(round_trip_ns);
     }
   }
+  // Enough request copies for the bound to count: 4 us for a request without data, 104 us for a
+  // 1 MiB write (a 1 MiB write's copy lead is then 3/4 of the 100 us between them).
+  void copy_requests() {
+    CopyBound& requests = conditioner.request_copy_bound();
+    for (uint64_t i = 0; i < CopyBound::kMinSamples; ++i) {
+      requests.record(0, 4 * kUs);
+      requests.record(kMiB, 104 * kUs);
+    }
+  }
   // Finishes `t` with a reply that records it ran.
   void finish(Ticket t) {
     conditioner.finish(std::move(t), [this] { ++ran; });
@@ -138,11 +147,7 @@ TEST_F(MountConditioner, TheKernelsSendOfTheRequestIsItsArrivalWhenStamped) {
 // lead), where a write that arrived at its worker's read gets both.
 TEST_F(MountConditioner, AWriteArrivingAtItsSendGetsNoLeadForItsCopy) {
   probe_round_trips(3 * kUs);
-  CopyBound& requests = conditioner.request_copy_bound();
-  for (uint64_t i = 0; i < CopyBound::kMinSamples; ++i) {
-    requests.record(0, 4 * kUs);
-    requests.record(kMiB, 104 * kUs);
-  }
+  copy_requests();
   note_request_read(kStart, kStart - 90 * kUs);
   Ticket stamped = conditioner.begin(Op::kWrite, kMiB);
   conditioner.submit(stamped, Op::kWrite, 0, kMiB);
@@ -217,11 +222,7 @@ TEST_F(MountConditioner, DataAlsoLeadsByItsCopyIntoTheCallerOrTheDaemon) {
   EXPECT_EQ(timer.sent[1].due_ns, shorter_done - 3 * kUs);
   EXPECT_EQ(timer.sent[2].due_ns, write_done - 3 * kUs);
   // A write's data copied into the daemon (its request's reads' CPU time) leads a write's reply.
-  CopyBound& requests = conditioner.request_copy_bound();
-  for (uint64_t i = 0; i < CopyBound::kMinSamples; ++i) {
-    requests.record(0, 4 * kUs);       // requests without data
-    requests.record(kMiB, 104 * kUs);  // 1 MiB writes
-  }
+  copy_requests();
   EXPECT_EQ(conditioner.data_lead_ns(0, kMiB), 3 * kUs + 75 * kUs);
   Ticket w2 = conditioner.begin(Op::kWrite, kMiB);
   conditioner.submit(w2, Op::kWrite, 32 * kMiB, kMiB);

@@ -11,7 +11,6 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
-#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -33,6 +32,7 @@
 #include "dmc/mount/control_socket.h"
 #include "dmc/mount/crash_recorder.h"
 #include "dmc/mount/credentials.h"
+#include "dmc/mount/daemon_knobs.h"
 #include "dmc/mount/device_clock.h"
 #include "dmc/mount/filesystem.h"
 #include "dmc/mount/fuse_uring.h"
@@ -317,30 +317,6 @@ void report(int ready_fd, const std::string& message) {
   if (ready_fd >= 0) posix::write_all(ready_fd, "error: " + message + "\n");
 }
 
-// The kernel's send stamps for the FUSE connection mounted on `mount_point` (send_stamps.h), or
-// null (the log says why, unless this daemon may not load the program). Its device is read from the
-// mount's superblock without asking the daemon, which does not serve yet (AT_STATX_DONT_SYNC: no
-// getattr).
-std::unique_ptr<KernelSendStamps> attach_send_stamps(const std::string& mount_point) {
-  struct statx stx;
-  if (statx(AT_FDCWD, mount_point.c_str(), AT_STATX_DONT_SYNC, STATX_TYPE, &stx) != 0) {
-    std::fprintf(stderr, "kernel arrival stamps: statx %s: %s\n", mount_point.c_str(),
-                 std::strerror(errno));
-    return nullptr;
-  }
-  auto stamps = KernelSendStamps::attach(makedev(stx.stx_dev_major, stx.stx_dev_minor));
-  if (!stamps.ok()) {
-    // A daemon that is not root (`dmc run` as a user) may not load it: nothing to report, the
-    // log stays empty as it should.
-    if (errno != EPERM && errno != EACCES) {
-      std::fprintf(stderr, "%s; requests arrive when a worker reads them\n",
-                   stamps.error().c_str());
-    }
-    return nullptr;
-  }
-  return std::move(*stamps);
-}
-
 }  // namespace
 
 // Every inode the kernel knows holds an O_PATH descriptor: allow as many as the system does.
@@ -377,42 +353,33 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
   const uint64_t capacity =
       std::max<uint64_t>(static_cast<uint64_t>(backing.f_blocks) * backing.f_frsize, 1 << 20);
 
+  const DaemonKnobs knobs = DaemonKnobs::from_environment();
   MonotonicClock wall_clock;
-  // DISKCOND_IDLE_POLL=off: idle CPUs halt as the machine decides, even while traffic flows
-  // (idle_poll.h). Outlives the conditioner, which tells it of every conditioned reply.
-  const char* idle_knob = std::getenv("DISKCOND_IDLE_POLL");
+  // Idle CPUs poll while traffic flows (idle_poll.h). Outlives the conditioner, which tells it of
+  // every conditioned reply.
   std::unique_ptr<IdlePoll> idle_poll;
-  if (idle_knob == nullptr || std::string_view(idle_knob) != "off")
-    idle_poll = std::make_unique<IdlePoll>(wall_clock, cpu_latency_device());
+  if (knobs.idle_poll) idle_poll = std::make_unique<IdlePoll>(wall_clock, cpu_latency_device());
   DeviceClock clock(wall_clock);  // stopped by the fault rules' stalls, once attached
   CallerCpus caller_cpus;         // outlives the conditioner, which asks it
   ReplyScheduler scheduler(clock);
   const WritebackParams writeback = machine_writeback_params(capacity);
   Conditioner conditioner(config.settings.profile, capacity, clock, scheduler, writeback);
   conditioner.set_idle_poll(idle_poll.get());
-  // DISKCOND_REPLY_CPU=off: replies that wait go out from any CPU, not their caller's
-  // (caller_cpu.h), for measuring what that changes.
-  const char* reply_cpu = std::getenv("DISKCOND_REPLY_CPU");
-  if (reply_cpu == nullptr || std::string_view(reply_cpu) != "off")
-    conditioner.set_caller_cpus(&caller_cpus);
+  // Replies that wait go out from their caller's CPU (caller_cpu.h).
+  if (knobs.reply_cpu) conditioner.set_caller_cpus(&caller_cpus);
   // -crashable: the undo log, bounded by the dirty limit (crash_recorder.h).
   std::unique_ptr<CrashRecorder> crash;
   if (config.settings.crashable) {
     crash = std::make_unique<CrashRecorder>(writeback.dirty_limit());
     conditioner.set_durability_listener(&crash->log());
   }
-  const char* lead = std::getenv("DISKCOND_TRANSIT_LEAD");
-  conditioner.set_transit_lead_enabled(lead == nullptr || std::string_view(lead) != "off");
-  // DISKCOND_COPY_LEAD=off: no extra lead for copying a request's or reply's data (CopyBound).
-  const char* copy_lead = std::getenv("DISKCOND_COPY_LEAD");
-  conditioner.set_copy_lead_enabled(copy_lead == nullptr || std::string_view(copy_lead) != "off");
-  const int root_copy = dup(config.root_fd);  // the inode table owns (and closes) its copy
-  // DISKCOND_INODE_FD_BUDGET: tests shrink the descriptor budget to exercise reopening.
-  const char* budget = std::getenv("DISKCOND_INODE_FD_BUDGET");
-  Filesystem fs(root_copy, capacity, conditioner, config.settings.cache,
-                budget ? std::strtoul(budget, nullptr, 10) : 0,
+  conditioner.set_transit_lead_enabled(knobs.transit_lead);
+  conditioner.set_copy_lead_enabled(knobs.copy_lead);  // CopyBound
+  const int root_copy = dup(config.root_fd);           // the inode table owns (and closes) its copy
+  Filesystem fs(root_copy, capacity, conditioner, config.settings.cache, knobs.inode_fd_budget,
                 LayoutParams::like_ext4(capacity, backing.f_files));
   fs.ready_fd = ready_fd;
+  fs.splice_requests = knobs.fuse_splice;
   fs.quota.set_capacity(config.settings.profile.capacity_bytes, config.root_fd);
   fs.mount_point = config.mount_point;
   clock.attach(fs.faults);
@@ -436,26 +403,20 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
     fuse_session_destroy(se);
     return 1;
   }
-  // DISKCOND_KILLPRIV_V2=off: the kernel's own getxattr before each write, for comparison.
-  const char* killpriv = std::getenv("DISKCOND_KILLPRIV_V2");
-  const bool ask_killpriv = killpriv == nullptr || std::string_view(killpriv) != "off";
-  // DISKCOND_FUSE_URING=1: FUSE over io_uring where the kernel offers it (fuse_uring.h; measured
-  // in docs/conditioner.md "Transport"). Destroyed after the session: the kernel holds its
-  // entries' buffers until the connection is released.
-  const char* uring_knob = std::getenv("DISKCOND_FUSE_URING");
+  const bool ask_killpriv = knobs.killpriv_v2;  // else the kernel's getxattr before each write
+  // FUSE over io_uring where the kernel offers it, opt-in (fuse_uring.h; measured in
+  // docs/conditioner.md "Transport"). Destroyed after the session: the kernel holds its entries'
+  // buffers until the connection is released.
   std::unique_ptr<FuseUring> uring;
-  if (uring_knob != nullptr && std::string_view(uring_knob) == "1") {
+  if (knobs.fuse_uring) {
     uring = std::make_unique<FuseUring>(se, fuse_session_fd(se));
     fs.uring = uring.get();
   }
   if (!ask_killpriv) fs.killpriv.never_ask();
-  // Requests arrive at the kernel's send where a BPF program can stamp it (send_stamps.h);
-  // DISKCOND_KERNEL_ARRIVAL=off: at the workers' reads, for comparison. Not with the rings, whose
-  // requests are not read through the hooks.
-  const char* arrival_knob = std::getenv("DISKCOND_KERNEL_ARRIVAL");
+  // Requests arrive at the kernel's send where a BPF program can stamp it (send_stamps.h); not
+  // with the rings, whose requests are not read through the hooks.
   std::unique_ptr<KernelSendStamps> send_stamps;
-  if (uring == nullptr && conditioner.charges_time() &&
-      (arrival_knob == nullptr || std::string_view(arrival_knob) != "off")) {
+  if (uring == nullptr && conditioner.charges_time() && knobs.kernel_arrival) {
     send_stamps = attach_send_stamps(config.mount_point);
     if (send_stamps != nullptr) fs.send_stamps = &send_stamps->table();
   }
@@ -483,17 +444,11 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
     exit_code = 1;
   } else {
     fuse_loop_config* loop = fuse_loop_cfg_create();
-    // DISKCOND_FUSE_CLONE_FD=1 / DISKCOND_FUSE_WORKERS=N: the transport's knobs, for measuring
-    // what they do to the floor (docs/conditioner.md "Transport"); the defaults are the measured
-    // choice.
-    const char* clone = std::getenv("DISKCOND_FUSE_CLONE_FD");
-    const char* workers = std::getenv("DISKCOND_FUSE_WORKERS");
-    const unsigned threads = workers != nullptr && std::atoi(workers) > 0
-                                 ? static_cast<unsigned>(std::atoi(workers))
-                                 : kMaxWorkerThreads;
+    // The transport's knobs measure what they do to the floor (docs/conditioner.md "Transport").
+    const unsigned threads = knobs.workers > 0 ? knobs.workers : kMaxWorkerThreads;
     fuse_loop_cfg_set_max_threads(loop, threads);
     fuse_loop_cfg_set_idle_threads(loop, threads);
-    fuse_loop_cfg_set_clone_fd(loop, clone != nullptr && std::string_view(clone) == "1" ? 1 : 0);
+    fuse_loop_cfg_set_clone_fd(loop, knobs.clone_fd ? 1 : 0);
     if (conditioner.transit_lead_enabled()) probe.start();
     fuse_session_loop_mt(se, loop);
     fuse_loop_cfg_destroy(loop);

@@ -26,11 +26,7 @@ constexpr unsigned kCongestionThreshold = 384;
 void op_init(void* userdata, fuse_conn_info* conn) {
   auto& fs = *static_cast<Filesystem*>(userdata);
   if (conn->capable & FUSE_CAP_ASYNC_DIO) conn->want |= FUSE_CAP_ASYNC_DIO;
-  // DISKCOND_FUSE_SPLICE=1: write requests' data through a pipe (libfuse's splice read), for
-  // measuring what it does (docs/conditioner.md "Transport"); off by default.
-  const char* splice = std::getenv("DISKCOND_FUSE_SPLICE");
-  if (splice != nullptr && std::string_view(splice) == "1" &&
-      (conn->capable & FUSE_CAP_SPLICE_READ)) {
+  if (fs.splice_requests && (conn->capable & FUSE_CAP_SPLICE_READ)) {
     conn->want |= FUSE_CAP_SPLICE_READ | FUSE_CAP_SPLICE_MOVE;
   } else if (conn->capable & FUSE_CAP_SPLICE_READ) {
     conn->want &= ~FUSE_CAP_SPLICE_READ;

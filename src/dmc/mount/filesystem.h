@@ -65,6 +65,9 @@ struct Filesystem {
   PageCacheDrops page_cache_drops;  // when pages a file's Inode::partial_pages noted are gone
   std::atomic<uint64_t> written_page_reads{0};  // MountCounters::written_page_reads
   FuseUring* uring = nullptr;  // DISKCOND_FUSE_URING=1: the rings (fuse_uring.h); null: none
+  // Write requests' data through a pipe (libfuse's splice read; DISKCOND_FUSE_SPLICE=1): off by
+  // default (docs/conditioner.md "Transport").
+  bool splice_requests = false;
   // The kernel's send times of requests (send_stamps.h); null: arrivals are the workers' reads.
   const SendStampTable* send_stamps = nullptr;
   ArrivalCounts arrivals;  // how requests' arrivals were taken

@@ -1,11 +1,14 @@
 #include "dmc/mount/send_stamps.h"
 
 #include <bpf/libbpf.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 
 #include <cerrno>
 #include <cstdarg>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -91,6 +94,26 @@ KernelSendStamps::~KernelSendStamps() {
   bpf_link__destroy(link_);
   munmap(slots_, kMappedBytes);
   bpf_object__close(object_);
+}
+
+std::unique_ptr<KernelSendStamps> attach_send_stamps(const std::string& mount_point) {
+  struct statx stx;
+  if (statx(AT_FDCWD, mount_point.c_str(), AT_STATX_DONT_SYNC, STATX_TYPE, &stx) != 0) {
+    std::fprintf(stderr, "kernel arrival stamps: statx %s: %s\n", mount_point.c_str(),
+                 std::strerror(errno));
+    return nullptr;
+  }
+  auto stamps = KernelSendStamps::attach(makedev(stx.stx_dev_major, stx.stx_dev_minor));
+  if (!stamps.ok()) {
+    // A daemon that is not root (`dmc run` as a user) may not load it: nothing to report, the
+    // log stays empty as it should.
+    if (errno != EPERM && errno != EACCES) {
+      std::fprintf(stderr, "%s; requests arrive when a worker reads them\n",
+                   stamps.error().c_str());
+    }
+    return nullptr;
+  }
+  return std::move(*stamps);
 }
 
 }  // namespace diskcond::mount

@@ -28,6 +28,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "core/result.h"
 
@@ -88,5 +89,12 @@ class KernelSendStamps {
   void* slots_;  // the array, mapped read-only
   SendStampTable table_;
 };
+
+// The kernel's send stamps for the FUSE connection mounted on `mount_point`, or null: the daemon's
+// log (stderr) gets one line saying why, unless this process may not load the program (a daemon
+// that is not root), whose requests then arrive at the workers' reads as they should. The
+// connection's device is read from the mount's superblock without asking the daemon, which does
+// not serve yet (AT_STATX_DONT_SYNC: no getattr).
+std::unique_ptr<KernelSendStamps> attach_send_stamps(const std::string& mount_point);
 
 }  // namespace diskcond::mount

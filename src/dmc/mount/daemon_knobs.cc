@@ -1,0 +1,39 @@
+#include "dmc/mount/daemon_knobs.h"
+
+#include <cstdlib>
+#include <string_view>
+
+namespace diskcond::mount {
+namespace {
+
+bool is(const char* value, std::string_view expected) {
+  return value != nullptr && std::string_view(value) == expected;
+}
+
+// A positive decimal count, or 0 (unset, empty, zero, negative or not a number).
+unsigned long count(const char* value) {
+  if (value == nullptr || *value == '\0' || *value == '-') return 0;
+  char* end = nullptr;
+  const unsigned long n = std::strtoul(value, &end, 10);
+  return *end == '\0' ? n : 0;
+}
+
+}  // namespace
+
+DaemonKnobs DaemonKnobs::from_environment(const Getenv& getenv) {
+  DaemonKnobs k;
+  k.idle_poll = !is(getenv("DISKCOND_IDLE_POLL"), "off");
+  k.reply_cpu = !is(getenv("DISKCOND_REPLY_CPU"), "off");
+  k.transit_lead = !is(getenv("DISKCOND_TRANSIT_LEAD"), "off");
+  k.copy_lead = !is(getenv("DISKCOND_COPY_LEAD"), "off");
+  k.killpriv_v2 = !is(getenv("DISKCOND_KILLPRIV_V2"), "off");
+  k.kernel_arrival = !is(getenv("DISKCOND_KERNEL_ARRIVAL"), "off");
+  k.fuse_uring = is(getenv("DISKCOND_FUSE_URING"), "1");
+  k.clone_fd = is(getenv("DISKCOND_FUSE_CLONE_FD"), "1");
+  k.fuse_splice = is(getenv("DISKCOND_FUSE_SPLICE"), "1");
+  k.workers = static_cast<unsigned>(count(getenv("DISKCOND_FUSE_WORKERS")));
+  k.inode_fd_budget = count(getenv("DISKCOND_INODE_FD_BUDGET"));
+  return k;
+}
+
+}  // namespace diskcond::mount

@@ -1,0 +1,35 @@
+// The daemon's environment knobs (DISKCOND_*), read once when it starts.
+//
+// Each knob exists to measure what one part of the daemon changes (docs/conditioner.md names the
+// measurement) or, for DISKCOND_INODE_FD_BUDGET, to let tests exercise a path; the defaults are
+// the measured choices. A knob is on unless set to exactly "off" (or, for the opt-in ones, off
+// unless set to exactly "1"); any other value keeps the default, so a typo never changes the
+// mount's timing silently in the direction of "off".
+#pragma once
+
+#include <cstddef>
+#include <cstdlib>
+#include <functional>
+
+namespace diskcond::mount {
+
+struct DaemonKnobs {
+  using Getenv = std::function<const char*(const char*)>;
+
+  bool idle_poll = true;       // DISKCOND_IDLE_POLL=off: idle CPUs halt as the machine decides
+  bool reply_cpu = true;       // DISKCOND_REPLY_CPU=off: replies that wait go from any CPU
+  bool transit_lead = true;    // DISKCOND_TRANSIT_LEAD=off: no lead (and no probe)
+  bool copy_lead = true;       // DISKCOND_COPY_LEAD=off: no lead for copying data
+  bool killpriv_v2 = true;     // DISKCOND_KILLPRIV_V2=off: the kernel's getxattr before writes
+  bool kernel_arrival = true;  // DISKCOND_KERNEL_ARRIVAL=off: arrival at the workers' reads
+  bool fuse_uring = false;     // DISKCOND_FUSE_URING=1: FUSE over io_uring where offered
+  bool clone_fd = false;       // DISKCOND_FUSE_CLONE_FD=1: a /dev/fuse descriptor per worker
+  bool fuse_splice = false;    // DISKCOND_FUSE_SPLICE=1: write requests' data through a pipe
+  unsigned workers = 0;        // DISKCOND_FUSE_WORKERS=N (N > 0): at most N workers; 0: default
+  size_t inode_fd_budget = 0;  // DISKCOND_INODE_FD_BUDGET=N: tests' descriptor budget; 0: default
+
+  // The knobs as `getenv` (the process environment by default) has them.
+  static DaemonKnobs from_environment(const Getenv& getenv = ::getenv);
+};
+
+}  // namespace diskcond::mount
