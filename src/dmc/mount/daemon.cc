@@ -69,13 +69,14 @@ constexpr int kMallocMmapThresholdBytes = 256 * 1024;
 // credentials, default_permissions so that cached path walks are checked too, and the backing
 // mount's suid/dev/exec/ro (a user's own mount is always nosuid,nodev: fusermount3 allows no
 // other).
-std::string mount_options(const struct statvfs& backing, bool allow_other) {
+std::string mount_options(const struct statvfs& backing, bool allow_other, unsigned max_read) {
   std::string o = allow_other ? "allow_other," : "";
   o += "default_permissions,fsname=diskcond,subtype=diskcond";
   o += !allow_other || backing.f_flag & ST_NOSUID ? ",nosuid" : ",suid";
   o += !allow_other || backing.f_flag & ST_NODEV ? ",nodev" : ",dev";
   if (backing.f_flag & ST_NOEXEC) o += ",noexec";
   if (backing.f_flag & ST_RDONLY) o += ",ro";
+  if (max_read > 0) o += ",max_read=" + std::to_string(max_read);
   return o;
 }
 
@@ -380,6 +381,7 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
                 LayoutParams::like_ext4(capacity, backing.f_files));
   fs.ready_fd = ready_fd;
   fs.splice_requests = knobs.fuse_splice;
+  fs.max_read = knobs.max_read;
   fs.quota.set_capacity(config.settings.profile.capacity_bytes, config.root_fd);
   fs.mount_point = config.mount_point;
   clock.attach(fs.faults);
@@ -387,7 +389,7 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
   for (const FaultRule& rule : config.settings.faults)
     fs.faults.add(with_seed(rule, conditioner.wall_now()), conditioner.wall_now());
 
-  const std::string options = mount_options(backing, config.allow_other);
+  const std::string options = mount_options(backing, config.allow_other, knobs.max_read);
   std::vector<const char*> argv = {"diskcond", "-o", options.c_str()};
   fuse_args args = FUSE_ARGS_INIT(static_cast<int>(argv.size()), const_cast<char**>(argv.data()));
   const fuse_lowlevel_ops ops = filesystem_operations();

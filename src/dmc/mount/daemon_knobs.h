@@ -27,6 +27,7 @@ struct DaemonKnobs {
   bool fuse_splice = false;    // DISKCOND_FUSE_SPLICE=1: write requests' data through a pipe
   unsigned workers = 0;        // DISKCOND_FUSE_WORKERS=N (N > 0): at most N workers; 0: default
   size_t inode_fd_budget = 0;  // DISKCOND_INODE_FD_BUDGET=N: tests' descriptor budget; 0: default
+  unsigned max_read = 0;       // DISKCOND_MAX_READ=N: read requests of at most N bytes; 0: default
 
   // The knobs as `getenv` (the process environment by default) has them.
   static DaemonKnobs from_environment(const Getenv& getenv = ::getenv);

@@ -28,6 +28,7 @@ TEST(MountDaemonKnobs, UnsetKnobsAreTheDefaults) {
   EXPECT_FALSE(k.fuse_splice);
   EXPECT_EQ(k.workers, 0u);
   EXPECT_EQ(k.inode_fd_budget, 0u);
+  EXPECT_EQ(k.max_read, 0u);
 }
 
 TEST(MountDaemonKnobs, OffTurnsAKnobOffAndOneTurnsAnOptInOn) {
@@ -41,7 +42,8 @@ TEST(MountDaemonKnobs, OffTurnsAKnobOffAndOneTurnsAnOptInOn) {
                                {"DISKCOND_FUSE_CLONE_FD", "1"},
                                {"DISKCOND_FUSE_SPLICE", "1"},
                                {"DISKCOND_FUSE_WORKERS", "4"},
-                               {"DISKCOND_INODE_FD_BUDGET", "32"}});
+                               {"DISKCOND_INODE_FD_BUDGET", "32"},
+                               {"DISKCOND_MAX_READ", "262144"}});
   EXPECT_FALSE(k.idle_poll);
   EXPECT_FALSE(k.reply_cpu);
   EXPECT_FALSE(k.transit_lead);
@@ -53,6 +55,7 @@ TEST(MountDaemonKnobs, OffTurnsAKnobOffAndOneTurnsAnOptInOn) {
   EXPECT_TRUE(k.fuse_splice);
   EXPECT_EQ(k.workers, 4u);
   EXPECT_EQ(k.inode_fd_budget, 32u);
+  EXPECT_EQ(k.max_read, 262144u);
 }
 
 // Anything but the exact word keeps the default: a typo never turns a part off.

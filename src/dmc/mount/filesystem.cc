@@ -26,6 +26,7 @@ constexpr unsigned kCongestionThreshold = 384;
 void op_init(void* userdata, fuse_conn_info* conn) {
   auto& fs = *static_cast<Filesystem*>(userdata);
   if (conn->capable & FUSE_CAP_ASYNC_DIO) conn->want |= FUSE_CAP_ASYNC_DIO;
+  if (fs.max_read > 0) conn->max_read = fs.max_read;  // libfuse wants it with -o max_read
   if (fs.splice_requests && (conn->capable & FUSE_CAP_SPLICE_READ)) {
     conn->want |= FUSE_CAP_SPLICE_READ | FUSE_CAP_SPLICE_MOVE;
   } else if (conn->capable & FUSE_CAP_SPLICE_READ) {
