@@ -177,6 +177,7 @@ int64_t DiskModel::submit_piece(Op op, uint64_t offset, uint64_t length, int64_t
 
 int64_t DiskModel::submit(const Command& c) {
   std::lock_guard lock(mu_);
+  if (c.arrival_ns < last_arrival_ns_) ++counters_.overtaken;
   const int64_t arrival = std::max(c.arrival_ns, last_arrival_ns_);
   last_arrival_ns_ = arrival;
   while (!pending_.empty() && pending_.front() <= arrival) pending_.pop_front();

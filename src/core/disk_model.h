@@ -69,6 +69,10 @@ struct ModelCounters {
   uint64_t pieces = 0;           // device commands after splitting
   uint64_t seeks = 0;            // HDD pieces that paid an access cost
   int64_t total_latency_ns = 0;  // sum over commands of completion - arrival
+  // Commands that arrived before a command submitted earlier (overtaken on their way to the
+  // model): served after it, as if arriving with it, which costs an HDD a seek back when they
+  // were the pieces before it.
+  uint64_t overtaken = 0;
   int64_t last_completion_ns = 0;
 };
 

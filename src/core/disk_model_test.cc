@@ -288,6 +288,27 @@ TEST(DiskModel, UnlimitedProfileAddsNothingAndTimeNeverRunsBackwards) {
   EXPECT_EQ(model.submit(read_at(0, kGiB, 5)), 5);
   EXPECT_EQ(model.submit(write_at(0, kGiB, 9)), 9);
   EXPECT_EQ(model.submit(read_at(0, 1, 3)), 9);  // arrives "before" the previous: clamped
+  EXPECT_EQ(model.counters().overtaken, 1u);
+}
+
+// A piece sent before the one submitted ahead of it (a split read whose pieces reached the model
+// out of order) is served after it, as if arriving with it: on an HDD that is a seek back.
+TEST(DiskModel, AnOvertakenCommandIsCountedAndServedAfterTheOneAheadOfIt) {
+  const int64_t a = 12 * kMs;
+  DiskModel model(hdd(a, 100 * kMiB), kCapacity);
+  const int64_t mib = transfer_ns(kMiB, 100 * kMiB);  // 10 ms
+  const auto seek = [a](uint64_t distance) {
+    return hdd_seek_ns(a, static_cast<double>(distance) / static_cast<double>(kCapacity));
+  };
+  // The head is at 0; the piece that ends at 2 MiB comes first.
+  const int64_t first = 2 * kUs + seek(kMiB) + mib;
+  EXPECT_EQ(model.submit(read_at(kMiB, kMiB, 2 * kUs)), first);
+  EXPECT_EQ(model.counters().overtaken, 0u);
+  // Sent at 1 us, before the piece above: served after it, from 2 MiB back to 0.
+  EXPECT_EQ(model.submit(read_at(0, kMiB, 1 * kUs)), first + seek(2 * kMiB) + mib);
+  const ModelCounters c = model.counters();
+  EXPECT_EQ(c.overtaken, 1u);
+  EXPECT_EQ(c.seeks, 2u);
 }
 
 }  // namespace

@@ -190,6 +190,7 @@ class Conditioner {
   // Completion minus arrival added up over every command the model has served (including the
   // write-back's own), for status: with counters()' commands, the model's mean service time.
   int64_t model_latency_total_ns() const { return model_.counters().total_latency_ns; }
+  uint64_t model_overtaken_commands() const { return model_.counters().overtaken; }
   // Replies whose backing I/O ended after the model's completion (the host, not the profile,
   // decided their time), and by how much on average. Diagnostics for status.
   BackingBound backing_bound() const;

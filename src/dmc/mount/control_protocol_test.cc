@@ -72,6 +72,7 @@ TEST(MountControlProtocol, StatusRoundTrip) {
   st.diagnostics.lateness_p999_ns = 4;
   st.diagnostics.lateness_max_ns = 5;
   st.diagnostics.model_latency_total_ns = 6'173'700'000;
+  st.diagnostics.model_overtaken_commands = 11;
   auto back = decode_status(encode_status(st));
   ASSERT_TRUE(back.ok()) << back.error();
   EXPECT_EQ(back->pid, 1234);
@@ -91,6 +92,7 @@ TEST(MountControlProtocol, StatusRoundTrip) {
   EXPECT_EQ(d.lateness_p999_ns, 4);
   EXPECT_EQ(d.lateness_max_ns, 5);
   EXPECT_EQ(d.model_latency_total_ns, 6'173'700'000);
+  EXPECT_EQ(d.model_overtaken_commands, 11u);
   EXPECT_FALSE(back->uid);  // not sent
   EXPECT_FALSE(back->settings.crashable);
 }

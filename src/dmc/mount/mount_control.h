@@ -108,6 +108,8 @@ struct MountDiagnostics {
   // divided by MountCounters' commands, its mean service time, which a caller's measured latency
   // exceeds by the round trip and the lateness.
   int64_t model_latency_total_ns = 0;
+  // Commands that reached the model after one the kernel sent later (ModelCounters::overtaken).
+  uint64_t model_overtaken_commands = 0;
   // Idle CPUs polled while traffic flows (idle_poll.h): 0 off (DISKCOND_IDLE_POLL=off, or the
   // kernel's device refused: idle_poll_errno), 1 ready (no traffic now), 2 held now.
   uint64_t idle_poll_state = 0;

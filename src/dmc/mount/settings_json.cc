@@ -96,7 +96,7 @@ Status read_profile(const json& j, Profile& p) {
   return validate(p);
 }
 
-constexpr std::array<DiagnosticsField, 25> kDiagnostics = {{
+constexpr std::array<DiagnosticsField, 26> kDiagnostics = {{
     {"backing_bound_replies", &MountDiagnostics::backing_bound_replies, true},
     {"backing_bound_mean_excess_ns", &MountDiagnostics::backing_bound_mean_excess_ns, true},
     {"backing_bound_excess_total_ns", &MountDiagnostics::backing_bound_excess_total_ns, true},
@@ -115,6 +115,7 @@ constexpr std::array<DiagnosticsField, 25> kDiagnostics = {{
     {"lateness_max_ns", &MountDiagnostics::lateness_max_ns, true},
     {"lateness_total_ns", &MountDiagnostics::lateness_total_ns, true},
     {"model_latency_total_ns", &MountDiagnostics::model_latency_total_ns, true},
+    {"model_overtaken_commands", &MountDiagnostics::model_overtaken_commands, true},
     {"idle_poll_state", &MountDiagnostics::idle_poll_state, true},
     {"idle_poll_errno", &MountDiagnostics::idle_poll_errno, true},
     {"idle_poll_holds", &MountDiagnostics::idle_poll_holds, true},

@@ -47,6 +47,7 @@ StatusReply status_snapshot(const std::string& mount_point, Filesystem& fs,
   s.diagnostics.lateness_max_ns = late.max_ns;
   s.diagnostics.lateness_total_ns = late.total_ns;
   s.diagnostics.model_latency_total_ns = conditioner.model_latency_total_ns();
+  s.diagnostics.model_overtaken_commands = conditioner.model_overtaken_commands();
   s.diagnostics.kernel_arrivals = fs.arrivals.stamped.load(std::memory_order_relaxed);
   s.diagnostics.kernel_arrival_misses = fs.arrivals.missed.load(std::memory_order_relaxed);
   s.diagnostics.handover_total_ns = fs.arrivals.handover_total_ns.load(std::memory_order_relaxed);
