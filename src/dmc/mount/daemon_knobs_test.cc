@@ -23,6 +23,7 @@ TEST(MountDaemonKnobs, UnsetKnobsAreTheDefaults) {
   EXPECT_TRUE(k.copy_lead);
   EXPECT_TRUE(k.killpriv_v2);
   EXPECT_TRUE(k.kernel_arrival);
+  EXPECT_TRUE(k.model_order);
   EXPECT_FALSE(k.fuse_uring);
   EXPECT_FALSE(k.clone_fd);
   EXPECT_FALSE(k.fuse_splice);
@@ -38,6 +39,7 @@ TEST(MountDaemonKnobs, OffTurnsAKnobOffAndOneTurnsAnOptInOn) {
                                {"DISKCOND_COPY_LEAD", "off"},
                                {"DISKCOND_KILLPRIV_V2", "off"},
                                {"DISKCOND_KERNEL_ARRIVAL", "off"},
+                               {"DISKCOND_MODEL_ORDER", "off"},
                                {"DISKCOND_FUSE_URING", "1"},
                                {"DISKCOND_FUSE_CLONE_FD", "1"},
                                {"DISKCOND_FUSE_SPLICE", "1"},
@@ -50,6 +52,7 @@ TEST(MountDaemonKnobs, OffTurnsAKnobOffAndOneTurnsAnOptInOn) {
   EXPECT_FALSE(k.copy_lead);
   EXPECT_FALSE(k.killpriv_v2);
   EXPECT_FALSE(k.kernel_arrival);
+  EXPECT_FALSE(k.model_order);
   EXPECT_TRUE(k.fuse_uring);
   EXPECT_TRUE(k.clone_fd);
   EXPECT_TRUE(k.fuse_splice);
