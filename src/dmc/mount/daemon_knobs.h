@@ -32,6 +32,8 @@ struct DaemonKnobs {
 
   // The knobs as `getenv` (the process environment by default) has them.
   static DaemonKnobs from_environment(const Getenv& getenv = ::getenv);
+
+  bool operator==(const DaemonKnobs&) const = default;
 };
 
 }  // namespace diskcond::mount

@@ -17,48 +17,38 @@ DaemonKnobs knobs(const std::map<std::string, std::string>& env) {
 
 TEST(MountDaemonKnobs, UnsetKnobsAreTheDefaults) {
   const DaemonKnobs k = knobs({});
-  EXPECT_TRUE(k.idle_poll);
-  EXPECT_TRUE(k.reply_cpu);
-  EXPECT_TRUE(k.transit_lead);
-  EXPECT_TRUE(k.copy_lead);
-  EXPECT_TRUE(k.killpriv_v2);
-  EXPECT_TRUE(k.kernel_arrival);
-  EXPECT_TRUE(k.model_order);
-  EXPECT_FALSE(k.fuse_uring);
-  EXPECT_FALSE(k.clone_fd);
-  EXPECT_FALSE(k.fuse_splice);
-  EXPECT_EQ(k.workers, 0u);
-  EXPECT_EQ(k.inode_fd_budget, 0u);
-  EXPECT_EQ(k.max_read, 0u);
+  EXPECT_TRUE(k == DaemonKnobs{});
+  EXPECT_TRUE(k.transit_lead && k.kernel_arrival && k.model_order);  // on unless turned off
+  EXPECT_FALSE(k.fuse_uring || k.clone_fd || k.fuse_splice);         // off unless turned on
 }
 
 TEST(MountDaemonKnobs, OffTurnsAKnobOffAndOneTurnsAnOptInOn) {
-  const DaemonKnobs k = knobs({{"DISKCOND_IDLE_POLL", "off"},
-                               {"DISKCOND_REPLY_CPU", "off"},
-                               {"DISKCOND_TRANSIT_LEAD", "off"},
-                               {"DISKCOND_COPY_LEAD", "off"},
-                               {"DISKCOND_KILLPRIV_V2", "off"},
-                               {"DISKCOND_KERNEL_ARRIVAL", "off"},
-                               {"DISKCOND_MODEL_ORDER", "off"},
-                               {"DISKCOND_FUSE_URING", "1"},
-                               {"DISKCOND_FUSE_CLONE_FD", "1"},
-                               {"DISKCOND_FUSE_SPLICE", "1"},
-                               {"DISKCOND_FUSE_WORKERS", "4"},
-                               {"DISKCOND_INODE_FD_BUDGET", "32"},
-                               {"DISKCOND_MAX_READ", "262144"}});
-  EXPECT_FALSE(k.idle_poll);
-  EXPECT_FALSE(k.reply_cpu);
-  EXPECT_FALSE(k.transit_lead);
-  EXPECT_FALSE(k.copy_lead);
-  EXPECT_FALSE(k.killpriv_v2);
-  EXPECT_FALSE(k.kernel_arrival);
-  EXPECT_FALSE(k.model_order);
-  EXPECT_TRUE(k.fuse_uring);
-  EXPECT_TRUE(k.clone_fd);
-  EXPECT_TRUE(k.fuse_splice);
-  EXPECT_EQ(k.workers, 4u);
-  EXPECT_EQ(k.inode_fd_budget, 32u);
-  EXPECT_EQ(k.max_read, 262144u);
+  const DaemonKnobs expected{.idle_poll = false,
+                             .reply_cpu = false,
+                             .transit_lead = false,
+                             .copy_lead = false,
+                             .killpriv_v2 = false,
+                             .kernel_arrival = false,
+                             .model_order = false,
+                             .fuse_uring = true,
+                             .clone_fd = true,
+                             .fuse_splice = true,
+                             .workers = 4,
+                             .inode_fd_budget = 32,
+                             .max_read = 262144};
+  EXPECT_TRUE(knobs({{"DISKCOND_IDLE_POLL", "off"},
+                     {"DISKCOND_REPLY_CPU", "off"},
+                     {"DISKCOND_TRANSIT_LEAD", "off"},
+                     {"DISKCOND_COPY_LEAD", "off"},
+                     {"DISKCOND_KILLPRIV_V2", "off"},
+                     {"DISKCOND_KERNEL_ARRIVAL", "off"},
+                     {"DISKCOND_MODEL_ORDER", "off"},
+                     {"DISKCOND_FUSE_URING", "1"},
+                     {"DISKCOND_FUSE_CLONE_FD", "1"},
+                     {"DISKCOND_FUSE_SPLICE", "1"},
+                     {"DISKCOND_FUSE_WORKERS", "4"},
+                     {"DISKCOND_INODE_FD_BUDGET", "32"},
+                     {"DISKCOND_MAX_READ", "262144"}}) == expected);
 }
 
 // Anything but the exact word keeps the default: a typo never turns a part off.
@@ -68,13 +58,9 @@ TEST(MountDaemonKnobs, OtherValuesKeepTheDefaults) {
                                {"DISKCOND_KERNEL_ARRIVAL", ""},
                                {"DISKCOND_FUSE_URING", "yes"},
                                {"DISKCOND_FUSE_WORKERS", "-3"},
-                               {"DISKCOND_INODE_FD_BUDGET", "12x"}});
-  EXPECT_TRUE(k.transit_lead);
-  EXPECT_TRUE(k.copy_lead);
-  EXPECT_TRUE(k.kernel_arrival);
-  EXPECT_FALSE(k.fuse_uring);
-  EXPECT_EQ(k.workers, 0u);
-  EXPECT_EQ(k.inode_fd_budget, 0u);
+                               {"DISKCOND_INODE_FD_BUDGET", "12x"},
+                               {"DISKCOND_MAX_READ", "4k"}});
+  EXPECT_TRUE(k == DaemonKnobs{});
 }
 
 }  // namespace
