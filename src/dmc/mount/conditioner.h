@@ -187,6 +187,8 @@ class Conditioner {
     return order_enabled_ && charges_time() && hdd_.load(std::memory_order_relaxed);
   }
   ModelOrder& model_order() { return order_; }
+  // This thread's announced request (model_order.h) has reached the model or never will.
+  void retire_announced();
 
   void set_profile(const Profile& profile) {
     model_.set_profile(profile);
@@ -212,8 +214,6 @@ class Conditioner {
   // False (and counted; an assert in debug builds) unless `t` is live and this conditioner's.
   bool check_ticket(const Ticket& t);
   void count_misuse();
-  // This thread's announced request (model_order.h) has reached the model or never will.
-  void retire_announced();
 
   const Clock& clock_;
   std::atomic<bool> charges_time_;

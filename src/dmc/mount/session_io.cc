@@ -90,10 +90,7 @@ ssize_t read_hook(int fd, void* buf, size_t length, void* userdata) {
                      sample(reads, fs.conditioner.request_copy_bound(), last_small);
   const int64_t cpu_before = timed ? thread_cpu_ns() : 0;
   note_request_read(0);
-  if (const uint64_t left = announced_request(); left != 0) {  // it never reached the model
-    fs.conditioner.model_order().retire(left);
-    set_announced_request(0);
-  }
+  fs.conditioner.retire_announced();  // the last request, if it never reached the model
   const ssize_t n = read(fd, buf, length);
   // The request's arrival for the model (request_arrival.h), and its place in the model's order
   // (model_order.h); not with FUSE over io_uring, whose requests do not come through here.
