@@ -11,7 +11,6 @@ Conditioner::Conditioner(const Profile& profile, uint64_t capacity, const Clock&
                          ReplyTimer& scheduler, const WritebackParams& writeback)
     : clock_(clock),
       charges_time_(diskcond::charges_time(profile)),
-      hdd_(profile.type == DiskType::kHDD),
       scheduler_(scheduler),
       model_(profile, capacity),
       writeback_(model_, writeback) {}
@@ -24,22 +23,12 @@ Arrival Conditioner::arrival_now() const {
 
 Ticket Conditioner::begin(Op op, uint64_t length) {
   assert(op != Op::kFlush || length == 0);
-  if (const uint64_t unique = announced_request(); unique != 0 && op != Op::kFlush) {
-    order_.await_turn(unique, [this] { return clock_.wall_now_ns(); });
-  }
   return Ticket(this, arrival_now(), op, length,
                 op == Op::kFlush ? RequestKind::kFlush : RequestKind::kData);
 }
 
 Ticket Conditioner::begin_metadata() {
   return Ticket(this, arrival_now(), Op::kRead, 0, RequestKind::kMetadata);
-}
-
-void Conditioner::retire_announced() {
-  if (const uint64_t unique = announced_request(); unique != 0) {
-    order_.retire(unique);
-    set_announced_request(0);
-  }
 }
 
 void Conditioner::count_misuse() {
@@ -58,14 +47,12 @@ void Conditioner::submit(Ticket& t, Op op, uint64_t address, uint64_t length) {
   if (!check_ticket(t)) return;
   t.charge(writeback_.submit(Command{op, address, length, t.arrival_ns()}));
   t.device_ = true;
-  retire_announced();
 }
 
 void Conditioner::buffered_write(Ticket& t, uint64_t file, uint64_t address, uint64_t length,
                                  uint64_t inode_address, bool resizes, uint64_t token) {
   if (!check_ticket(t)) return;
   t.charge(writeback_.write(file, address, length, inode_address, t.arrival_ns(), resizes, token));
-  retire_announced();
 }
 
 void Conditioner::journal(Ticket& t, uint64_t file, uint64_t home_address, uint64_t token) {
@@ -110,7 +97,6 @@ void Conditioner::lower(std::atomic<int64_t>& floor, int64_t value) {
 }
 
 void Conditioner::finish(Ticket t, ReplyTimer::Reply send, uint64_t reply_bytes) {
-  retire_announced();  // a request that charged nothing holds no later one up
   // A misused ticket's reply still goes (at once): a caller left without one would hang.
   const bool ok = check_ticket(t);
   t.owner_ = nullptr;

@@ -34,7 +34,6 @@
 #include "dmc/mount/caller_cpu.h"
 #include "dmc/mount/copy_bound.h"
 #include "dmc/mount/idle_poll.h"
-#include "dmc/mount/model_order.h"
 #include "dmc/mount/mount_control.h"
 #include "dmc/mount/reply_scheduler.h"
 #include "dmc/mount/ticket.h"
@@ -178,22 +177,10 @@ class Conditioner {
   // `caller_cpus` says (caller_cpu.h), so that waking it stays on that CPU. Set before the session
   // runs; null (the default): from any CPU.
   void set_caller_cpus(CallerCpus* caller_cpus) { caller_cpus_ = caller_cpus; }
-  // Data requests reach the model in the order the kernel sent them (model_order.h): session_io
-  // announces them while orders_model(), on HDD profiles, where an overtaken piece is a seek back
-  // (an SSD's order changes which command transfers first, never the total). Off:
-  // DISKCOND_MODEL_ORDER=off, for measuring.
-  void set_model_order_enabled(bool on) { order_enabled_ = on; }
-  bool orders_model() const {
-    return order_enabled_ && charges_time() && hdd_.load(std::memory_order_relaxed);
-  }
-  ModelOrder& model_order() { return order_; }
-  // This thread's announced request (model_order.h) has reached the model or never will.
-  void retire_announced();
 
   void set_profile(const Profile& profile) {
     model_.set_profile(profile);
     charges_time_.store(diskcond::charges_time(profile), std::memory_order_relaxed);
-    hdd_.store(profile.type == DiskType::kHDD, std::memory_order_relaxed);
   }
   // Whether the current profile makes commands take time (core/profile.h charges_time): false
   // for conditioning off, where O_DIRECT keeps its backing meaning (ops_file.cc).
@@ -217,7 +204,6 @@ class Conditioner {
 
   const Clock& clock_;
   std::atomic<bool> charges_time_;
-  std::atomic<bool> hdd_;  // the profile is an HDD's, whose seeks make the model's order matter
   ReplyTimer& scheduler_;
   DiskModel model_;
   Writeback writeback_;  // every command reaches model_ through it
@@ -228,8 +214,6 @@ class Conditioner {
   bool copy_enabled_ = true;           // set before the session runs
   IdlePoll* idle_poll_ = nullptr;      // set before the session runs
   CallerCpus* caller_cpus_ = nullptr;  // set before the session runs
-  bool order_enabled_ = true;          // set before the session runs
-  ModelOrder order_;
   std::atomic<int64_t> added_delay_sum_ns_{0};
   std::atomic<uint64_t> replies_{0};
   std::atomic<uint64_t> backing_bound_{0};

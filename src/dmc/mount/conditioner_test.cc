@@ -163,27 +163,6 @@ TEST_F(MountConditioner, AWriteArrivingAtItsSendGetsNoLeadForItsCopy) {
   EXPECT_EQ(timer.sent[1].due_ns, read_done - 78 * kUs);
 }
 
-// A data request announced as its worker read it (model_order.h) holds later-sent ones up until
-// its commands reach the model; one that charges nothing, until its ticket is finished.
-TEST_F(MountConditioner, AnAnnouncedRequestRetiresOnceItsCommandsReachTheModel) {
-  ModelOrder& order = conditioner.model_order();
-  order.announce(10);
-  set_announced_request(10);
-  Ticket t = conditioner.begin(Op::kRead, 4096);  // nothing earlier: no wait
-  EXPECT_TRUE(order.earlier_pending(12));
-  conditioner.submit(t, Op::kRead, 0, 4096);
-  EXPECT_FALSE(order.earlier_pending(12));
-  EXPECT_EQ(announced_request(), 0u);
-  finish(std::move(t));
-  order.announce(14);
-  set_announced_request(14);
-  Ticket nothing = conditioner.begin(Op::kRead, 4096);  // answered without the disk
-  EXPECT_TRUE(order.earlier_pending(16));
-  finish(std::move(nothing));
-  EXPECT_FALSE(order.earlier_pending(16));
-  EXPECT_EQ(order.gave_up(), 0u);
-}
-
 TEST_F(MountConditioner, ADataReplyIsDueAtTheModelCompletionLessTheTransitLead) {
   probe_round_trips(3 * kUs);
   EXPECT_EQ(conditioner.transit_lead_ns(), 3 * kUs);  // the probes' fastest trip

@@ -376,8 +376,7 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
   }
   conditioner.set_transit_lead_enabled(knobs.transit_lead);
   conditioner.set_copy_lead_enabled(knobs.copy_lead);  // CopyBound
-  conditioner.set_model_order_enabled(knobs.model_order);
-  const int root_copy = dup(config.root_fd);  // the inode table owns (and closes) its copy
+  const int root_copy = dup(config.root_fd);           // the inode table owns (and closes) its copy
   Filesystem fs(root_copy, capacity, conditioner, config.settings.cache, knobs.inode_fd_budget,
                 LayoutParams::like_ext4(capacity, backing.f_files));
   fs.ready_fd = ready_fd;

@@ -10,7 +10,6 @@
 #include "dmc/mount/caller_cpu.h"
 #include "dmc/mount/filesystem.h"
 #include "dmc/mount/fuse_uring.h"
-#include "dmc/mount/model_order.h"
 #include "dmc/mount/request_arrival.h"
 #include "posix/thread_name.h"
 
@@ -90,18 +89,11 @@ ssize_t read_hook(int fd, void* buf, size_t length, void* userdata) {
                      sample(reads, fs.conditioner.request_copy_bound(), last_small);
   const int64_t cpu_before = timed ? thread_cpu_ns() : 0;
   note_request_read(0);
-  fs.conditioner.retire_announced();  // the last request, if it never reached the model
   const ssize_t n = read(fd, buf, length);
-  // The request's arrival for the model (request_arrival.h), and its place in the model's order
-  // (model_order.h); not with FUSE over io_uring, whose requests do not come through here.
+  // The request's arrival for the model (request_arrival.h); not with FUSE over io_uring, whose
+  // requests do not come through here.
   if (n >= static_cast<ssize_t>(sizeof(fuse_in_header)) && fs.uring == nullptr) {
-    const auto& header = *static_cast<const fuse_in_header*>(buf);
-    note_arrival(fs, header);
-    if ((header.opcode == FUSE_READ || header.opcode == FUSE_WRITE) &&
-        fs.conditioner.orders_model()) {
-      fs.conditioner.model_order().announce(header.unique);
-      set_announced_request(header.unique);
-    }
+    note_arrival(fs, *static_cast<const fuse_in_header*>(buf));
   }
   if (n > 0) {
     last_small = static_cast<uint64_t>(n) <= CopyBound::kWriteHeaderBytes + CopyBound::kSlotBytes;
