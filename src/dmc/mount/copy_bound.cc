@@ -21,31 +21,38 @@ void CopyBound::record(uint64_t payload, int64_t ns) {
     }
   }
   // Publish on every new minimum (ready or not: another thread may be making the slot ready
-  // right now with the old one) and when the slot becomes ready.
-  if (lowered || n == kMinSamples) publish();
+  // right now with the old one) and when the slot's share grows.
+  if (lowered ||
+      std::any_of(kShares.begin(), kShares.end(), [n](const Share& s) { return s.samples == n; })) {
+    publish();
+  }
 }
 
 void CopyBound::publish() {
   std::lock_guard lock(publish_mu_);
+  const uint64_t base_samples = samples_[0].load(std::memory_order_relaxed);
+  const int64_t base = min_[0].load(std::memory_order_relaxed);
   int64_t running = 0;
   for (int j = 0; j < kSlots; ++j) {
-    if (samples_[j].load(std::memory_order_relaxed) >= kMinSamples) {
-      running = std::max(running, min_[j].load(std::memory_order_relaxed));
+    const uint64_t n = samples_[j].load(std::memory_order_relaxed);
+    // The largest share whose sample count the slot has reached; none below kMinSamples.
+    const Share* share = nullptr;
+    for (const Share& s : kShares) {
+      if (n >= s.samples) share = &s;
     }
-    bound_[j].store(running, std::memory_order_relaxed);
+    if (share != nullptr && base_samples >= kMinSamples) {
+      const int64_t adds = std::max<int64_t>(min_[j].load(std::memory_order_relaxed) - base, 0);
+      running = std::max(running, adds * share->num / share->den);
+    }
+    lead_[j].store(running, std::memory_order_relaxed);
   }
-  const bool base_ready = samples_[0].load(std::memory_order_relaxed) >= kMinSamples;
-  base_.store(base_ready ? min_[0].load(std::memory_order_relaxed) : 0, std::memory_order_relaxed);
 }
 
 int64_t CopyBound::lead_ns(uint64_t payload) const {
   if (payload < kSlotBytes) return 0;
-  const int64_t base = base_.load(std::memory_order_relaxed);
-  if (base == 0) return 0;
   // The last slot all of whose sizes are <= payload: (j + 1) * kSlotBytes <= payload.
   const int j = static_cast<int>(std::min(payload, kMaxBytes) / kSlotBytes) - 1;
-  const int64_t adds = std::max<int64_t>(bound_[j].load(std::memory_order_relaxed) - base, 0);
-  return adds * kLeadShareNum / kLeadShareDen;
+  return lead_[j].load(std::memory_order_relaxed);
 }
 
 }  // namespace diskcond::mount

@@ -34,18 +34,26 @@
 //   - what a message without data costs is already in the probe's round trip, so what data adds
 //     is B(s) less slot 0's minimum (messages of at most kSlotBytes, the probe's own among them);
 //   - a running minimum approaches the fastest copy from above, so a later copy can still be
-//     faster than it: the lead is only kLeadShare of it,
-//     lead_ns(s) = kLeadShare * max(B(s) - min_0, 0); 0 for s < kSlotBytes, 0 until slot 0 is
-//     ready. Measured (1 MiB O_DIRECT reads, Slow SSD, AMD EPYC 2-core VM, 2026-12-03, load
-//     0.1-0.3): the reply writev's CPU time ranged 130-514 us (median 216-261); a copy after a
-//     slot's first 16 was as little as 0.82x of the minimum so far, and with the whole minimum as
-//     the lead one 1 MiB reply in a few hundred reached its caller 13 us early
-//     (MountNeverFaster in a fresh-clone CI run and 1 of 8 repeats here).
+//     faster than it: each slot's part of the lead is only a share of what it adds, which grows
+//     as the slot's measurements accumulate (kShares: 3/4 from kMinSamples, 7/8 from 256, all of
+//     it from 1024), lead_ns(s) = max over ready j with (j + 1) * kSlotBytes <= s of
+//     share_j * max(min_j - min_0, 0); 0 for s < kSlotBytes, 0 until slot 0 is ready. Measured (1
+//     MiB O_DIRECT reads, Slow SSD, AMD EPYC 2-core VM, 2026-12-03, load 0.1-0.3): the reply
+//     writev's CPU time ranged 130-514 us (median 216-261); a copy after a slot's first 16 was as
+//     little as 0.82x of the minimum so far, and with the whole minimum as the lead one 1 MiB reply
+//     in a few hundred reached its caller 13 us early (MountNeverFaster in a fresh-clone CI run and
+//     1 of 8 repeats here). Later (2026-12-05, Zen 5 PVM guest, load 0.2-0.4; each 1 MiB reply's
+//     writev timed by bpftrace, fio 1 MiB QD1 reads on a fresh mount): Slow SSD, 1,903 replies: the
+//     minimum after 16 was 126 us and the fastest later one 0.63x of it; after 256, 86 us and 0.93x
+//     (17 later ones below it); after 1024, 80 us and none below. PCIe 2 SSD, 10,088 replies: after
+//     64, 0.83x; after 256, 0.93x (230 below); after 1024, 0.98x (one below). A reply that much
+//     faster than the lead is still no earlier than the tolerance: its caller's own wake-up (at
+//     least 5 us here) comes after it.
 // Payloads above kMaxBytes are not recorded and use the bound of kMaxBytes. The minima only fall
 // (at once when the machine gets faster), so load never makes a reply earlier.
 //
 // Thread-safe and lock-free on the hot path: record() is a few relaxed atomics (plus a mutex when
-// a minimum falls or a slot becomes ready, rare once warm); lead_ns() is two relaxed loads.
+// a minimum falls or a slot's share grows, rare once warm); lead_ns() is one relaxed load.
 #pragma once
 
 #include <array>
@@ -66,9 +74,14 @@ class CopyBound {
   static constexpr unsigned kSampleEvery = 4;
   // A write request's headers before its data (fuse_in_header + fuse_write_in).
   static constexpr uint64_t kWriteHeaderBytes = 80;
-  // The share of a measured bound that is used as lead (see the header comment): 3/4.
-  static constexpr int64_t kLeadShareNum = 3;
-  static constexpr int64_t kLeadShareDen = 4;
+  // The share of a slot's bound that is used as lead, by how many measurements the slot has
+  // (see the header comment): from `samples` on, num / den of it.
+  struct Share {
+    uint64_t samples;
+    int64_t num;
+    int64_t den;
+  };
+  static constexpr std::array<Share, 3> kShares{{{kMinSamples, 3, 4}, {256, 7, 8}, {1024, 1, 1}}};
 
   // One message carrying `payload` data bytes took `ns` (see the header comment). Values <= 0
   // and payloads above kMaxBytes are ignored.
@@ -83,13 +96,12 @@ class CopyBound {
 
  private:
   static int slot_of(uint64_t payload);
-  // Recomputes bound_ and base_ from the slots.
+  // Recomputes lead_ from the slots.
   void publish();
 
   std::array<std::atomic<int64_t>, kSlots> min_{};       // 0 = none yet
   std::array<std::atomic<uint64_t>, kSlots> samples_{};  // measurements per slot
-  std::array<std::atomic<int64_t>, kSlots> bound_{};     // B((j + 1) * kSlotBytes)
-  std::atomic<int64_t> base_{0};                         // slot 0's minimum once ready, else 0
+  std::array<std::atomic<int64_t>, kSlots> lead_{};      // lead_ns((j + 1) * kSlotBytes)
   std::mutex publish_mu_;                                // serialises publish()
 };
 

@@ -38,12 +38,30 @@ TEST(MountCopyBound, IsTheSmallestNotAnAverageAndFallsAtOnce) {
   CopyBound b;
   replies(b, 0, kEnough, 2'000);
   replies(b, kMiB, kEnough, 180'000);
-  replies(b, kMiB, 1000, 400'000);  // a loaded while: no higher
+  replies(b, kMiB, 200, 400'000);  // a loaded while: no higher
   EXPECT_EQ(b.lead_ns(kMiB), 133'500);
   b.record(kMiB, 120'000);  // one faster copy: lower at once
   EXPECT_EQ(b.lead_ns(kMiB), 88'500);
   b.record(100, 1'000);  // a faster data-less reply: what a data reply adds is that much more
   EXPECT_EQ(b.lead_ns(kMiB), 89'250);
+}
+
+TEST(MountCopyBound, TrustsASlotsMinimumMoreAsItsMeasurementsAccumulate) {
+  CopyBound b;
+  replies(b, 0, kEnough, 2'000);
+  replies(b, kMiB, kEnough, 82'000);
+  EXPECT_EQ(b.lead_ns(kMiB), 60'000);  // 3/4 of the 80 us a 1 MiB copy adds
+  replies(b, kMiB, 256 - kEnough - 1, 90'000);
+  EXPECT_EQ(b.lead_ns(kMiB), 60'000);
+  b.record(kMiB, 90'000);              // the 256th
+  EXPECT_EQ(b.lead_ns(kMiB), 70'000);  // 7/8
+  replies(b, kMiB, 1024 - 256, 95'000);
+  EXPECT_EQ(b.slot_samples(255), 1024u);
+  EXPECT_EQ(b.lead_ns(kMiB), 80'000);  // all of it
+  // A smaller size's slot with fewer measurements keeps its own, smaller share.
+  replies(b, 512 * kKiB, kEnough, 42'000);
+  EXPECT_EQ(b.lead_ns(512 * kKiB), 30'000);
+  EXPECT_EQ(b.lead_ns(kMiB), 80'000);
 }
 
 TEST(MountCopyBound, AReplyUsesOnlySlotsWhoseSizesAreNoLarger) {
