@@ -11,6 +11,7 @@ Conditioner::Conditioner(const Profile& profile, uint64_t capacity, const Clock&
                          ReplyTimer& scheduler, const WritebackParams& writeback)
     : clock_(clock),
       charges_time_(diskcond::charges_time(profile)),
+      seeks_(profile.type == DiskType::kHDD),
       scheduler_(scheduler),
       model_(profile, capacity),
       writeback_(model_, writeback) {}
@@ -18,13 +19,30 @@ Conditioner::Conditioner(const Profile& profile, uint64_t capacity, const Clock&
 Arrival Conditioner::arrival_now() const {
   const int64_t now_ns = now();
   const Arrival noted = take_request_read();
-  return noted.ns > 0 && noted.ns <= now_ns ? noted : Arrival{now_ns, false};
+  return noted.ns > 0 && noted.ns <= now_ns ? noted : Arrival{now_ns, false, noted.unique};
 }
 
 Ticket Conditioner::begin(Op op, uint64_t length) {
   assert(op != Op::kFlush || length == 0);
-  return Ticket(this, arrival_now(), op, length,
+  const Arrival arrival = arrival_now();
+  // Only where the order costs time: an HDD's seeks (send_order.h).
+  if (op != Op::kFlush && send_order_ != nullptr && arrival.kernel_sent &&
+      seeks_.load(std::memory_order_relaxed)) {
+    send_order_->wait_for_earlier(arrival.unique);
+  }
+  return Ticket(this, arrival, op, length,
                 op == Op::kFlush ? RequestKind::kFlush : RequestKind::kData);
+}
+
+void Conditioner::charge(Ticket& t, int64_t completion_ns) {
+  t.charge(completion_ns);
+  reached(t);
+}
+
+void Conditioner::reached(Ticket& t) {
+  if (t.unique_ == 0) return;
+  if (send_order_ != nullptr) send_order_->reached(t.unique_);
+  t.unique_ = 0;
 }
 
 Ticket Conditioner::begin_metadata() {
@@ -45,35 +63,35 @@ bool Conditioner::check_ticket(const Ticket& t) {
 
 void Conditioner::submit(Ticket& t, Op op, uint64_t address, uint64_t length) {
   if (!check_ticket(t)) return;
-  t.charge(writeback_.submit(Command{op, address, length, t.arrival_ns()}));
+  charge(t, writeback_.submit(Command{op, address, length, t.arrival_ns()}));
   t.device_ = true;
 }
 
 void Conditioner::buffered_write(Ticket& t, uint64_t file, uint64_t address, uint64_t length,
                                  uint64_t inode_address, bool resizes, uint64_t token) {
   if (!check_ticket(t)) return;
-  t.charge(writeback_.write(file, address, length, inode_address, t.arrival_ns(), resizes, token));
+  charge(t, writeback_.write(file, address, length, inode_address, t.arrival_ns(), resizes, token));
 }
 
 void Conditioner::journal(Ticket& t, uint64_t file, uint64_t home_address, uint64_t token) {
   if (!check_ticket(t)) return;
-  t.charge(writeback_.journal(file, home_address, t.arrival_ns(), token));
+  charge(t, writeback_.journal(file, home_address, t.arrival_ns(), token));
 }
 
 void Conditioner::sync(Ticket& t) {
   if (!check_ticket(t)) return;
-  t.charge(writeback_.sync_all(t.arrival_ns()));
+  charge(t, writeback_.sync_all(t.arrival_ns()));
 }
 
 void Conditioner::fsync(Ticket& t, uint64_t file, bool datasync) {
   if (!check_ticket(t)) return;
-  t.charge(writeback_.fsync(file, t.arrival_ns(), datasync));
+  charge(t, writeback_.fsync(file, t.arrival_ns(), datasync));
   t.device_ = true;
 }
 
 void Conditioner::fsync_directory(Ticket& t, uint64_t dir) {
   if (!check_ticket(t)) return;
-  t.charge(writeback_.fsync_directory(dir, t.arrival_ns()));
+  charge(t, writeback_.fsync_directory(dir, t.arrival_ns()));
   t.device_ = true;
 }
 
@@ -99,6 +117,7 @@ void Conditioner::lower(std::atomic<int64_t>& floor, int64_t value) {
 void Conditioner::finish(Ticket t, ReplyTimer::Reply send, uint64_t reply_bytes) {
   // A misused ticket's reply still goes (at once): a caller left without one would hang.
   const bool ok = check_ticket(t);
+  reached(t);
   t.owner_ = nullptr;
   if (!ok || !t.conditioned()) {
     send();

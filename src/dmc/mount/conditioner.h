@@ -1,7 +1,9 @@
 // Puts each conditioned FUSE request through the disk model and replies at its completion.
 //
 // The contract, as types (ticket.h): a handler
-//   1. begins a Ticket as it starts (begin(), begin_metadata()): the request's arrival is now;
+//   1. begins a Ticket as it starts (begin(), begin_metadata()): the request's arrival is now
+//      (or its kernel send); on an HDD profile a read or write first waits, briefly and bounded,
+//      for the data requests the kernel sent before it to reach the model (send_order.h);
 //   2. charges to it, right away and before any backing I/O, the model commands its reply waits
 //      for (submit(), buffered_write(), journal(), fsync(), change_metadata()), each submitted at
 //      the ticket's arrival, so the model sees commands in the order the kernel delivered them;
@@ -36,6 +38,7 @@
 #include "dmc/mount/idle_poll.h"
 #include "dmc/mount/mount_control.h"
 #include "dmc/mount/reply_scheduler.h"
+#include "dmc/mount/send_order.h"
 #include "dmc/mount/ticket.h"
 #include "dmc/mount/transit_bound.h"
 
@@ -178,9 +181,16 @@ class Conditioner {
   // runs; null (the default): from any CPU.
   void set_caller_cpus(CallerCpus* caller_cpus) { caller_cpus_ = caller_cpus; }
 
+  // Data requests reach the model in the kernel's order of sending them while the profile is an
+  // HDD's, whose seeks make the order cost time (send_order.h): begin() waits for the earlier
+  // ones, and a ticket's first charge (or finish()) tells `order` its request got there. Set
+  // before the session runs; null (the default): in the order the workers get there.
+  void set_send_order(SendOrder* order) { send_order_ = order; }
+
   void set_profile(const Profile& profile) {
     model_.set_profile(profile);
     charges_time_.store(diskcond::charges_time(profile), std::memory_order_relaxed);
+    seeks_.store(profile.type == DiskType::kHDD, std::memory_order_relaxed);
   }
   // Whether the current profile makes commands take time (core/profile.h charges_time): false
   // for conditioning off, where O_DIRECT keeps its backing meaning (ops_file.cc).
@@ -201,9 +211,14 @@ class Conditioner {
   // False (and counted; an assert in debug builds) unless `t` is live and this conditioner's.
   bool check_ticket(const Ticket& t);
   void count_misuse();
+  // Charges `completion_ns` to `t`, which has then reached the model (reached()).
+  void charge(Ticket& t, int64_t completion_ns);
+  // Tells the send order (when set) that `t`'s request has reached the model, once.
+  void reached(Ticket& t);
 
   const Clock& clock_;
   std::atomic<bool> charges_time_;
+  std::atomic<bool> seeks_;  // an HDD profile (set_send_order)
   ReplyTimer& scheduler_;
   DiskModel model_;
   Writeback writeback_;  // every command reaches model_ through it
@@ -214,6 +229,7 @@ class Conditioner {
   bool copy_enabled_ = true;           // set before the session runs
   IdlePoll* idle_poll_ = nullptr;      // set before the session runs
   CallerCpus* caller_cpus_ = nullptr;  // set before the session runs
+  SendOrder* send_order_ = nullptr;    // set before the session runs
   std::atomic<int64_t> added_delay_sum_ns_{0};
   std::atomic<uint64_t> replies_{0};
   std::atomic<uint64_t> backing_bound_{0};

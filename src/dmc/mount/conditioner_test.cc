@@ -7,6 +7,8 @@
 
 #include "core/units.h"
 #include "dmc/mount/request_arrival.h"
+#include "dmc/mount/send_order.h"
+#include "dmc/mount/send_stamps_fake.h"
 
 namespace diskcond::mount {
 namespace {
@@ -458,6 +460,62 @@ TEST_F(MountConditioner, ATicketFinishedByAnotherConditionerIsCounted) {
 #else
   finish(std::move(t));  // the death happened in a child; here the ticket is still live
 #endif
+}
+
+// Data requests reach an HDD's model in the kernel's order of sending them (send_order.h): a read
+// whose earlier-sent read has not reached the model waits for it (here in vain: nobody else runs,
+// so the wait runs out), and its own first charge tells the order it got there.
+TEST_F(MountConditioner, OnAnHddAReadWaitsForTheReadsSentBeforeIt) {
+  Profile hdd = slow_ssd();
+  hdd.type = DiskType::kHDD;
+  Conditioner disk{hdd, kCapacity, clock, timer};
+  FakeSendStamps stamps;
+  SendOrder order(stamps.table(), 100 * kUs);
+  disk.set_send_order(&order);
+  stamps.stamp(10, 5 * kMs, FUSE_READ);
+  stamps.stamp(12, 5 * kMs + 2 * kUs, FUSE_READ);
+  note_request_read(kStart, kStart - 5 * kUs, 12);
+  Ticket t = disk.begin(Op::kRead, kMiB);
+  EXPECT_EQ(t.arrival_ns(), kStart - 5 * kUs);  // the wait does not move the arrival
+  EXPECT_EQ(order.waits(), 1u);
+  EXPECT_EQ(order.timeouts(), 1u);
+  stamps.stamp(14, 5 * kMs + 4 * kUs, FUSE_READ);
+  EXPECT_EQ(order.earlier_unreached(14), 12u);
+  disk.submit(t, Op::kRead, 0, kMiB);
+  EXPECT_EQ(order.earlier_unreached(14), 10u);  // 12 got there with its charge
+  disk.finish(std::move(t), [] {});
+  // A read that charges nothing (a hole) gets there when it is finished.
+  order.reached(10);
+  note_request_read(kStart, kStart - 1 * kUs, 14);
+  Ticket hole = disk.begin(Op::kRead, kMiB);
+  EXPECT_EQ(order.waits(), 1u);  // nothing to wait for
+  stamps.stamp(16, 5 * kMs + 6 * kUs, FUSE_WRITE);
+  EXPECT_EQ(order.earlier_unreached(16), 14u);
+  disk.finish(std::move(hole), [] {});
+  EXPECT_EQ(order.earlier_unreached(16), 0u);
+}
+
+// An SSD's model does not depend on the order of its commands' arrival: nobody waits.
+TEST_F(MountConditioner, OnAnSsdNoReadWaitsForOthers) {
+  FakeSendStamps stamps;
+  SendOrder order(stamps.table(), 100 * kUs);
+  conditioner.set_send_order(&order);
+  stamps.stamp(10, 5 * kMs, FUSE_READ);
+  stamps.stamp(12, 5 * kMs + 2 * kUs, FUSE_READ);
+  note_request_read(kStart, kStart - 5 * kUs, 12);
+  Ticket t = conditioner.begin(Op::kRead, kMiB);
+  EXPECT_EQ(order.waits(), 0u);
+  conditioner.submit(t, Op::kRead, 0, kMiB);
+  finish(std::move(t));
+  // A profile changed to an HDD's waits from then on.
+  Profile hdd = slow_ssd();
+  hdd.type = DiskType::kHDD;
+  conditioner.set_profile(hdd);
+  stamps.stamp(14, 5 * kMs + 4 * kUs, FUSE_READ);
+  note_request_read(kStart, kStart - 1 * kUs, 14);
+  Ticket later = conditioner.begin(Op::kRead, kMiB);
+  EXPECT_EQ(order.waits(), 1u);  // for 10, which never got there
+  finish(std::move(later));
 }
 
 }  // namespace

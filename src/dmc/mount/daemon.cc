@@ -418,9 +418,18 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
   // Requests arrive at the kernel's send where a BPF program can stamp it (send_stamps.h); not
   // with the rings, whose requests are not read through the hooks.
   std::unique_ptr<KernelSendStamps> send_stamps;
+  std::unique_ptr<SendOrder> send_order;
   if (uring == nullptr && conditioner.charges_time() && knobs.kernel_arrival) {
     send_stamps = attach_send_stamps(config.mount_point);
-    if (send_stamps != nullptr) fs.send_stamps = &send_stamps->table();
+    if (send_stamps != nullptr) {
+      fs.send_stamps = &send_stamps->table();
+      // The stamps also say in which order data requests were sent (send_order.h).
+      if (knobs.send_order) {
+        send_order = std::make_unique<SendOrder>(send_stamps->table());
+        fs.send_order = send_order.get();
+        conditioner.set_send_order(send_order.get());
+      }
+    }
   }
   // The hooks also time one reply write and one request read in four (CopyBound).
   if (ask_killpriv || uring != nullptr || conditioner.copy_lead_enabled() ||

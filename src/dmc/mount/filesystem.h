@@ -22,6 +22,7 @@
 #include "dmc/mount/killpriv_v2.h"
 #include "dmc/mount/mount_control.h"
 #include "dmc/mount/page_cache_drops.h"
+#include "dmc/mount/send_order.h"
 #include "dmc/mount/send_stamps.h"
 #include "dmc/mount/space_quota.h"
 #include "dmc/mount/transit_probe.h"
@@ -73,6 +74,8 @@ struct Filesystem {
   unsigned max_read = 0;
   // The kernel's send times of requests (send_stamps.h); null: arrivals are the workers' reads.
   const SendStampTable* send_stamps = nullptr;
+  // Data requests' order on the way to the model (send_order.h); null: no stamps to keep it by.
+  SendOrder* send_order = nullptr;
   ArrivalCounts arrivals;  // how requests' arrivals were taken
   // Whether the conditioned directory's own filesystem answered FIEMAP the last time it was asked
   // (1), refused it (-1), or was not asked yet (0): place_file() needs no FIEMAP for a file

@@ -121,6 +121,11 @@ struct MountDiagnostics {
   uint64_t kernel_arrivals = 0;
   uint64_t kernel_arrival_misses = 0;
   int64_t handover_total_ns = 0;
+  // Data requests that waited for ones the kernel sent before them to reach the model
+  // (send_order.h), those whose wait ran out (SendOrder::kMaxWaitNs), and their waits added up.
+  uint64_t send_order_waits = 0;
+  uint64_t send_order_timeouts = 0;
+  int64_t send_order_waited_ns = 0;
 };
 
 struct MountStatus {

@@ -23,12 +23,13 @@ namespace diskcond::mount {
 struct Arrival {
   int64_t ns = 0;
   bool kernel_sent = false;
+  uint64_t unique = 0;  // the kernel's number of the request read; 0: none (see above)
 };
 
-// Notes `read_ns` (the conditioner's clock, Conditioner::now()) as the time this thread read its
-// request, and `sent_ns` (same clock; 0: not stamped) as the kernel's send of it; read_ns 0 clears
-// the note.
-void note_request_read(int64_t read_ns, int64_t sent_ns = 0);
+// Notes `read_ns` (the conditioner's clock, Conditioner::now()) as the time this thread read
+// request `unique`, and `sent_ns` (same clock; 0: not stamped) as the kernel's send of it; read_ns
+// 0 clears the note.
+void note_request_read(int64_t read_ns, int64_t sent_ns = 0, uint64_t unique = 0);
 // The noted arrival (the send when stamped and no later than the read, else the read), which is
 // then cleared; {0, false} when there is none.
 Arrival take_request_read();

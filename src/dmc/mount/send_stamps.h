@@ -41,8 +41,16 @@ namespace diskcond::mount {
 struct SendStampSlot {
   std::atomic<uint64_t> unique;   // the request whose time sent_ns is; 0: none yet
   std::atomic<uint64_t> sent_ns;  // CLOCK_MONOTONIC when the kernel sent it
+  std::atomic<uint32_t> opcode;   // its FUSE opcode (FUSE_READ ...)
+  uint32_t unused;
 };
-static_assert(sizeof(SendStampSlot) == 16);
+static_assert(sizeof(SendStampSlot) == 24);
+
+// What a slot says of one request.
+struct SentRequest {
+  int64_t sent_ns = 0;  // CLOCK_MONOTONIC; 0: not known (see SendStampTable::sent)
+  uint32_t opcode = 0;
+};
 
 // Looks requests up in the slots the program writes (or a test's array).
 class SendStampTable {
@@ -53,9 +61,10 @@ class SendStampTable {
   explicit SendStampTable(const SendStampSlot* slots) : slots_(slots) {}
 
   static uint32_t slot_of(uint64_t unique) { return static_cast<uint32_t>(unique >> 1) % kSlots; }
-  // When the kernel sent request `unique` (CLOCK_MONOTONIC, ns), or 0 when its slot names
-  // another request (or none) before or after the time is read.
-  int64_t sent_ns(uint64_t unique) const;
+  // When the kernel sent request `unique` (CLOCK_MONOTONIC, ns) and its opcode, or {0, 0} when
+  // its slot names another request (or none) before or after they are read.
+  SentRequest sent(uint64_t unique) const;
+  int64_t sent_ns(uint64_t unique) const { return sent(unique).sent_ns; }
 
  private:
   const SendStampSlot* slots_;

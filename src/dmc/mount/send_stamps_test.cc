@@ -1,18 +1,12 @@
 #include "dmc/mount/send_stamps.h"
 
 #include <gtest/gtest.h>
+#include <linux/fuse.h>
 
-#include <vector>
+#include "dmc/mount/send_stamps_fake.h"
 
 namespace diskcond::mount {
 namespace {
-
-// The program's writes, as it makes them: the time, then the request's name.
-void stamp(std::vector<SendStampSlot>& slots, uint64_t unique, uint64_t sent_ns) {
-  SendStampSlot& slot = slots[SendStampTable::slot_of(unique)];
-  slot.sent_ns.store(sent_ns);
-  slot.unique.store(unique);
-}
 
 TEST(SendStampTable, RequestsNumberedInStepsOfTwoTakeNeighbouringSlotsAndWrapAround) {
   EXPECT_EQ(SendStampTable::slot_of(2), 1u);
@@ -22,12 +16,14 @@ TEST(SendStampTable, RequestsNumberedInStepsOfTwoTakeNeighbouringSlotsAndWrapAro
 }
 
 TEST(SendStampTable, ARequestsTimeIsFoundWhileItsSlotNamesIt) {
-  std::vector<SendStampSlot> slots(SendStampTable::kSlots);
-  const SendStampTable table(slots.data());
-  stamp(slots, 2, 1'000'500);
-  stamp(slots, 4, 1'000'900);
+  FakeSendStamps stamps;
+  const SendStampTable& table = stamps.table();
+  stamps.stamp(2, 1'000'500);
+  stamps.stamp(4, 1'000'900, FUSE_WRITE);
   EXPECT_EQ(table.sent_ns(2), 1'000'500);
   EXPECT_EQ(table.sent_ns(4), 1'000'900);
+  EXPECT_EQ(table.sent(2).opcode, static_cast<uint32_t>(FUSE_READ));
+  EXPECT_EQ(table.sent(4).opcode, static_cast<uint32_t>(FUSE_WRITE));
   EXPECT_EQ(table.sent_ns(6), 0);  // not sent yet (its slot is empty)
   EXPECT_EQ(table.sent_ns(0), 0);  // no request is numbered 0; an empty slot names it
 }
@@ -35,12 +31,13 @@ TEST(SendStampTable, ARequestsTimeIsFoundWhileItsSlotNamesIt) {
 // kSlots requests later the slot is another's: the old request is not found (its worker's read
 // is its arrival), never given the newer request's time.
 TEST(SendStampTable, ASlotTakenByALaterRequestNamesOnlyThatOne) {
-  std::vector<SendStampSlot> slots(SendStampTable::kSlots);
-  const SendStampTable table(slots.data());
+  FakeSendStamps stamps;
+  const SendStampTable& table = stamps.table();
   const uint64_t later = 2 + 2 * SendStampTable::kSlots;
-  stamp(slots, 2, 1'000'500);
-  stamp(slots, later, 9'000'000);
+  stamps.stamp(2, 1'000'500);
+  stamps.stamp(later, 9'000'000, FUSE_GETATTR);
   EXPECT_EQ(table.sent_ns(2), 0);
+  EXPECT_EQ(table.sent(2).opcode, 0u);
   EXPECT_EQ(table.sent_ns(later), 9'000'000);
 }
 

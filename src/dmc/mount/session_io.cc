@@ -11,6 +11,7 @@
 #include "dmc/mount/filesystem.h"
 #include "dmc/mount/fuse_uring.h"
 #include "dmc/mount/request_arrival.h"
+#include "dmc/mount/send_order.h"
 #include "posix/thread_name.h"
 
 namespace diskcond::mount {
@@ -53,7 +54,7 @@ void note_arrival(Filesystem& fs, const fuse_in_header& header) {
   const bool stampable = fs.send_stamps != nullptr && header.opcode != FUSE_FORGET &&
                          header.opcode != FUSE_BATCH_FORGET && header.opcode != FUSE_INTERRUPT;
   if (!stampable) {
-    note_request_read(fs.conditioner.now());
+    note_request_read(fs.conditioner.now(), 0, header.unique);
     return;
   }
   const int64_t sent = fs.send_stamps->sent_ns(header.unique);
@@ -62,13 +63,13 @@ void note_arrival(Filesystem& fs, const fuse_in_header& header) {
   const int64_t now = fs.conditioner.now();
   if (sent <= 0 || sent > wall) {
     fs.arrivals.missed.fetch_add(1, std::memory_order_relaxed);
-    note_request_read(now);
+    note_request_read(now, 0, header.unique);
     return;
   }
   const int64_t handover = wall - sent;
   fs.arrivals.stamped.fetch_add(1, std::memory_order_relaxed);
   fs.arrivals.handover_total_ns.fetch_add(handover, std::memory_order_relaxed);
-  note_request_read(now, now - handover);
+  note_request_read(now, now - handover, header.unique);
 }
 
 // Reads a request; one read in CopyBound::kSampleEvery per thread (see kSampleEveryWarmSlot0)
@@ -85,6 +86,11 @@ ssize_t read_hook(int fd, void* buf, size_t length, void* userdata) {
   }
   thread_local unsigned reads = 0;
   thread_local bool last_small = true;
+  // The request this thread served last is done with, whether or not it reached the model
+  // (send_order.h): nobody waits for it any more.
+  thread_local uint64_t served = 0;
+  if (fs.send_order != nullptr) fs.send_order->reached(served);
+  served = 0;
   const bool timed = fs.conditioner.copy_lead_enabled() &&
                      sample(reads, fs.conditioner.request_copy_bound(), last_small);
   const int64_t cpu_before = timed ? thread_cpu_ns() : 0;
@@ -94,6 +100,7 @@ ssize_t read_hook(int fd, void* buf, size_t length, void* userdata) {
   // requests do not come through here.
   if (n >= static_cast<ssize_t>(sizeof(fuse_in_header)) && fs.uring == nullptr) {
     note_arrival(fs, *static_cast<const fuse_in_header*>(buf));
+    served = static_cast<const fuse_in_header*>(buf)->unique;
   }
   if (n > 0) {
     last_small = static_cast<uint64_t>(n) <= CopyBound::kWriteHeaderBytes + CopyBound::kSlotBytes;

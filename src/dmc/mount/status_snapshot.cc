@@ -51,6 +51,11 @@ StatusReply status_snapshot(const std::string& mount_point, Filesystem& fs,
   s.diagnostics.kernel_arrivals = fs.arrivals.stamped.load(std::memory_order_relaxed);
   s.diagnostics.kernel_arrival_misses = fs.arrivals.missed.load(std::memory_order_relaxed);
   s.diagnostics.handover_total_ns = fs.arrivals.handover_total_ns.load(std::memory_order_relaxed);
+  if (fs.send_order != nullptr) {
+    s.diagnostics.send_order_waits = fs.send_order->waits();
+    s.diagnostics.send_order_timeouts = fs.send_order->timeouts();
+    s.diagnostics.send_order_waited_ns = fs.send_order->waited_ns();
+  }
   if (const IdlePoll* poll = conditioner.idle_poll(); poll != nullptr) {
     const IdlePollState idle = poll->state();
     s.diagnostics.idle_poll_state = !idle.enabled ? 0 : idle.held ? 2 : 1;

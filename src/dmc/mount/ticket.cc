@@ -12,7 +12,8 @@ Ticket::Ticket(Conditioner* owner, Arrival arrival, Op op, uint64_t length, Requ
       op_(op),
       kind_(kind),
       conditioned_(kind == RequestKind::kData),
-      kernel_sent_(arrival.kernel_sent) {}
+      kernel_sent_(arrival.kernel_sent),
+      unique_(arrival.unique) {}
 
 Ticket::Ticket(Ticket&& other) noexcept
     : owner_(other.owner_),
@@ -23,7 +24,8 @@ Ticket::Ticket(Ticket&& other) noexcept
       kind_(other.kind_),
       conditioned_(other.conditioned_),
       device_(other.device_),
-      kernel_sent_(other.kernel_sent_) {
+      kernel_sent_(other.kernel_sent_),
+      unique_(other.unique_) {
   other.owner_ = nullptr;
 }
 

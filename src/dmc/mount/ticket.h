@@ -72,6 +72,7 @@ class [[nodiscard]] Ticket {
   bool conditioned_;
   bool device_ = false;  // a device command or an fsync was charged (finish: a stall holds it)
   bool kernel_sent_;  // the arrival is the kernel's send (request_arrival.h), not a worker's read
+  uint64_t unique_;   // the request, until it has reached the model (send_order.h); 0 then
 };
 
 }  // namespace diskcond::mount

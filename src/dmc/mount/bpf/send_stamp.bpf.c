@@ -2,7 +2,7 @@
 //
 // Runs at the tracepoint fuse_request_send, in the context of the task whose system call made the
 // request, just after the kernel numbered it (`unique`) and before it is queued for the daemon. It
-// writes CLOCK_MONOTONIC (bpf_ktime_get_ns) and then the request's `unique` into slot
+// writes CLOCK_MONOTONIC (bpf_ktime_get_ns) and the request's opcode, then its `unique`, into slot
 // (unique >> 1) % kSlots of an mmap-able array; the daemon reads the slot after reading the
 // request from /dev/fuse and trusts the time only if the slot still names that request.
 //
@@ -17,6 +17,7 @@
 #include <bpf/bpf_tracing.h>
 
 struct fuse_in_header {
+  __u32 opcode;
   __u64 unique;
 } __attribute__((preserve_access_index));
 struct fuse_conn {
@@ -36,6 +37,8 @@ struct fuse_req {
 struct send_stamp {
   __u64 unique;   // the request whose time sent_ns is; 0: none yet
   __u64 sent_ns;  // bpf_ktime_get_ns() at the send
+  __u32 opcode;   // the request's (FUSE_READ ...)
+  __u32 unused;
 };
 #define SLOTS 4096
 
@@ -58,8 +61,9 @@ int BPF_PROG(stamp_send, const struct fuse_req* req) {
   struct send_stamp* stamp = bpf_map_lookup_elem(&stamps, &slot);
   if (!stamp) return 0;
   stamp->sent_ns = bpf_ktime_get_ns();
-  // The time before the name: a reader that finds the name finds this time (x86 keeps stores in
-  // order; the compiler is told not to swap them).
+  stamp->opcode = BPF_CORE_READ(req, in.h.opcode);
+  // The time and opcode before the name: a reader that finds the name finds this time and opcode
+  // (x86 keeps stores in order; the compiler is told not to swap them).
   asm volatile("" ::: "memory");
   stamp->unique = unique;
   return 0;
