@@ -462,19 +462,29 @@ TEST_F(MountConditioner, ATicketFinishedByAnotherConditionerIsCounted) {
 #endif
 }
 
+// The same profile as an HDD's (its order of commands costs seeks).
+Profile slow_hdd() {
+  Profile p = slow_ssd();
+  p.type = DiskType::kHDD;
+  return p;
+}
+
+// Reads 10 and 12 sent 2 us apart, and 12 read by this thread (sent 5 us before kStart).
+void read_12_after_read_10(FakeSendStamps& stamps) {
+  stamps.stamp(10, 5 * kMs, FUSE_READ);
+  stamps.stamp(12, 5 * kMs + 2 * kUs, FUSE_READ);
+  note_request_read(kStart, kStart - 5 * kUs, 12);
+}
+
 // Data requests reach an HDD's model in the kernel's order of sending them (send_order.h): a read
 // whose earlier-sent read has not reached the model waits for it (here in vain: nobody else runs,
 // so the wait runs out), and its own first charge tells the order it got there.
 TEST_F(MountConditioner, OnAnHddAReadWaitsForTheReadsSentBeforeIt) {
-  Profile hdd = slow_ssd();
-  hdd.type = DiskType::kHDD;
-  Conditioner disk{hdd, kCapacity, clock, timer};
+  Conditioner disk{slow_hdd(), kCapacity, clock, timer};
   FakeSendStamps stamps;
   SendOrder order(stamps.table(), 100 * kUs);
   disk.set_send_order(&order);
-  stamps.stamp(10, 5 * kMs, FUSE_READ);
-  stamps.stamp(12, 5 * kMs + 2 * kUs, FUSE_READ);
-  note_request_read(kStart, kStart - 5 * kUs, 12);
+  read_12_after_read_10(stamps);
   Ticket t = disk.begin(Op::kRead, kMiB);
   EXPECT_EQ(t.arrival_ns(), kStart - 5 * kUs);  // the wait does not move the arrival
   EXPECT_EQ(order.waits(), 1u);
@@ -500,17 +510,13 @@ TEST_F(MountConditioner, OnAnSsdNoReadWaitsForOthers) {
   FakeSendStamps stamps;
   SendOrder order(stamps.table(), 100 * kUs);
   conditioner.set_send_order(&order);
-  stamps.stamp(10, 5 * kMs, FUSE_READ);
-  stamps.stamp(12, 5 * kMs + 2 * kUs, FUSE_READ);
-  note_request_read(kStart, kStart - 5 * kUs, 12);
+  read_12_after_read_10(stamps);
   Ticket t = conditioner.begin(Op::kRead, kMiB);
   EXPECT_EQ(order.waits(), 0u);
   conditioner.submit(t, Op::kRead, 0, kMiB);
   finish(std::move(t));
   // A profile changed to an HDD's waits from then on.
-  Profile hdd = slow_ssd();
-  hdd.type = DiskType::kHDD;
-  conditioner.set_profile(hdd);
+  conditioner.set_profile(slow_hdd());
   stamps.stamp(14, 5 * kMs + 4 * kUs, FUSE_READ);
   note_request_read(kStart, kStart - 1 * kUs, 14);
   Ticket later = conditioner.begin(Op::kRead, kMiB);
