@@ -1,6 +1,6 @@
 // Integration: on an HDD profile the pieces of large O_DIRECT reads and writes reach the model in
 // the order the kernel sent them (send_order.h), where two workers used to let one overtake the
-// other (fio 4 MiB QD1 reads on 7200 HDD: 38-69 of about 800 commands overtaken, 129-139 MiB/s
+// other (fio 4 MiB QD1 reads on 7200 HDD: 33-69 of about 800 commands overtaken, 129-139 MiB/s
 // for 150). Only a wait that ran out may let one through.
 #include <fcntl.h>
 #include <unistd.h>

@@ -8,14 +8,10 @@
 
 #include <climits>
 
+#include "core/clock.h"
+
 namespace diskcond::mount {
 namespace {
-
-int64_t monotonic_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
 
 bool is_data(uint32_t opcode) {
   return opcode == FUSE_READ || opcode == FUSE_WRITE;
@@ -70,7 +66,7 @@ SendOrder::Wait SendOrder::wait_for_earlier(uint64_t unique) {
   if (earlier_unreached(unique) == 0) return Wait::kNone;
   waits_.fetch_add(1, std::memory_order_relaxed);
   waiting_.fetch_add(1);
-  const int64_t start = monotonic_ns();
+  const int64_t start = monotonic_now_ns();
   Wait result = Wait::kTimedOut;
   int64_t now = start;
   while (true) {
@@ -82,7 +78,7 @@ SendOrder::Wait SendOrder::wait_for_earlier(uint64_t unique) {
     if (now - start >= max_wait_ns_) break;
     // Asleep, so that the worker with the earlier request gets this CPU if it needs it.
     futex_wait(generation_, generation, max_wait_ns_ - (now - start));
-    now = monotonic_ns();
+    now = monotonic_now_ns();
   }
   waiting_.fetch_sub(1);
   if (result == Wait::kTimedOut) timeouts_.fetch_add(1, std::memory_order_relaxed);

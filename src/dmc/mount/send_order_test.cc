@@ -2,11 +2,11 @@
 
 #include <gtest/gtest.h>
 #include <linux/fuse.h>
-#include <time.h>
 
 #include <chrono>
 #include <thread>
 
+#include "core/clock.h"
 #include "dmc/mount/send_stamps_fake.h"
 
 namespace diskcond::mount {
@@ -79,19 +79,13 @@ TEST_F(SendOrderTest, AWaitEndsWhenTheEarlierRequestsReachTheModel) {
   EXPECT_EQ(patient.waits(), 1u);
 }
 
-int64_t monotonic_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-
 // An earlier request that never gets there (interrupted, refused before the model) holds the
 // later one kMaxWaitNs, no longer (on a loaded machine, a little longer: the check is after a
 // yield).
 TEST_F(SendOrderTest, AWaitForARequestThatNeverArrivesRunsOut) {
-  const int64_t start = monotonic_ns();
+  const int64_t start = monotonic_now_ns();
   EXPECT_EQ(order.wait_for_earlier(12), SendOrder::Wait::kTimedOut);
-  const int64_t waited = monotonic_ns() - start;
+  const int64_t waited = monotonic_now_ns() - start;
   EXPECT_GE(waited, SendOrder::kMaxWaitNs);
   EXPECT_LT(waited, 100 * SendOrder::kMaxWaitNs);
   EXPECT_EQ(order.timeouts(), 1u);
