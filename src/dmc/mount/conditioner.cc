@@ -34,12 +34,7 @@ Ticket Conditioner::begin(Op op, uint64_t length) {
                 op == Op::kFlush ? RequestKind::kFlush : RequestKind::kData);
 }
 
-void Conditioner::charge(Ticket& t, int64_t completion_ns) {
-  t.charge(completion_ns);
-  reached(t);
-}
-
-void Conditioner::reached(Ticket& t) {
+void Conditioner::charged(Ticket& t) {
   if (t.unique_ == 0) return;
   if (send_order_ != nullptr) send_order_->reached(t.unique_);
   t.unique_ = 0;
@@ -63,35 +58,35 @@ bool Conditioner::check_ticket(const Ticket& t) {
 
 void Conditioner::submit(Ticket& t, Op op, uint64_t address, uint64_t length) {
   if (!check_ticket(t)) return;
-  charge(t, writeback_.submit(Command{op, address, length, t.arrival_ns()}));
+  t.charge(writeback_.submit(Command{op, address, length, t.arrival_ns()}));
   t.device_ = true;
 }
 
 void Conditioner::buffered_write(Ticket& t, uint64_t file, uint64_t address, uint64_t length,
                                  uint64_t inode_address, bool resizes, uint64_t token) {
   if (!check_ticket(t)) return;
-  charge(t, writeback_.write(file, address, length, inode_address, t.arrival_ns(), resizes, token));
+  t.charge(writeback_.write(file, address, length, inode_address, t.arrival_ns(), resizes, token));
 }
 
 void Conditioner::journal(Ticket& t, uint64_t file, uint64_t home_address, uint64_t token) {
   if (!check_ticket(t)) return;
-  charge(t, writeback_.journal(file, home_address, t.arrival_ns(), token));
+  t.charge(writeback_.journal(file, home_address, t.arrival_ns(), token));
 }
 
 void Conditioner::sync(Ticket& t) {
   if (!check_ticket(t)) return;
-  charge(t, writeback_.sync_all(t.arrival_ns()));
+  t.charge(writeback_.sync_all(t.arrival_ns()));
 }
 
 void Conditioner::fsync(Ticket& t, uint64_t file, bool datasync) {
   if (!check_ticket(t)) return;
-  charge(t, writeback_.fsync(file, t.arrival_ns(), datasync));
+  t.charge(writeback_.fsync(file, t.arrival_ns(), datasync));
   t.device_ = true;
 }
 
 void Conditioner::fsync_directory(Ticket& t, uint64_t dir) {
   if (!check_ticket(t)) return;
-  charge(t, writeback_.fsync_directory(dir, t.arrival_ns()));
+  t.charge(writeback_.fsync_directory(dir, t.arrival_ns()));
   t.device_ = true;
 }
 
@@ -117,7 +112,7 @@ void Conditioner::lower(std::atomic<int64_t>& floor, int64_t value) {
 void Conditioner::finish(Ticket t, ReplyTimer::Reply send, uint64_t reply_bytes) {
   // A misused ticket's reply still goes (at once): a caller left without one would hang.
   const bool ok = check_ticket(t);
-  reached(t);
+  charged(t);
   t.owner_ = nullptr;
   if (!ok || !t.conditioned()) {
     send();

@@ -7,7 +7,8 @@
 //   2. charges to it, right away and before any backing I/O, the model commands its reply waits
 //      for (submit(), buffered_write(), journal(), fsync(), change_metadata()), each submitted at
 //      the ticket's arrival, so the model sees commands in the order the kernel delivered them;
-//   3. does the backing I/O;
+//   3. says it has charged everything (charged(): reads and writes, for the send order), then
+//      does the backing I/O;
 //   4. finish()es the ticket with its reply, which is handed at max(model completion - lead,
 //      backing I/O done) to the ReplyTimer (the ReplyScheduler): a worker never sleeps. Times are
 //      device times (mount/device_clock.h: stalls stop the clock); a reply that waited for a device
@@ -107,6 +108,11 @@ class Conditioner {
   void change_metadata(Ticket& t, uint64_t file, uint64_t home_address, bool journaled,
                        uint64_t token = 0);
 
+  // ---- 3. Before the backing I/O, a read or write says it has charged everything: its request
+  // has reached the model, and those the kernel sent after it may go on (send_order.h). Once per
+  // ticket; finish() says it for a ticket that did not.
+  void charged(Ticket& t);
+
   // ---- 4. Finish, after the backing I/O: sends `send` at max(completion - lead, now) through
   // the scheduler (the lead for data only: data_lead_ns(reply_bytes, a write's length); a reply
   // that waits, from its caller's CPU: set_caller_cpus()), and counts the reply. `reply_bytes`: the
@@ -183,7 +189,7 @@ class Conditioner {
 
   // Data requests reach the model in the kernel's order of sending them while the profile is an
   // HDD's, whose seeks make the order cost time (send_order.h): begin() waits for the earlier
-  // ones, and a ticket's first charge (or finish()) tells `order` its request got there. Set
+  // ones, and charged() (or finish()) tells `order` its request got there. Set
   // before the session runs; null (the default): in the order the workers get there.
   void set_send_order(SendOrder* order) { send_order_ = order; }
 
@@ -211,10 +217,6 @@ class Conditioner {
   // False (and counted; an assert in debug builds) unless `t` is live and this conditioner's.
   bool check_ticket(const Ticket& t);
   void count_misuse();
-  // Charges `completion_ns` to `t`, which has then reached the model (reached()).
-  void charge(Ticket& t, int64_t completion_ns);
-  // Tells the send order (when set) that `t`'s request has reached the model, once.
-  void reached(Ticket& t);
 
   const Clock& clock_;
   std::atomic<bool> charges_time_;

@@ -478,7 +478,7 @@ void read_12_after_read_10(FakeSendStamps& stamps) {
 
 // Data requests reach an HDD's model in the kernel's order of sending them (send_order.h): a read
 // whose earlier-sent read has not reached the model waits for it (here in vain: nobody else runs,
-// so the wait runs out), and its own first charge tells the order it got there.
+// so the wait runs out), and its charged() tells the order it got there.
 TEST_F(MountConditioner, OnAnHddAReadWaitsForTheReadsSentBeforeIt) {
   Conditioner disk{slow_hdd(), kCapacity, clock, timer};
   FakeSendStamps stamps;
@@ -492,7 +492,10 @@ TEST_F(MountConditioner, OnAnHddAReadWaitsForTheReadsSentBeforeIt) {
   stamps.stamp(14, 5 * kMs + 4 * kUs, FUSE_READ);
   EXPECT_EQ(order.earlier_unreached(14), 12u);
   disk.submit(t, Op::kRead, 0, kMiB);
-  EXPECT_EQ(order.earlier_unreached(14), 10u);  // 12 got there with its charge
+  disk.submit(t, Op::kRead, 4 * kMiB, kMiB);  // a second piece: 12 is not there until it says so
+  EXPECT_EQ(order.earlier_unreached(14), 12u);
+  disk.charged(t);
+  EXPECT_EQ(order.earlier_unreached(14), 10u);
   disk.finish(std::move(t), [] {});
   // A read that charges nothing (a hole) gets there when it is finished.
   order.reached(10);

@@ -201,6 +201,7 @@ void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_fil
       fs.conditioner.submit(ticket, Op::kRead, p.address, p.length);
     }
   }
+  fs.conditioner.charged(ticket);
   auto buf = std::make_shared<BufferPool::Buffer>(fs.buffers.get(size));
   ssize_t n = buf->data() ? pread(h.buffered_fd, buf->data(), size, offset) : -1;
   const int err = n < 0 ? (buf->data() ? errno : ENOMEM) : 0;
@@ -347,6 +348,7 @@ void op_write_buf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t offset,
                              fs.layout.group_descriptor_address(p.address));
     }
   }
+  fs.conditioner.charged(ticket);
   ssize_t n = static_cast<ssize_t>(size);
   bool aligned = true;
   const bool twin = h.direct && use_buffered_twin(fs, h, offset, size, &aligned);

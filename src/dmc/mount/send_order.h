@@ -20,9 +20,11 @@
 // the worker being waited for (measured: sched_yield in a loop made reads wait 180-310 us on
 // average, the futex 51-95 us).
 //
-// A request counts as reached once its first model command is charged, or when its worker ends
-// it (Conditioner::finish) or reads its next request, whichever comes first; a fragmented file's
-// later pieces may still interleave with the next request's.
+// A request counts as reached once its handler has charged all its model commands
+// (Conditioner::charged, before its backing I/O), or when its worker ends it (Conditioner::finish)
+// or reads its next request, whichever comes first. (Counting it at its first charge let a
+// request's later pieces interleave with the next request's: a fresh-clone run had 2 commands
+// overtaken for 1 wait that ran out.)
 //
 // Thread-safe: every member is an atomic; the hot path takes no lock and allocates nothing.
 #pragma once
