@@ -45,8 +45,8 @@ class SendOrder {
   // HDDs' access time is 12.5-52 ms): waiting is no worse than letting the piece through. On a busy
   // machine the kernel sent a 4 MiB write's next piece 1.4-1.7 ms after the one before, whose
   // worker had not got it to the model yet (a 1 ms window let both through, overtaken without a
-  // timeout; MountSendOrder after the mount tests before it: 1 run in 6, then 1 in 8), and an earlier write's worker waited
-  // for a CPU for more than 2 ms (3 waits of 40 ran out at 2 ms).
+  // timeout; MountSendOrder after the mount tests before it: 1 run in 6, then 1 in 8), and an
+  // earlier write's worker waited for a CPU for more than 2 ms (3 waits of 40 ran out at 2 ms).
   static constexpr int kLookBack = 64;
   static constexpr int64_t kWindowNs = 10'000'000;
   static constexpr int64_t kMaxWaitNs = 10'000'000;
