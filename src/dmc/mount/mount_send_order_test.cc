@@ -1,7 +1,9 @@
 // Integration: on an HDD profile the pieces of large O_DIRECT reads and writes reach the model in
 // the order the kernel sent them (send_order.h), where two workers used to let one overtake the
 // other (fio 4 MiB QD1 reads on 7200 HDD: 33-69 of about 800 commands overtaken, 129-139 MiB/s
-// for 150). Only a wait that ran out may let one through.
+// for 150). Only a wait that ran out may let one through (or a piece the kernel sent more than
+// SendOrder::kWindowNs after the one before it: with a 1 ms window this test failed 1 run in 6
+// after the mount tests before it, the kernel having sent a write's piece 1.4-1.7 ms late).
 #include <fcntl.h>
 #include <unistd.h>
 
