@@ -22,8 +22,8 @@
 # speed delivers to such a caller on this machine. A mount keeps idle CPUs polling while its
 # traffic flows (mount/idle_poll.h), which takes most of that cost away; the ideal device then
 # runs with them polling too. A QD1 row whose ideal device is itself more
-# than the tolerance short of the prediction is judged against the ideal device instead (the
-# error against the prediction stays in the table).
+# than the tolerance short of the prediction is judged against the ideal device instead: met from
+# the tolerance below it up to the prediction (the error against the prediction stays in the table).
 #
 # ACCURACY_PROFILES (environment) picks profiles, e.g. "0 3" (default all eight).
 # ACCURACY_IDLE_POLL=NS sets /sys/module/haltpoll/parameters/guest_halt_poll_ns for the section
@@ -224,8 +224,9 @@ acc_report() {
   echo "completes each request exactly the model's service time after its issue and wakes the"
   echo "sleeping caller (\`build/ideal_device\`, no FUSE, no model; 1 / its mean wait). Where"
   echo "it is itself short of the prediction, waking a caller costs this machine that much and the"
-  echo "goal is the same tolerance around the ideal device instead (*met here* / **not met here**;"
-  echo "the error against the prediction stays, and more than the tolerance above it still misses)."
+  echo "goal is no more than the same tolerance below the ideal device instead (*met here* / **not"
+  echo "met here**; a run above the ideal device's is met; the error against the prediction stays,"
+  echo "and more than the tolerance above the prediction still misses)."
   echo "Idle policy during the run: ${ACC_IDLE:-unknown}$( [[ -n ${ACCURACY_IDLE_POLL:-} ]] && echo " (set by ACCURACY_IDLE_POLL; restored after)")."
   echo
   echo "| Profile: workload | Predicted | fio | fio error | rawio | rawio error | Floor | Ideal here | Goal |"

@@ -8,7 +8,10 @@
 # A QD1 row whose ideal device (one of the model's speed on this machine: no FUSE, no model; it
 # completes each request on time and wakes the sleeping caller) falls short of the prediction is
 # judged against the ideal device: waking the caller costs the machine that much whatever the
-# device. Never faster holds either way: more than the tolerance above the prediction misses.
+# device. Then the row meets its goal from the tolerance below the ideal device up to the
+# prediction: an ideal device measured a little slow (its own run's noise) does not make a mount
+# that beats it a miss. Never faster holds either way: more than the tolerance above the
+# prediction misses.
 
 ACC_NEAR_SHARE=0.5 ACC_NEAR_TOLERANCE=0.02  # a prediction at most half the floor: 2%
 ACC_FAR_SHARE=0.8 ACC_FAR_TOLERANCE=0.05    # up to 80% of it: 5%
@@ -43,7 +46,7 @@ acc_goal() {
   fi
   ferr=$(calc "$fio / $ideal - 1") rerr=$(calc "$raw / $ideal - 1")
   against="fio $(pct "$ferr"), rawio $(pct "$rerr") of the ideal"
-  if abs_le "$ferr" "$tol" && abs_le "$rerr" "$tol"; then
+  if ge "$ferr" "-$tol" && ge "$rerr" "-$tol"; then
     echo "met|*met here*$note: $against"
   else
     echo "missed|**not met here**$note: $against"

@@ -40,6 +40,8 @@ expect "floor|*floor*: fio 95%, rawio 100% of it" 15000 9500 10000 10000 -
 expect "met|*met here*: fio -1.0%, rawio -1.5% of the ideal" 1000 971 966 10000 981
 expect "missed|**not met here**: fio -3.1%, rawio -1.0% of the ideal" 1000 950 970 10000 980
 expect "met|*met here* (5%): fio -4.0%, rawio -2.0% of the ideal" 7000 6048 6174 10000 6300
+# Above the ideal device but not above the prediction: met (the ideal device's run was slow).
+expect "met|*met here*: fio +1.1%, rawio +2.3% of the ideal" 7619 7052 7139 15729 6978
 # ... but never faster than the prediction, whatever the ideal device does.
 expect "missed|**not met**" 1000 1030 1000 10000 980
 # An ideal device at or above the prediction changes nothing.
