@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <utility>
 
+#include <sys/mman.h>
+
 namespace diskcond::mount {
 
 BufferPool::Buffer& BufferPool::Buffer::operator=(Buffer&& other) noexcept {
@@ -33,6 +35,11 @@ BufferPool::~BufferPool() {
   }
 }
 
+size_t BufferPool::allocation_bytes(size_t capacity) {
+  if (capacity < kHugeFromBytes) return capacity;
+  return (capacity + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
+}
+
 size_t BufferPool::class_of(size_t capacity) {
   return static_cast<size_t>(std::countr_zero(capacity / kMinClassBytes));
 }
@@ -48,14 +55,18 @@ BufferPool::Buffer BufferPool::get(size_t size) {
     if (!list.empty()) {
       b.data_ = list.back();
       list.pop_back();
-      cached_bytes_ -= b.capacity_;
+      cached_bytes_ -= allocation_bytes(b.capacity_);
       b.pool_ = this;
       return b;
     }
     ++allocations_;
   }
+  const size_t bytes = allocation_bytes(b.capacity_);
+  const bool huge = b.capacity_ >= kHugeFromBytes;
   void* p = nullptr;
-  if (posix_memalign(&p, kMinClassBytes, b.capacity_) != 0) p = nullptr;
+  if (posix_memalign(&p, huge ? kHugePageBytes : kMinClassBytes, bytes) != 0) p = nullptr;
+  // Advice only: without huge pages (THP "never") the buffer works the same, a little slower.
+  if (p != nullptr && huge) madvise(p, bytes, MADV_HUGEPAGE);
   b.data_ = static_cast<char*>(p);
   b.pool_ = pooled ? this : nullptr;
   return b;
@@ -64,9 +75,10 @@ BufferPool::Buffer BufferPool::get(size_t size) {
 void BufferPool::give_back(char* data, size_t capacity) {
   {
     std::lock_guard lock(mu_);
-    if (cached_bytes_ + capacity <= max_cached_bytes_) {
+    const size_t bytes = allocation_bytes(capacity);
+    if (cached_bytes_ + bytes <= max_cached_bytes_) {
       free_[class_of(capacity)].push_back(data);
-      cached_bytes_ += capacity;
+      cached_bytes_ += bytes;
       return;
     }
   }

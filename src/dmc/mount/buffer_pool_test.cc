@@ -29,17 +29,33 @@ TEST(BufferPool, SteadyTrafficReusesBuffers) {
     auto c = pool.get(3000);  // same class as 4096
   }
   EXPECT_EQ(pool.allocations(), 3u);
-  EXPECT_EQ(pool.cached_bytes(), (1u << 20) + 2 * 4096);
+  EXPECT_EQ(pool.cached_bytes(), (2u << 20) + 2 * 4096);  // the 1 MiB buffer is a 2 MiB page
 }
 
 TEST(BufferPool, CachedMemoryStaysUnderTheCap) {
-  BufferPool pool(2 << 20);
+  BufferPool pool(1 << 20);
   {
     std::vector<BufferPool::Buffer> held;
-    for (int i = 0; i < 8; ++i) held.push_back(pool.get(1 << 20));
+    for (int i = 0; i < 8; ++i) held.push_back(pool.get(256 << 10));
   }
-  EXPECT_EQ(pool.cached_bytes(), 2u << 20);  // two kept, six freed
+  EXPECT_EQ(pool.cached_bytes(), 1u << 20);  // four kept, four freed
   EXPECT_EQ(pool.allocations(), 8u);
+}
+
+TEST(BufferPool, BuffersFromOneMebibyteAreWholeHugePages) {
+  EXPECT_EQ(BufferPool::allocation_bytes(512 << 10), 512u << 10);
+  EXPECT_EQ(BufferPool::allocation_bytes(1 << 20), 2u << 20);
+  EXPECT_EQ(BufferPool::allocation_bytes(4 << 20), 4u << 20);
+  BufferPool pool(4 << 20);
+  {
+    std::vector<BufferPool::Buffer> held;
+    for (int i = 0; i < 3; ++i) {
+      held.push_back(pool.get(1 << 20));
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(held.back().data()) % (2 << 20), 0u);
+      std::memset(held.back().data(), 0xcd, 1 << 20);
+    }
+  }
+  EXPECT_EQ(pool.cached_bytes(), 4u << 20);  // two 2 MiB allocations kept, the third freed
 }
 
 TEST(BufferPool, HugeBuffersAreNotKept) {
