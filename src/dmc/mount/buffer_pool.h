@@ -27,7 +27,7 @@ class BufferPool {
  public:
   static constexpr size_t kMinClassBytes = 4096;              // also the alignment
   static constexpr size_t kMaxPooledBytes = size_t{4} << 20;  // larger buffers are not kept
-  static constexpr size_t kHugeFromBytes = size_t{1} << 20;    // from here on, huge pages
+  static constexpr size_t kHugeFromBytes = size_t{1} << 20;   // from here on, huge pages
   static constexpr size_t kHugePageBytes = size_t{2} << 20;
 
   // The bytes allocated for a buffer of `capacity` (a power of two of at least kMinClassBytes).
