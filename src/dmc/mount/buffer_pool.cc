@@ -15,6 +15,7 @@ BufferPool::Buffer& BufferPool::Buffer::operator=(Buffer&& other) noexcept {
     data_ = std::exchange(other.data_, nullptr);
     size_ = std::exchange(other.size_, 0);
     capacity_ = std::exchange(other.capacity_, 0);
+    huge_ = std::exchange(other.huge_, false);
   }
   return *this;
 }
@@ -22,7 +23,7 @@ BufferPool::Buffer& BufferPool::Buffer::operator=(Buffer&& other) noexcept {
 BufferPool::Buffer::~Buffer() {
   if (data_ == nullptr) return;
   if (pool_ != nullptr) {
-    pool_->give_back(data_, capacity_);
+    pool_->give_back(data_, capacity_, huge_);
   } else {
     std::free(data_);
   }
@@ -30,13 +31,14 @@ BufferPool::Buffer::~Buffer() {
 }
 
 BufferPool::~BufferPool() {
-  for (auto& list : free_) {
-    for (char* p : list) std::free(p);
+  for (auto* lists : {&free_, &free_huge_}) {
+    for (auto& list : *lists) {
+      for (char* p : list) std::free(p);
+    }
   }
 }
 
-size_t BufferPool::allocation_bytes(size_t capacity) {
-  if (capacity < kHugeFromBytes) return capacity;
+size_t BufferPool::huge_allocation_bytes(size_t capacity) {
   return (capacity + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
 }
 
@@ -44,43 +46,64 @@ size_t BufferPool::class_of(size_t capacity) {
   return static_cast<size_t>(std::countr_zero(capacity / kMinClassBytes));
 }
 
+char* BufferPool::allocate(size_t capacity, bool huge) {
+  const size_t bytes = huge ? huge_allocation_bytes(capacity) : capacity;
+  void* p = nullptr;
+  if (posix_memalign(&p, huge ? kHugePageBytes : kMinClassBytes, bytes) != 0) return nullptr;
+  // Advice only: without huge pages (THP "never") the buffer works the same, a little slower.
+  if (huge) madvise(p, bytes, MADV_HUGEPAGE);
+  return static_cast<char*>(p);
+}
+
 BufferPool::Buffer BufferPool::get(size_t size) {
   Buffer b;
   b.size_ = size;
   b.capacity_ = std::bit_ceil(std::max(size, kMinClassBytes));
-  const bool pooled = b.capacity_ <= kMaxPooledBytes;
-  if (pooled) {
+  if (b.capacity_ > kMaxPooledBytes) {
+    b.data_ = allocate(b.capacity_, false);
+    return b;
+  }
+  const size_t c = class_of(b.capacity_);
+  {
     std::lock_guard lock(mu_);
-    auto& list = free_[class_of(b.capacity_)];
-    if (!list.empty()) {
-      b.data_ = list.back();
-      list.pop_back();
-      cached_bytes_ -= allocation_bytes(b.capacity_);
-      b.pool_ = this;
+    b.pool_ = this;
+    // A kept huge buffer first, then a new one while fewer than kMaxHugeBuffers exist, then an
+    // ordinary one, kept or new.
+    if (!free_huge_[c].empty()) {
+      b.data_ = free_huge_[c].back();
+      free_huge_[c].pop_back();
+      cached_bytes_ -= huge_allocation_bytes(b.capacity_);
+      b.huge_ = true;
+      return b;
+    }
+    b.huge_ = b.capacity_ >= kHugeFromBytes && huge_buffers_ < kMaxHugeBuffers;
+    if (!b.huge_ && !free_[c].empty()) {
+      b.data_ = free_[c].back();
+      free_[c].pop_back();
+      cached_bytes_ -= b.capacity_;
       return b;
     }
     ++allocations_;
+    if (b.huge_) ++huge_buffers_;
   }
-  const size_t bytes = allocation_bytes(b.capacity_);
-  const bool huge = b.capacity_ >= kHugeFromBytes;
-  void* p = nullptr;
-  if (posix_memalign(&p, huge ? kHugePageBytes : kMinClassBytes, bytes) != 0) p = nullptr;
-  // Advice only: without huge pages (THP "never") the buffer works the same, a little slower.
-  if (p != nullptr && huge) madvise(p, bytes, MADV_HUGEPAGE);
-  b.data_ = static_cast<char*>(p);
-  b.pool_ = pooled ? this : nullptr;
+  b.data_ = allocate(b.capacity_, b.huge_);
+  if (b.data_ == nullptr && b.huge_) {
+    std::lock_guard lock(mu_);
+    --huge_buffers_;
+  }
   return b;
 }
 
-void BufferPool::give_back(char* data, size_t capacity) {
+void BufferPool::give_back(char* data, size_t capacity, bool huge) {
   {
     std::lock_guard lock(mu_);
-    const size_t bytes = allocation_bytes(capacity);
+    const size_t bytes = huge ? huge_allocation_bytes(capacity) : capacity;
     if (cached_bytes_ + bytes <= max_cached_bytes_) {
-      free_[class_of(capacity)].push_back(data);
+      (huge ? free_huge_ : free_)[class_of(capacity)].push_back(data);
       cached_bytes_ += bytes;
       return;
     }
+    if (huge) --huge_buffers_;
   }
   std::free(data);
 }
@@ -93,6 +116,11 @@ size_t BufferPool::cached_bytes() const {
 uint64_t BufferPool::allocations() const {
   std::lock_guard lock(mu_);
   return allocations_;
+}
+
+int BufferPool::huge_buffers() const {
+  std::lock_guard lock(mu_);
+  return huge_buffers_;
 }
 
 }  // namespace diskcond::mount

@@ -7,10 +7,13 @@
 // stays bounded while steady traffic stops allocating.
 //
 // Buffers of 1 MiB and more are whole 2 MiB transparent huge pages (madvise(MADV_HUGEPAGE), which
-// the kernel's default THP mode "madvise" honours): a read's reply is copied out of its buffer by
-// the kernel one 4 KiB page at a time, each page pinned first (fuse_copy_fill), and 1 MiB replies
-// on PCIe 3 SSD went from 70-80 to 60-70 us for most copies (docs/conditioner.md "Huge pages").
-// A 1 MiB buffer so takes 2 MiB; the cap counts what was allocated.
+// the kernel's default THP mode "madvise" honours), up to kMaxHugeBuffers of them at once: a
+// read's reply is copied out of its buffer by the kernel one 4 KiB page at a time, each page
+// pinned first (fuse_copy_fill), and 1 MiB replies on PCIe 3 SSD went from 70-80 to 60-70 us for
+// most copies (docs/conditioner.md "Huge pages for the reply's buffer"). A 1 MiB buffer so takes
+// 2 MiB, which is why their number is bounded: a shallow queue, whose replies' copies are on the
+// caller's critical path, gets only huge buffers; a deep one (1 MiB QD64 x 2: 128 buffers) gets
+// ordinary ones beyond the first few. The cap counts what was allocated.
 //
 // Thread-safe: buffers are taken on FUSE workers and often given back on the reply thread.
 #pragma once
@@ -29,9 +32,11 @@ class BufferPool {
   static constexpr size_t kMaxPooledBytes = size_t{4} << 20;  // larger buffers are not kept
   static constexpr size_t kHugeFromBytes = size_t{1} << 20;   // from here on, huge pages
   static constexpr size_t kHugePageBytes = size_t{2} << 20;
+  static constexpr int kMaxHugeBuffers = 8;  // 16 MiB at most for 1 MiB buffers
 
-  // The bytes allocated for a buffer of `capacity` (a power of two of at least kMinClassBytes).
-  static size_t allocation_bytes(size_t capacity);
+  // The bytes allocated for a huge-page buffer of `capacity` (a power of two of at least
+  // kHugeFromBytes); an ordinary buffer takes its capacity.
+  static size_t huge_allocation_bytes(size_t capacity);
 
   // A buffer of at least size() bytes; goes back to its pool when destroyed. data() is nullptr
   // when the allocation failed.
@@ -46,6 +51,7 @@ class BufferPool {
 
     char* data() const { return data_; }
     size_t size() const { return size_; }
+    bool huge() const { return huge_; }  // one or more whole transparent huge pages
 
    private:
     friend class BufferPool;
@@ -53,6 +59,7 @@ class BufferPool {
     char* data_ = nullptr;
     size_t size_ = 0;
     size_t capacity_ = 0;
+    bool huge_ = false;
   };
 
   explicit BufferPool(size_t max_cached_bytes) : max_cached_bytes_(max_cached_bytes) {}
@@ -65,17 +72,22 @@ class BufferPool {
   size_t cached_bytes() const;
   // Buffers allocated fresh so far (the rest were reused).
   uint64_t allocations() const;
+  // Huge-page buffers in use or kept (at most kMaxHugeBuffers).
+  int huge_buffers() const;
 
  private:
   static constexpr size_t kClasses = 11;  // 4 KiB .. 4 MiB
   static size_t class_of(size_t capacity);
-  void give_back(char* data, size_t capacity);
+  void give_back(char* data, size_t capacity, bool huge);
+  static char* allocate(size_t capacity, bool huge);
 
   const size_t max_cached_bytes_;
   mutable std::mutex mu_;
-  std::array<std::vector<char*>, kClasses> free_;  // guarded by mu_
-  size_t cached_bytes_ = 0;                        // guarded by mu_
-  uint64_t allocations_ = 0;                       // guarded by mu_
+  std::array<std::vector<char*>, kClasses> free_;       // guarded by mu_
+  std::array<std::vector<char*>, kClasses> free_huge_;  // guarded by mu_
+  int huge_buffers_ = 0;                                // guarded by mu_
+  size_t cached_bytes_ = 0;                             // guarded by mu_
+  uint64_t allocations_ = 0;                            // guarded by mu_
 };
 
 }  // namespace diskcond::mount

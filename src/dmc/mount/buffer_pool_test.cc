@@ -42,20 +42,44 @@ TEST(BufferPool, CachedMemoryStaysUnderTheCap) {
   EXPECT_EQ(pool.allocations(), 8u);
 }
 
-TEST(BufferPool, BuffersFromOneMebibyteAreWholeHugePages) {
-  EXPECT_EQ(BufferPool::allocation_bytes(512 << 10), 512u << 10);
-  EXPECT_EQ(BufferPool::allocation_bytes(1 << 20), 2u << 20);
-  EXPECT_EQ(BufferPool::allocation_bytes(4 << 20), 4u << 20);
-  BufferPool pool(4 << 20);
+TEST(BufferPool, TheFirstOneMebibyteBuffersAreWholeHugePages) {
+  EXPECT_EQ(BufferPool::huge_allocation_bytes(1 << 20), 2u << 20);
+  EXPECT_EQ(BufferPool::huge_allocation_bytes(4 << 20), 4u << 20);
+  BufferPool pool(64 << 20);
+  const int n = BufferPool::kMaxHugeBuffers + 2;
   {
     std::vector<BufferPool::Buffer> held;
-    for (int i = 0; i < 3; ++i) {
+    for (int i = 0; i < n; ++i) {
       held.push_back(pool.get(1 << 20));
-      EXPECT_EQ(reinterpret_cast<uintptr_t>(held.back().data()) % (2 << 20), 0u);
+      ASSERT_NE(held.back().data(), nullptr);
       std::memset(held.back().data(), 0xcd, 1 << 20);
+      const bool huge = i < BufferPool::kMaxHugeBuffers;
+      EXPECT_EQ(held.back().huge(), huge) << i;
+      if (huge) {
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(held.back().data()) % (2 << 20), 0u);
+      }
     }
+    EXPECT_EQ(pool.huge_buffers(), BufferPool::kMaxHugeBuffers);
+    EXPECT_FALSE(pool.get(512 << 10).huge());  // smaller sizes stay ordinary
   }
-  EXPECT_EQ(pool.cached_bytes(), 4u << 20);  // two 2 MiB allocations kept, the third freed
+  // Kept: the huge ones at 2 MiB each, the rest at their size (and the 512 KiB one).
+  EXPECT_EQ(pool.cached_bytes(),
+            BufferPool::kMaxHugeBuffers * (2u << 20) + 2 * (1u << 20) + (512u << 10));
+  // Taken again, the huge ones come first.
+  auto again = pool.get(1 << 20);
+  EXPECT_TRUE(again.huge());
+}
+
+TEST(BufferPool, AHugeBufferOverTheCapIsFreedAndCountedOut) {
+  BufferPool pool(2 << 20);
+  {
+    auto a = pool.get(1 << 20);
+    auto b = pool.get(1 << 20);
+    EXPECT_TRUE(a.huge() && b.huge());
+    EXPECT_EQ(pool.huge_buffers(), 2);
+  }
+  EXPECT_EQ(pool.cached_bytes(), 2u << 20);  // one kept, one freed
+  EXPECT_EQ(pool.huge_buffers(), 1);
 }
 
 TEST(BufferPool, HugeBuffersAreNotKept) {
