@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Accuracy matrix: every built-in profile, every standard workload, predicted vs measured with fio
-# and with `dmc verify` (rawio's engine), O_DIRECT, against the mount's unconditioned floor.
+# and with `dmc verify` (rawio's engine), O_DIRECT, against the mount's floor (a conditioned mount charging next to nothing).
 # This is bench/suite.sh's accuracy section (bench/suite/accuracy.sh) on its own; it writes a
 # markdown report (default out/accuracy.md; the full suite keeps docs/benchmarks.md) with the
 # commands it ran. Needs root; about 10 minutes per round (3 rounds), 5 with SUITE_ARGS=--quick.

@@ -2,9 +2,10 @@
 # The accuracy section's verdict on one row (issue 18's goal), kept apart from the measuring so
 # that bench/suite/accuracy_goal_test.sh can check it with made-up figures. Needs lib.sh.
 #
-# The goal depends on how much of the mount's floor here (what it delivers unconditioned) the
-# prediction asks for: at most half of it, within 2% (fio and rawio both); up to 80% of it, within
-# 5%; more, and the row shows the fractions of the floor achieved instead of a verdict.
+# The goal depends on how much of the mount's floor here (what it delivers with the model charging
+# next to nothing) the prediction asks for: at most half of it, within 2% (fio and rawio both); up
+# to 80% of it, within 5%; more, and the row shows the fractions of the floor achieved instead of a
+# verdict.
 # A QD1 row whose ideal device (one of the model's speed on this machine: no FUSE, no model; it
 # completes each request on time and wakes the sleeping caller) falls short of the prediction is
 # judged against the ideal device: waking the caller costs the machine that much whatever the
