@@ -54,6 +54,9 @@ ACC_WORKLOADS=("SEQ1M Q1 read|read|read|1m|1" "SEQ1M Q32 read|read|read|1m|32"
                "RND4K Q1 read|randread|read|4k|1" "RND4K QD read|randread|read|4k|P"
                "RND4K Q1 write|randwrite|write|4k|1")
 
+# acc_is_floor KEY: true for the two floor measurements (floor: SSD 0 0 0; cfloor: SSD 1ns 0 0)
+acc_is_floor() { [[ $1 == floor || $1 == cfloor ]]; }
+
 # acc_fio PROFILE-KEY DIR FILE-MIB DEPTH SECONDS: runs the seven workloads with fio
 acc_fio() {
   local key=$1 dir=$2 mib=$3 pdepth=$4 secs=$5 i=0 w label rw d bs qd engine
@@ -185,7 +188,7 @@ section_accuracy() {
   for round in $(seq 1 "$ROUNDS"); do
     for key in floor cfloor "${profiles[@]}"; do
       log "accuracy: round $round, profile $key"
-      if [[ $key == floor || $key == cfloor ]]; then
+      if acc_is_floor "$key"; then
         local access=0
         [[ $key == cfloor ]] && access=1ns
         cmd "$DMC" configure "$dir" SSD "$access" 0 0 >/dev/null
@@ -199,9 +202,9 @@ section_accuracy() {
       else
         acc_fio "$key" "$dir" "${acc_mib[$key]}" "${acc_depth[$key]}" "$secs"; acc_verify "$key" "$dir"
       fi
-      [[ $key == floor || $key == cfloor ]] || acc_think "$key" "${acc_type[$key]}" "$dir" "${acc_mib[$key]}" "$secs"
+      acc_is_floor "$key" || acc_think "$key" "${acc_type[$key]}" "$dir" "${acc_mib[$key]}" "$secs"
       dmc_stop "$dir"
-      [[ $key == floor || $key == cfloor ]] || acc_ideal "$key"
+      acc_is_floor "$key" || acc_ideal "$key"
     done
   done
   acc_report "${profiles[@]}"
@@ -249,7 +252,7 @@ acc_report() {
       [[ $label == "RND4K QD read" ]] && label="RND4K Q${acc_depth[$p]} read"
       fio=$(med "acc.$p.$i.fio"); raw=$(med "acc.$p.$i.rawio"); pred=$(med "acc.$p.$i.pred")
       ideal=$(med "acc.$p.$i.ideal")
-      if [[ $p == floor || $p == cfloor ]]; then
+      if acc_is_floor "$p"; then
         echo "| ${acc_name[$p]}: $label | unlimited | $(acc_figure "$fio" "$bs") | - | $(acc_figure "$raw" "$bs") | - | - | - | - |"
         i=$((i + 1)); continue
       fi
