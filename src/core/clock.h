@@ -29,6 +29,9 @@ class Clock {
   // when it already has). For every other clock both are the clock itself.
   virtual int64_t wall_now_ns() const { return now_ns(); }
   virtual int64_t wall_ns_when(int64_t ns) const { return ns; }
+  // What now_ns() read at wall time `wall_ns` (at or before wall_now_ns()): no later than the
+  // truth, and exact for every clock but a device clock while a stall may be in progress.
+  virtual int64_t ns_at_wall(int64_t wall_ns) const { return wall_ns; }
 };
 
 // CLOCK_MONOTONIC: the clock FUSE replies and rawio timestamps use.

@@ -68,6 +68,8 @@ class Conditioner {
   // reply), and when the device clock reads `device_ns` (kNeverNs while a stall holds it).
   int64_t wall_now() const { return clock_.wall_now_ns(); }
   int64_t wall_when(int64_t device_ns) const { return clock_.wall_ns_when(device_ns); }
+  // The device clock at wall time `wall_ns` in the past (Clock::ns_at_wall).
+  int64_t at_wall(int64_t wall_ns) const { return clock_.ns_at_wall(wall_ns); }
   // The arrival of the request this thread serves: when the kernel sent it or the thread read it
   // from /dev/fuse if that was noted (request_arrival.h; the note is taken), else now(). begin()
   // and begin_metadata() use it, and so does the transit probe's handler, so that the probe's

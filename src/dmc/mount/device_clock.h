@@ -37,6 +37,17 @@ class DeviceClock final : public Clock {
     return faults->device_ns(wall_.now_ns());
   }
   int64_t wall_now_ns() const override { return wall_.now_ns(); }
+  // Exact on the fast path (the lag is fixed). With stalls live the device time of a past wall
+  // time is not kept: the device's time now less the wall time since, from one wall reading, which
+  // is earlier than the truth by any stall in between.
+  int64_t ns_at_wall(int64_t wall_ns) const override {
+    FaultRules* faults = faults_.load(std::memory_order_acquire);
+    if (faults == nullptr) return wall_ns;
+    const int64_t lag = faults->fixed_lag_ns();
+    if (lag != FaultRules::kStallsLive) return wall_ns - lag;
+    const int64_t wall = wall_.now_ns();
+    return faults->device_ns(wall) - (wall - wall_ns);
+  }
   int64_t wall_ns_when(int64_t ns) const override {
     FaultRules* faults = faults_.load(std::memory_order_acquire);
     if (faults == nullptr) return ns;

@@ -19,6 +19,7 @@ TEST(MountDeviceClock, IsTheWallClockLessTheStalls) {
   FaultRules faults;
   DeviceClock clock(wall);
   EXPECT_EQ(clock.now_ns(), 1'000'000) << "not attached: the wall clock";
+  EXPECT_EQ(clock.ns_at_wall(900'000), 900'000);
   clock.attach(faults);
   EXPECT_EQ(clock.now_ns(), 1'000'000);
   faults.add(rule("stall=2ms"), wall.now_ns());  // [1 ms, 3 ms)
@@ -26,10 +27,12 @@ TEST(MountDeviceClock, IsTheWallClockLessTheStalls) {
   EXPECT_EQ(clock.now_ns(), 1'000'000);
   EXPECT_EQ(clock.wall_now_ns(), 2'000'000);
   EXPECT_EQ(clock.wall_ns_when(1'500'000), 3'500'000);
+  EXPECT_EQ(clock.ns_at_wall(1'500'000), 500'000) << "in a stall: now less the wall time since";
   wall.advance(3'000'000);
   EXPECT_EQ(clock.now_ns(), 3'000'000);
   EXPECT_EQ(faults.fixed_lag_ns(), 2'000'000) << "the stall is over: the fast path again";
   EXPECT_EQ(clock.wall_ns_when(4'000'000), 6'000'000);
+  EXPECT_EQ(clock.ns_at_wall(4'900'000), 2'900'000) << "exact: the wall time less the lag";
 }
 
 TEST(MountDeviceClock, TheSchedulerHoldsRepliesUntilRelease) {
