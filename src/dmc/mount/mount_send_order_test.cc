@@ -20,7 +20,14 @@ namespace {
 constexpr size_t kFileBytes = 16 * kMiB;
 constexpr size_t kPieceBytes = 4 * kMiB;  // four requests of 1 MiB each
 constexpr int kPasses = 4;                // 16 commands per pass, about 0.1 s each on 7200 HDD
-// Overtaken commands allowed beyond the waits that ran out. This test had 2 with none run out in
+// A wait that runs out lets its request reach the model before the requests sent ahead of it that
+// have not: within one of this test's commands, at most the kPieceBytes / 1 MiB - 1 before it
+// (every earlier command's requests were charged before its replies went): three, when the
+// workers of a write's first three pieces are all more than a wait late and the last piece's wait
+// runs out. The full test binary once had 3 overtaken for 1 wait run out, and failed on a bound of
+// one per wait (the cause of those workers' 10 ms is not known).
+constexpr uint64_t kOvertakenPerTimeout = kPieceBytes / kMiB - 1;
+// Overtaken commands allowed beyond those. This test had 2 with none run out in
 // 1 run of 12 to 1 of 67 with two CPU hogs beside it (and failed CI once): a worker preempted
 // between its two clock readings put a piece's send up to 95 us late, after the next piece's
 // (session_io.cc, now converted exactly). With that fixed, 0 in 120 runs beside the hogs; one
@@ -58,13 +65,14 @@ class MountSendOrder : public MountTest {
     auto status = control_->status(dir_);
     EXPECT_TRUE(status.ok()) << status.error();
     const MountDiagnostics d = status.ok() ? status->diagnostics : MountDiagnostics{};
-    std::printf("  %s: %llu overtaken, %llu waits (%llu ran out, %.1f us each)\n",
+    std::printf("  %s: %llu overtaken, %llu waits (%llu ran out, %.1f us each), %llu unstamped\n",
                 write ? "writes" : "reads",
                 static_cast<unsigned long long>(d.model_overtaken_commands),
                 static_cast<unsigned long long>(d.send_order_waits),
                 static_cast<unsigned long long>(d.send_order_timeouts),
                 static_cast<double>(d.send_order_waited_ns) / 1e3 /
-                    static_cast<double>(d.send_order_waits > 0 ? d.send_order_waits : 1));
+                    static_cast<double>(d.send_order_waits > 0 ? d.send_order_waits : 1),
+                static_cast<unsigned long long>(d.kernel_arrival_misses));
     return d;
   }
 };
@@ -73,9 +81,11 @@ TEST_F(MountSendOrder, LargeDirectReadsAndWritesReachAnHddInTheKernelsOrder) {
   start(builtin_profiles()[2]);  // 7200 HDD
   const MountDiagnostics reads = pass_and_report(false);
   if (reads.kernel_arrivals == 0) GTEST_SKIP() << "no send stamps (the BPF program did not load)";
-  EXPECT_LE(reads.model_overtaken_commands, reads.send_order_timeouts + kUnexplained);
+  EXPECT_LE(reads.model_overtaken_commands,
+            kOvertakenPerTimeout * reads.send_order_timeouts + kUnexplained);
   const MountDiagnostics both = pass_and_report(true);
-  EXPECT_LE(both.model_overtaken_commands, both.send_order_timeouts + kUnexplained);
+  EXPECT_LE(both.model_overtaken_commands,
+            kOvertakenPerTimeout * both.send_order_timeouts + kUnexplained);
   EXPECT_EQ(both.lateness_early_replies, 0u);
 }
 
