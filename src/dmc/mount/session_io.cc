@@ -4,7 +4,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 
@@ -75,7 +74,7 @@ void note_arrival(Filesystem& fs, const fuse_in_header& header) {
   // preempted between its two readings above moved the send that much later (95 us seen), so a
   // large read's first piece could arrive after its second (MountSendOrder: overtaken commands
   // with no wait running out, 1 run in about 40 with both CPUs busy).
-  note_request_read(now, std::min(fs.conditioner.at_wall(sent), now), header.unique);
+  note_request_read(now, fs.conditioner.at_wall(sent), header.unique);
 }
 
 // Reads a request; one read in CopyBound::kSampleEvery per thread (see kSampleEveryWarmSlot0)
