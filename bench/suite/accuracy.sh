@@ -154,7 +154,7 @@ acc_think() {
 }
 
 section_accuracy() {
-  local secs=4 dir=$SCRATCH/acc round p key mib max_mib=64 json depth name type rbps wbps
+  local secs=4 dir=$SCRATCH/acc round p key mib json depth name type rbps wbps
   ((QUICK)) && secs=2
   local profiles
   read -r -a profiles <<<"${ACCURACY_PROFILES:-0 1 2 3 4 5 6 7}"
@@ -168,13 +168,9 @@ section_accuracy() {
     acc_type[$p]=$type
     acc_depth[$p]=$depth
     acc_mib[$p]=$(acc_file_mib "$type" "$rbps" "$wbps" "$secs")
-    if ((acc_mib[$p] > max_mib)); then max_mib=${acc_mib[$p]}; fi
   done
   acc_name[floor]="mount floor (SSD 0 0 0)"; acc_depth[floor]=32; acc_mib[floor]=64
   acc_name[cfloor]="mount floor (SSD 1ns 0 0)"; acc_depth[cfloor]=32; acc_mib[cfloor]=64
-  # fio's file is made before any mount covers the directory (so unconditioned) and reused by
-  # every profile (fio uses its first --size bytes).
-  make_file "$dir/fio.dat" "$max_mib"
   if [[ -n ${ACCURACY_IDLE_POLL:-} ]]; then
     [[ -w $ACC_HALT_POLL ]] || die "ACCURACY_IDLE_POLL: $ACC_HALT_POLL is not writable here"
     local was
@@ -188,6 +184,11 @@ section_accuracy() {
   for round in $(seq 1 "$ROUNDS"); do
     for key in floor cfloor "${profiles[@]}"; do
       log "accuracy: round $round, profile $key"
+      # fio's file is made afresh for every mount, before it covers the directory, as `dmc verify`
+      # makes its own for every run: a file that earlier rows wrote and read at random keeps its
+      # backing page cache in small pieces, and the daemon's 1 MiB reads of it took 123-158 us
+      # where a fresh file's took 47-52 (docs/conditioner.md "The backing page cache's pieces").
+      make_file "$dir/fio.dat" "${acc_mib[$key]}"
       if acc_is_floor "$key"; then
         local access=0
         [[ $key == cfloor ]] && access=1ns
