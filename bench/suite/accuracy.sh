@@ -139,7 +139,7 @@ acc_think_rows() {
 
 # acc_think PROFILE-KEY TYPE DIR FILE-MIB SECONDS: the think-time rows with fio
 acc_think() {
-  local key=$1 type=$2 dir=$3 mib=$4 secs=$5 row label rw bs think idx n=0
+  local key=$1 type=$2 dir=$3 mib=$4 secs=$5 label rw bs think idx n=0
   while IFS='|' read -r label rw bs think idx; do
     run_fio "$SCRATCH/out/think.json" --name=think --filename="$dir/fio.dat" --size="${mib}m" \
       --rw="$rw" --bs="$bs" --direct=1 --ioengine=psync --iodepth=1 --numjobs=1 \
