@@ -222,8 +222,9 @@ acc_report() {
   echo "## 1. Accuracy: predicted vs achieved, every profile"
   echo
   echo "For each profile: \`dmc start <dir> <profile>\`, then the seven standard workloads with"
-  echo "\`dmc verify -json\` (rawio's engine) and with fio (same file size; psync at QD1, io_uring"
-  echo "above; O_DIRECT), then \`dmc stop\`; which tool goes first alternates between rounds. Both"
+  echo "\`dmc verify -json\` (rawio's engine) and with fio (same file size, each tool's file made afresh"
+  echo "for every mount; psync at QD1, io_uring above; O_DIRECT), then \`dmc stop\`; which tool goes"
+  echo "first alternates between rounds. Both"
   echo "are measured over the same whole seconds: $( ((QUICK)) && echo "the second" || echo "seconds 1 to 3") after a warm-up second (verify's"
   echo "intervals; fio's per-second IOPS log, fio running one second longer so that its queue"
   echo "draining after the limit is not counted). Predicted: the model's figure (verify's JSON)."
