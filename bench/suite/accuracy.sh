@@ -185,7 +185,7 @@ section_accuracy() {
     for key in floor cfloor "${profiles[@]}"; do
       log "accuracy: round $round, profile $key"
       # fio's file is made afresh for every mount, before it covers the directory, as `dmc verify`
-      # makes its own for every run: a file that earlier rows wrote and read at random keeps its
+      # makes its own for every run: a file that earlier rows wrote and read at random can keep its
       # backing page cache in small pieces, and the daemon's 1 MiB reads of it took 123-158 us
       # where a fresh file's took 47-52 (docs/conditioner.md "The backing page cache's pieces").
       make_file "$dir/fio.dat" "${acc_mib[$key]}"
