@@ -44,17 +44,18 @@
 #include "dmc/mount/status_snapshot.h"
 #include "dmc/mount/syscall.h"
 #include "dmc/mount/transit_probe.h"
+#include "dmc/mount/worker_loop.h"
 #include "posix/files.h"
 
 namespace diskcond::mount {
 namespace {
 
 // Workers do the backing I/O synchronously, so up to this many requests are in the backing
-// filesystem at once. Idle workers are kept (idle = max): with fewer kept, libfuse ends a worker
-// whenever more than that many are idle and starts one as soon as none is, and a QD32 load made
-// the daemon create and end about 470 threads per second (perf, 4 KiB random reads).
+// filesystem at once. Idle workers are kept (worker_loop.h; libfuse's loop with idle = max): with
+// fewer kept, libfuse ends a worker whenever more than that many are idle and starts one as soon
+// as none is, and a QD32 load made the daemon create and end about 470 threads per second (perf,
+// 4 KiB random reads).
 constexpr unsigned kMaxWorkerThreads = 64;
-constexpr unsigned kIdleWorkerThreads = kMaxWorkerThreads;
 constexpr int kReadyTimeoutMs = 15000;
 // Malloc tuning. Read and direct-write data buffers come from the Filesystem's BufferPool (64 MiB
 // kept); only those beyond it, and everything else, come from malloc. By default glibc raises its
@@ -454,15 +455,21 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
     fs.ready_fd = -1;
     exit_code = 1;
   } else {
-    fuse_loop_config* loop = fuse_loop_cfg_create();
     // The transport's knobs measure what they do to the floor (docs/conditioner.md "Transport").
     const unsigned threads = knobs.workers > 0 ? knobs.workers : kMaxWorkerThreads;
-    fuse_loop_cfg_set_max_threads(loop, threads);
-    fuse_loop_cfg_set_idle_threads(loop, threads);
-    fuse_loop_cfg_set_clone_fd(loop, knobs.clone_fd ? 1 : 0);
     if (conditioner.transit_lead_enabled()) probe.start();
-    fuse_session_loop_mt(se, loop);
-    fuse_loop_cfg_destroy(loop);
+    if (knobs.clone_fd || knobs.fuse_splice) {
+      // libfuse's own loop: a descriptor per worker, or pipes in place of buffers.
+      fuse_loop_config* loop = fuse_loop_cfg_create();
+      fuse_loop_cfg_set_max_threads(loop, threads);
+      fuse_loop_cfg_set_idle_threads(loop, threads);
+      fuse_loop_cfg_set_clone_fd(loop, knobs.clone_fd ? 1 : 0);
+      fuse_session_loop_mt(se, loop);
+      fuse_loop_cfg_destroy(loop);
+    } else {
+      run_worker_loop(se,
+                      WorkerLoopConfig{.max_workers = threads, .huge_buffers = knobs.huge_receive});
+    }
     // No request may run on a ring's thread from here on (a crash's rollback follows).
     if (uring != nullptr) uring->stop();
   }

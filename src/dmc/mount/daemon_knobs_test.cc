@@ -18,8 +18,9 @@ DaemonKnobs knobs(const std::map<std::string, std::string>& env) {
 TEST(MountDaemonKnobs, UnsetKnobsAreTheDefaults) {
   const DaemonKnobs k = knobs({});
   EXPECT_TRUE(k == DaemonKnobs{});
-  EXPECT_TRUE(k.transit_lead && k.kernel_arrival && k.send_order);  // on unless turned off
-  EXPECT_FALSE(k.fuse_uring || k.clone_fd || k.fuse_splice);        // off unless turned on
+  EXPECT_TRUE(k.transit_lead && k.kernel_arrival && k.send_order &&
+              k.huge_receive);                                // on unless off
+  EXPECT_FALSE(k.fuse_uring || k.clone_fd || k.fuse_splice);  // off unless turned on
 }
 
 TEST(MountDaemonKnobs, OffTurnsAKnobOffAndOneTurnsAnOptInOn) {
@@ -30,6 +31,7 @@ TEST(MountDaemonKnobs, OffTurnsAKnobOffAndOneTurnsAnOptInOn) {
                              .killpriv_v2 = false,
                              .kernel_arrival = false,
                              .send_order = false,
+                             .huge_receive = false,
                              .fuse_uring = true,
                              .clone_fd = true,
                              .fuse_splice = true,
@@ -43,6 +45,7 @@ TEST(MountDaemonKnobs, OffTurnsAKnobOffAndOneTurnsAnOptInOn) {
                      {"DISKCOND_KILLPRIV_V2", "off"},
                      {"DISKCOND_KERNEL_ARRIVAL", "off"},
                      {"DISKCOND_SEND_ORDER", "off"},
+                     {"DISKCOND_HUGE_RECEIVE", "off"},
                      {"DISKCOND_FUSE_URING", "1"},
                      {"DISKCOND_FUSE_CLONE_FD", "1"},
                      {"DISKCOND_FUSE_SPLICE", "1"},

@@ -14,6 +14,7 @@
 
 #include "dmc/mount/fiemap.h"
 #include "dmc/mount/syscall.h"
+#include "dmc/mount/worker_loop.h"
 #include "posix/files.h"
 
 namespace diskcond::mount {
@@ -40,6 +41,8 @@ void op_init(void* userdata, fuse_conn_info* conn) {
   // invalidates (the kernel's rule); see docs/conditioner.md "Caching".
   conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
   if (conn->capable & FUSE_CAP_EXPORT_SUPPORT) conn->want &= ~FUSE_CAP_EXPORT_SUPPORT;
+  // No write's data larger than the workers' receive buffers hold (worker_loop.h).
+  conn->max_write = std::min<unsigned>(conn->max_write, kMaxWriteBytes);
   conn->max_background = kMaxBackground;
   conn->congestion_threshold = kCongestionThreshold;
   if (fs.ready_fd >= 0) {

@@ -1,0 +1,113 @@
+// Integration: the daemon's own worker loop (worker_loop.h) under a deep queue of large writes,
+// and its end on a signal.
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "dmc/mount/buffer_pool.h"
+#include "dmc/mount/mount_test_support.h"
+#include "dmc/mount/worker_loop.h"
+
+namespace diskcond::mount::testing {
+namespace {
+
+using MountWorkerLoop = MountTest;
+
+// A line of /proc/<pid>/smaps_rollup, in KiB ("AnonHugePages"); -1 when missing.
+long smaps_kib(pid_t pid, const std::string& key) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/smaps_rollup");
+  const std::string prefix = key + ":";
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(prefix, 0) == 0) return std::stol(line.substr(prefix.size()));
+  }
+  return -1;
+}
+
+int threads_named(pid_t pid, const std::string& wanted) {
+  int n = 0;
+  for (const auto& task :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task")) {
+    std::string name;
+    std::getline(std::ifstream(task.path() / "comm"), name);
+    n += name == wanted;
+  }
+  return n;
+}
+
+// Sixteen writers of 1 MiB O_DIRECT writes at once: the loop starts workers for them, every write
+// lands, and only the first kHugeWorkers receive buffers (and the reply pool's few) take huge
+// pages, so that a deep queue does not cost 2 MiB per worker.
+TEST_F(MountWorkerLoop, ADeepQueueOfLargeWritesStartsWorkersWithBoundedHugePages) {
+  start(ssd_profile(0));
+  const pid_t pid = control_->status(dir_)->daemon_pid;
+  constexpr int kWriters = 16;
+  constexpr size_t kBytes = size_t{1} << 20;
+  std::vector<std::thread> writers;
+  std::vector<int> failures(kWriters, 0);
+  for (int w = 0; w < kWriters; ++w) {
+    writers.emplace_back([&, w] {
+      const int fd =
+          open(path("f" + std::to_string(w)).c_str(), O_CREAT | O_WRONLY | O_DIRECT, 0644);
+      void* data = nullptr;
+      if (fd < 0 || posix_memalign(&data, 4096, kBytes) != 0) {
+        failures[w] = 1;
+        return;
+      }
+      std::memset(data, 'a' + w, kBytes);
+      for (int i = 0; i < 8; ++i) {
+        if (pwrite(fd, data, kBytes, static_cast<off_t>(i * kBytes)) !=
+            static_cast<ssize_t>(kBytes)) {
+          ++failures[w];
+        }
+      }
+      std::free(data);
+      close(fd);
+    });
+  }
+  for (auto& t : writers) t.join();
+  for (int w = 0; w < kWriters; ++w) {
+    EXPECT_EQ(failures[w], 0) << "writer " << w;
+    std::ifstream in(path("f" + std::to_string(w)), std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ASSERT_EQ(text.size(), 8 * kBytes) << "writer " << w;
+    EXPECT_EQ(text.find_first_not_of(static_cast<char>('a' + w)), std::string::npos) << w;
+  }
+  EXPECT_GT(threads_named(pid, "dmc-fuse"), 1);
+  const long huge_kib = smaps_kib(pid, "AnonHugePages");
+  ASSERT_GE(huge_kib, 0);
+  const long bound_kib = static_cast<long>((kHugeWorkers + BufferPool::kMaxHugeBuffers) *
+                                           (BufferPool::kHugePageBytes / 1024));
+  EXPECT_LE(huge_kib, bound_kib);
+}
+
+// SIGTERM (fuse_set_signal_handlers) ends the loop wherever the signal lands: the daemon unmounts
+// the directory and exits.
+TEST_F(MountWorkerLoop, SigtermUnmountsAndEndsTheDaemon) {
+  start(ssd_profile(0));
+  std::ofstream(path("f")) << "x";  // workers have started and wait in their reads
+  const pid_t pid = control_->status(dir_)->daemon_pid;
+  ASSERT_GT(pid, 0);
+  ASSERT_EQ(kill(pid, SIGTERM), 0);
+  bool gone = false;
+  for (int i = 0; i < 500 && !gone; ++i) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string text;
+    std::getline(stat, text);
+    gone = text.empty() || text.find(") Z") != std::string::npos;
+    if (!gone) usleep(10'000);
+  }
+  EXPECT_TRUE(gone) << "the daemon still runs 5 s after SIGTERM";
+  EXPECT_FALSE(is_conditioned_mount(dir_));
+}
+
+}  // namespace
+}  // namespace diskcond::mount::testing

@@ -1,0 +1,147 @@
+#include "dmc/mount/worker_loop.h"
+
+#include <linux/fuse.h>
+#include <pthread.h>
+#include <semaphore.h>
+
+#include <sys/mman.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "posix/thread_name.h"
+
+namespace diskcond::mount {
+namespace {
+
+constexpr size_t kHugePageBytes = size_t{2} << 20;
+
+// A worker's receive buffer: a whole 2 MiB huge page or kReceiveBufferBytes of ordinary pages.
+class ReceiveBuffer {
+ public:
+  explicit ReceiveBuffer(bool huge) {
+    const size_t bytes = huge ? kHugePageBytes : kReceiveBufferBytes;
+    if (posix_memalign(&data_, huge ? kHugePageBytes : 4096, bytes) != 0) {
+      data_ = nullptr;
+      return;
+    }
+    // Advice only: with THP "never" the buffer works the same, a little slower.
+    if (huge) madvise(data_, bytes, MADV_HUGEPAGE);
+  }
+  ~ReceiveBuffer() { std::free(data_); }
+  ReceiveBuffer(const ReceiveBuffer&) = delete;
+  ReceiveBuffer& operator=(const ReceiveBuffer&) = delete;
+
+  void* data() const { return data_; }
+
+ private:
+  void* data_ = nullptr;
+};
+
+class Loop;
+
+struct Worker {
+  Worker(Loop* loop, bool huge) : loop(loop), buffer(huge) {}
+  Loop* loop;
+  ReceiveBuffer buffer;
+  pthread_t thread{};
+};
+
+class Loop {
+ public:
+  Loop(fuse_session* se, const WorkerLoopConfig& config) : se_(se), config_(config) {
+    sem_init(&finish_, 0, 0);
+  }
+  ~Loop() { sem_destroy(&finish_); }
+
+  // Starts a worker, counted as waiting for a request, unless max_workers run. False when it
+  // could not (no memory or no thread); the loop goes on with the workers it has.
+  bool start_worker() {
+    std::lock_guard lock(mu_);
+    if (exiting_ || workers_.size() >= config_.max_workers) return false;
+    const bool huge = config_.huge_buffers && workers_.size() < kHugeWorkers;
+    auto worker = std::make_unique<Worker>(this, huge);
+    if (worker->buffer.data() == nullptr) return false;
+    waiting_.fetch_add(1, std::memory_order_relaxed);
+    if (pthread_create(&worker->thread, nullptr, &Loop::worker_main, worker.get()) != 0) {
+      waiting_.fetch_sub(1, std::memory_order_relaxed);
+      return false;
+    }
+    workers_.push_back(std::move(worker));
+    return true;
+  }
+
+  // On the main thread: waits until the session exits, then ends every worker.
+  int wait_and_stop() {
+    while (!fuse_session_exited(se_)) sem_wait(&finish_);  // a signal's EINTR checks again
+    std::vector<pthread_t> threads;
+    {
+      std::lock_guard lock(mu_);
+      exiting_ = true;
+      for (const auto& w : workers_) {
+        pthread_cancel(w->thread);
+        threads.push_back(w->thread);
+      }
+    }
+    for (pthread_t t : threads) pthread_join(t, nullptr);
+    return error_.load();
+  }
+
+ private:
+  static void* worker_main(void* arg) {
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, nullptr);
+    posix::name_this_thread("dmc-fuse");
+    auto* worker = static_cast<Worker*>(arg);
+    worker->loop->serve(*worker);
+    return nullptr;
+  }
+
+  void serve(Worker& worker) {
+    fuse_buf buf{};
+    buf.mem = worker.buffer.data();
+    while (!fuse_session_exited(se_)) {
+      pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, nullptr);
+      const int res = fuse_session_receive_buf(se_, &buf);
+      pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, nullptr);
+      if (res == -EINTR) continue;
+      if (res <= 0) {  // 0: the session exited (the unmount's ENODEV included)
+        if (res < 0) {
+          int none = 0;
+          error_.compare_exchange_strong(none, res);
+          fuse_session_exit(se_);
+        }
+        break;
+      }
+      // A burst of forgets starts no workers (libfuse's rule): they never block.
+      const auto opcode = static_cast<const fuse_in_header*>(buf.mem)->opcode;
+      const bool forget = opcode == FUSE_FORGET || opcode == FUSE_BATCH_FORGET;
+      if (!forget && waiting_.fetch_sub(1, std::memory_order_acq_rel) == 1) start_worker();
+      fuse_session_process_buf(se_, &buf);
+      if (!forget) waiting_.fetch_add(1, std::memory_order_acq_rel);
+    }
+    sem_post(&finish_);
+  }
+
+  fuse_session* const se_;
+  const WorkerLoopConfig config_;
+  sem_t finish_;
+  std::atomic<int> waiting_{0};  // workers in their read or about to be
+  std::atomic<int> error_{0};
+  std::mutex mu_;  // guards workers_ and exiting_
+  std::vector<std::unique_ptr<Worker>> workers_;
+  bool exiting_ = false;
+};
+
+}  // namespace
+
+int run_worker_loop(fuse_session* se, const WorkerLoopConfig& config) {
+  Loop loop(se, config);
+  if (!loop.start_worker()) return -ENOMEM;
+  return loop.wait_and_stop();
+}
+
+}  // namespace diskcond::mount
