@@ -8,6 +8,15 @@
 
 namespace diskcond::mount {
 
+char* allocate_data_buffer(size_t bytes, bool huge) {
+  const size_t allocated = huge ? BufferPool::huge_allocation_bytes(bytes) : bytes;
+  void* p = nullptr;
+  const size_t alignment = huge ? BufferPool::kHugePageBytes : BufferPool::kMinClassBytes;
+  if (posix_memalign(&p, alignment, allocated) != 0) return nullptr;
+  if (huge) madvise(p, allocated, MADV_HUGEPAGE);
+  return static_cast<char*>(p);
+}
+
 BufferPool::Buffer& BufferPool::Buffer::operator=(Buffer&& other) noexcept {
   if (this != &other) {
     this->~Buffer();
@@ -46,21 +55,12 @@ size_t BufferPool::class_of(size_t capacity) {
   return static_cast<size_t>(std::countr_zero(capacity / kMinClassBytes));
 }
 
-char* BufferPool::allocate(size_t capacity, bool huge) {
-  const size_t bytes = huge ? huge_allocation_bytes(capacity) : capacity;
-  void* p = nullptr;
-  if (posix_memalign(&p, huge ? kHugePageBytes : kMinClassBytes, bytes) != 0) return nullptr;
-  // Advice only: without huge pages (THP "never") the buffer works the same, a little slower.
-  if (huge) madvise(p, bytes, MADV_HUGEPAGE);
-  return static_cast<char*>(p);
-}
-
 BufferPool::Buffer BufferPool::get(size_t size) {
   Buffer b;
   b.size_ = size;
   b.capacity_ = std::bit_ceil(std::max(size, kMinClassBytes));
   if (b.capacity_ > kMaxPooledBytes) {
-    b.data_ = allocate(b.capacity_, false);
+    b.data_ = allocate_data_buffer(b.capacity_, false);
     return b;
   }
   const size_t c = class_of(b.capacity_);
@@ -86,7 +86,7 @@ BufferPool::Buffer BufferPool::get(size_t size) {
     ++allocations_;
     if (b.huge_) ++huge_buffers_;
   }
-  b.data_ = allocate(b.capacity_, b.huge_);
+  b.data_ = allocate_data_buffer(b.capacity_, b.huge_);
   if (b.data_ == nullptr && b.huge_) {
     std::lock_guard lock(mu_);
     --huge_buffers_;

@@ -26,6 +26,12 @@
 
 namespace diskcond::mount {
 
+// `bytes` of memory for request data, released with std::free. Huge: rounded up to whole 2 MiB
+// pages, aligned to 2 MiB and advised MADV_HUGEPAGE (advice only: with THP "never" it works the
+// same, a little slower); otherwise aligned to 4 KiB. nullptr when the allocation failed. Shared
+// by the pool and the worker loop's receive buffers.
+char* allocate_data_buffer(size_t bytes, bool huge);
+
 class BufferPool {
  public:
   static constexpr size_t kMinClassBytes = 4096;              // also the alignment
@@ -79,7 +85,6 @@ class BufferPool {
   static constexpr size_t kClasses = 11;  // 4 KiB .. 4 MiB
   static size_t class_of(size_t capacity);
   void give_back(char* data, size_t capacity, bool huge);
-  static char* allocate(size_t capacity, bool huge);
 
   const size_t max_cached_bytes_;
   mutable std::mutex mu_;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -18,6 +19,18 @@ TEST(BufferPool, BuffersAreAlignedAndAtLeastTheSizeAsked) {
     EXPECT_EQ(b.size(), size);
     EXPECT_EQ(reinterpret_cast<uintptr_t>(b.data()) % 4096, 0u);
     std::memset(b.data(), 0xab, size);  // ASan: the whole size is usable
+  }
+}
+
+TEST(BufferPool, DataBuffersAreAlignedToTheirPageSize) {
+  // The worker loop's receive size: 1 MiB plus a page for the request's header.
+  const size_t bytes = (size_t{1} << 20) + 4096;
+  for (bool huge : {false, true}) {
+    char* p = allocate_data_buffer(bytes, huge);
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % (huge ? 2u << 20 : 4096u), 0u) << huge;
+    std::memset(p, 0xef, huge ? BufferPool::huge_allocation_bytes(bytes) : bytes);  // ASan
+    std::free(p);
   }
 }
 

@@ -4,8 +4,6 @@
 #include <pthread.h>
 #include <semaphore.h>
 
-#include <sys/mman.h>
-
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -13,25 +11,16 @@
 #include <mutex>
 #include <vector>
 
+#include "dmc/mount/buffer_pool.h"
 #include "posix/thread_name.h"
 
 namespace diskcond::mount {
 namespace {
 
-constexpr size_t kHugePageBytes = size_t{2} << 20;
-
-// A worker's receive buffer: a whole 2 MiB huge page or kReceiveBufferBytes of ordinary pages.
+// A worker's receive buffer: kReceiveBufferBytes in one whole 2 MiB huge page or in ordinary pages.
 class ReceiveBuffer {
  public:
-  explicit ReceiveBuffer(bool huge) {
-    const size_t bytes = huge ? kHugePageBytes : kReceiveBufferBytes;
-    if (posix_memalign(&data_, huge ? kHugePageBytes : 4096, bytes) != 0) {
-      data_ = nullptr;
-      return;
-    }
-    // Advice only: with THP "never" the buffer works the same, a little slower.
-    if (huge) madvise(data_, bytes, MADV_HUGEPAGE);
-  }
+  explicit ReceiveBuffer(bool huge) : data_(allocate_data_buffer(kReceiveBufferBytes, huge)) {}
   ~ReceiveBuffer() { std::free(data_); }
   ReceiveBuffer(const ReceiveBuffer&) = delete;
   ReceiveBuffer& operator=(const ReceiveBuffer&) = delete;
