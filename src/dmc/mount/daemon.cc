@@ -467,8 +467,9 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
       fuse_session_loop_mt(se, loop);
       fuse_loop_cfg_destroy(loop);
     } else {
-      run_worker_loop(se,
-                      WorkerLoopConfig{.max_workers = threads, .huge_buffers = knobs.huge_receive});
+      run_worker_loop(se, WorkerLoopConfig{.max_workers = threads,
+                                           .huge_buffers = knobs.huge_receive,
+                                           .park_spares = knobs.park_spares});
     }
     // No request may run on a ring's thread from here on (a crash's rollback follows).
     if (uring != nullptr) uring->stop();

@@ -18,8 +18,8 @@ DaemonKnobs knobs(const std::map<std::string, std::string>& env) {
 TEST(MountDaemonKnobs, UnsetKnobsAreTheDefaults) {
   const DaemonKnobs k = knobs({});
   EXPECT_TRUE(k == DaemonKnobs{});
-  EXPECT_TRUE(k.transit_lead && k.kernel_arrival && k.send_order &&
-              k.huge_receive);                                // on unless off
+  EXPECT_TRUE(k.transit_lead && k.kernel_arrival && k.send_order && k.huge_receive &&
+              k.park_spares);                                 // on unless off
   EXPECT_FALSE(k.fuse_uring || k.clone_fd || k.fuse_splice);  // off unless turned on
 }
 
@@ -32,6 +32,7 @@ TEST(MountDaemonKnobs, OffTurnsAKnobOffAndOneTurnsAnOptInOn) {
                              .kernel_arrival = false,
                              .send_order = false,
                              .huge_receive = false,
+                             .park_spares = false,
                              .fuse_uring = true,
                              .clone_fd = true,
                              .fuse_splice = true,
@@ -46,6 +47,7 @@ TEST(MountDaemonKnobs, OffTurnsAKnobOffAndOneTurnsAnOptInOn) {
                      {"DISKCOND_KERNEL_ARRIVAL", "off"},
                      {"DISKCOND_SEND_ORDER", "off"},
                      {"DISKCOND_HUGE_RECEIVE", "off"},
+                     {"DISKCOND_PARK_SPARES", "off"},
                      {"DISKCOND_FUSE_URING", "1"},
                      {"DISKCOND_FUSE_CLONE_FD", "1"},
                      {"DISKCOND_FUSE_SPLICE", "1"},

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -44,7 +45,7 @@ int threads_named(pid_t pid, const std::string& wanted) {
 }
 
 // Sixteen writers of 1 MiB O_DIRECT writes at once: the loop starts workers for them, every write
-// lands, and only the first kHugeWorkers receive buffers (and the reply pool's few) take huge
+// lands, and only the first kCoreWorkers receive buffers (and the reply pool's few) take huge
 // pages, so that a deep queue does not cost 2 MiB per worker.
 TEST_F(MountWorkerLoop, ADeepQueueOfLargeWritesStartsWorkersWithBoundedHugePages) {
   start(ssd_profile(0));
@@ -84,9 +85,75 @@ TEST_F(MountWorkerLoop, ADeepQueueOfLargeWritesStartsWorkersWithBoundedHugePages
   EXPECT_GT(threads_named(pid, "dmc-fuse"), 1);
   const long huge_kib = smaps_kib(pid, "AnonHugePages");
   ASSERT_GE(huge_kib, 0);
-  const long bound_kib = static_cast<long>((kHugeWorkers + BufferPool::kMaxHugeBuffers) *
+  const long bound_kib = static_cast<long>((kCoreWorkers + BufferPool::kMaxHugeBuffers) *
                                            (BufferPool::kHugePageBytes / 1024));
   EXPECT_LE(huge_kib, bound_kib);
+}
+
+// Voluntary context switches of each thread named `wanted`, by thread id.
+std::map<std::string, long> switches_of_threads_named(pid_t pid, const std::string& wanted) {
+  std::map<std::string, long> out;
+  for (const auto& task :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task")) {
+    std::string name;
+    std::getline(std::ifstream(task.path() / "comm"), name);
+    if (name != wanted) continue;
+    std::ifstream status(task.path() / "status");
+    for (std::string line; std::getline(status, line);) {
+      if (line.rfind("voluntary_ctxt_switches:", 0) == 0) {
+        out[task.path().filename()] = std::stol(line.substr(line.find(':') + 1));
+      }
+    }
+  }
+  return out;
+}
+
+// After a deep queue has started more than kCoreWorkers workers, a queue-depth-1 caller is served
+// by the core workers alone: the spares park rather than take turns (the kernel hands a request
+// to the reader that has waited longest), so its requests keep to a few warm workers with huge
+// buffers. A worker that served a request blocked again after it (a voluntary switch); a parked
+// or idle one did not. Fails with DISKCOND_PARK_SPARES=off: every worker takes its turn.
+TEST_F(MountWorkerLoop, AfterADeepQueueOnlyTheCoreWorkersServeQueueDepthOne) {
+  start(ssd_profile(0));
+  const pid_t pid = control_->status(dir_)->daemon_pid;
+  constexpr int kWriters = 32;
+  constexpr size_t kBytes = size_t{1} << 20;
+  void* data = nullptr;
+  ASSERT_EQ(posix_memalign(&data, 4096, kBytes), 0);
+  std::memset(data, 'q', kBytes);
+  std::vector<std::thread> writers;
+  for (int w = 0; w < kWriters; ++w) {
+    writers.emplace_back([&, w] {
+      const int fd =
+          open(path("d" + std::to_string(w)).c_str(), O_CREAT | O_WRONLY | O_DIRECT, 0644);
+      for (int i = 0; fd >= 0 && i < 4; ++i) {
+        (void)!pwrite(fd, data, kBytes, static_cast<off_t>(i * kBytes));
+      }
+      if (fd >= 0) close(fd);
+    });
+  }
+  for (auto& t : writers) t.join();
+  const int workers = threads_named(pid, "dmc-fuse");
+  ASSERT_GT(workers, static_cast<int>(kCoreWorkers)) << "the deep queue started no spares";
+
+  const int fd = open(path("d0").c_str(), O_RDONLY | O_DIRECT);
+  ASSERT_GE(fd, 0);
+  auto read_qd1 = [&](int n) {
+    for (int i = 0; i < n; ++i) ASSERT_EQ(pread(fd, data, 4096, (i % 256) * 4096), 4096);
+  };
+  read_qd1(4 * workers);  // each spare still in its read takes its last turn and parks
+  const auto before = switches_of_threads_named(pid, "dmc-fuse");
+  read_qd1(400);
+  const auto after = switches_of_threads_named(pid, "dmc-fuse");
+  close(fd);
+  std::free(data);
+  int served = 0;
+  for (const auto& [tid, n] : after) {
+    auto it = before.find(tid);
+    served += it == before.end() || n > it->second;
+  }
+  EXPECT_LE(served, static_cast<int>(kCoreWorkers)) << "of " << workers << " workers";
+  EXPECT_GE(served, 1);
 }
 
 // SIGTERM (fuse_set_signal_handlers) ends the loop wherever the signal lands: the daemon unmounts

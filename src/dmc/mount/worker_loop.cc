@@ -34,9 +34,17 @@ class ReceiveBuffer {
 class Loop;
 
 struct Worker {
-  Worker(Loop* loop, bool huge) : loop(loop), buffer(huge) {}
+  Worker(Loop* loop, bool core, bool huge) : loop(loop), core(core), buffer(huge) {
+    sem_init(&wake, 0, 0);
+  }
+  ~Worker() { sem_destroy(&wake); }
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
   Loop* loop;
+  const bool core;  // one of the first kCoreWorkers: never parks
   ReceiveBuffer buffer;
+  sem_t wake;  // posted when the worker is taken off the parked stack
   pthread_t thread{};
 };
 
@@ -47,13 +55,50 @@ class Loop {
   }
   ~Loop() { sem_destroy(&finish_); }
 
-  // Starts a worker, counted as waiting for a request, unless max_workers run. False when it
-  // could not (no memory or no thread); the loop goes on with the workers it has.
+  // Adds a reader: the most recently parked worker, else a new one unless max_workers run.
+  // Counted as waiting for a request from here on. False when there was none to wake and none
+  // could start (no memory or no thread); the loop goes on with the workers it has.
+  bool add_reader() {
+    std::lock_guard lock(mu_);
+    if (exiting_) return false;
+    if (!parked_.empty()) {
+      Worker* worker = parked_.back();
+      parked_.pop_back();
+      waiting_.fetch_add(1, std::memory_order_acq_rel);
+      sem_post(&worker->wake);
+      return true;
+    }
+    return start_worker_locked();
+  }
+
   bool start_worker() {
     std::lock_guard lock(mu_);
-    if (exiting_ || workers_.size() >= config_.max_workers) return false;
-    const bool huge = config_.huge_buffers && workers_.size() < kHugeWorkers;
-    auto worker = std::make_unique<Worker>(this, huge);
+    return !exiting_ && start_worker_locked();
+  }
+
+  // Counts `worker` waiting again, or parks it when it is a spare and kSpareReaders others are
+  // waiting already: then returns once add_reader() takes it off the stack (counted waiting by
+  // it), or never when the loop cancels it there at exit.
+  void rejoin(Worker& worker) {
+    {
+      std::lock_guard lock(mu_);
+      if (worker.core || !config_.park_spares || exiting_ ||
+          waiting_.load(std::memory_order_acquire) < kSpareReaders) {
+        waiting_.fetch_add(1, std::memory_order_acq_rel);
+        return;
+      }
+      parked_.push_back(&worker);
+    }
+    pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, nullptr);
+    while (sem_wait(&worker.wake) != 0) {
+    }  // EINTR: a signal
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, nullptr);
+  }
+
+  bool start_worker_locked() {
+    if (workers_.size() >= config_.max_workers) return false;
+    const bool core = workers_.size() < kCoreWorkers;
+    auto worker = std::make_unique<Worker>(this, core, config_.huge_buffers && core);
     if (worker->buffer.data() == nullptr) return false;
     waiting_.fetch_add(1, std::memory_order_relaxed);
     if (pthread_create(&worker->thread, nullptr, &Loop::worker_main, worker.get()) != 0) {
@@ -108,9 +153,9 @@ class Loop {
       // A burst of forgets starts no workers (libfuse's rule): they never block.
       const auto opcode = static_cast<const fuse_in_header*>(buf.mem)->opcode;
       const bool forget = opcode == FUSE_FORGET || opcode == FUSE_BATCH_FORGET;
-      if (!forget && waiting_.fetch_sub(1, std::memory_order_acq_rel) == 1) start_worker();
+      if (!forget && waiting_.fetch_sub(1, std::memory_order_acq_rel) == 1) add_reader();
       fuse_session_process_buf(se_, &buf);
-      if (!forget) waiting_.fetch_add(1, std::memory_order_acq_rel);
+      if (!forget) rejoin(worker);
     }
     sem_post(&finish_);
   }
@@ -120,8 +165,9 @@ class Loop {
   sem_t finish_;
   std::atomic<int> waiting_{0};  // workers in their read or about to be
   std::atomic<int> error_{0};
-  std::mutex mu_;  // guards workers_ and exiting_
+  std::mutex mu_;  // guards workers_, parked_ and exiting_
   std::vector<std::unique_ptr<Worker>> workers_;
+  std::vector<Worker*> parked_;  // spares not reading, the most recently parked last
   bool exiting_ = false;
 };
 
