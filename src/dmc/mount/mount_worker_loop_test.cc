@@ -33,15 +33,47 @@ long smaps_kib(pid_t pid, const std::string& key) {
   return -1;
 }
 
-int threads_named(pid_t pid, const std::string& wanted) {
-  int n = 0;
+// The /proc/<pid>/task/<tid> directories of the threads named `wanted`.
+std::vector<std::filesystem::path> threads_named(pid_t pid, const std::string& wanted) {
+  std::vector<std::filesystem::path> out;
   for (const auto& task :
        std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task")) {
     std::string name;
     std::getline(std::ifstream(task.path() / "comm"), name);
-    n += name == wanted;
+    if (name == wanted) out.push_back(task.path());
   }
-  return n;
+  return out;
+}
+
+constexpr size_t kMiB = size_t{1} << 20;
+
+// `writers` threads at once, each writing `mib` 1 MiB O_DIRECT writes of 'a' + its number to file
+// "f<number>" in `dir`. Returns each writer's failed writes (or 1 when it could not start).
+std::vector<int> write_in_parallel(const std::string& dir, int writers, int mib) {
+  std::vector<std::thread> threads;
+  std::vector<int> failures(writers, 0);
+  for (int w = 0; w < writers; ++w) {
+    threads.emplace_back([&, w] {
+      const std::string file = dir + "/f" + std::to_string(w);
+      const int fd = open(file.c_str(), O_CREAT | O_WRONLY | O_DIRECT, 0644);
+      void* data = nullptr;
+      if (fd < 0 || posix_memalign(&data, 4096, kMiB) != 0) {
+        failures[w] = 1;
+        if (fd >= 0) close(fd);
+        return;
+      }
+      std::memset(data, 'a' + w, kMiB);
+      for (int i = 0; i < mib; ++i) {
+        if (pwrite(fd, data, kMiB, static_cast<off_t>(i * kMiB)) != static_cast<ssize_t>(kMiB)) {
+          ++failures[w];
+        }
+      }
+      std::free(data);
+      close(fd);
+    });
+  }
+  for (auto& t : threads) t.join();
+  return failures;
 }
 
 // Sixteen writers of 1 MiB O_DIRECT writes at once: the loop starts workers for them, every write
@@ -51,38 +83,15 @@ TEST_F(MountWorkerLoop, ADeepQueueOfLargeWritesStartsWorkersWithBoundedHugePages
   start(ssd_profile(0));
   const pid_t pid = control_->status(dir_)->daemon_pid;
   constexpr int kWriters = 16;
-  constexpr size_t kBytes = size_t{1} << 20;
-  std::vector<std::thread> writers;
-  std::vector<int> failures(kWriters, 0);
-  for (int w = 0; w < kWriters; ++w) {
-    writers.emplace_back([&, w] {
-      const int fd =
-          open(path("f" + std::to_string(w)).c_str(), O_CREAT | O_WRONLY | O_DIRECT, 0644);
-      void* data = nullptr;
-      if (fd < 0 || posix_memalign(&data, 4096, kBytes) != 0) {
-        failures[w] = 1;
-        return;
-      }
-      std::memset(data, 'a' + w, kBytes);
-      for (int i = 0; i < 8; ++i) {
-        if (pwrite(fd, data, kBytes, static_cast<off_t>(i * kBytes)) !=
-            static_cast<ssize_t>(kBytes)) {
-          ++failures[w];
-        }
-      }
-      std::free(data);
-      close(fd);
-    });
-  }
-  for (auto& t : writers) t.join();
+  const std::vector<int> failures = write_in_parallel(dir_, kWriters, 8);
   for (int w = 0; w < kWriters; ++w) {
     EXPECT_EQ(failures[w], 0) << "writer " << w;
     std::ifstream in(path("f" + std::to_string(w)), std::ios::binary);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    ASSERT_EQ(text.size(), 8 * kBytes) << "writer " << w;
+    ASSERT_EQ(text.size(), 8 * kMiB) << "writer " << w;
     EXPECT_EQ(text.find_first_not_of(static_cast<char>('a' + w)), std::string::npos) << w;
   }
-  EXPECT_GT(threads_named(pid, "dmc-fuse"), 1);
+  EXPECT_GT(threads_named(pid, "dmc-fuse").size(), 1u);
   const long huge_kib = smaps_kib(pid, "AnonHugePages");
   ASSERT_GE(huge_kib, 0);
   const long bound_kib = static_cast<long>((kCoreWorkers + BufferPool::kMaxHugeBuffers) *
@@ -93,15 +102,11 @@ TEST_F(MountWorkerLoop, ADeepQueueOfLargeWritesStartsWorkersWithBoundedHugePages
 // Voluntary context switches of each thread named `wanted`, by thread id.
 std::map<std::string, long> switches_of_threads_named(pid_t pid, const std::string& wanted) {
   std::map<std::string, long> out;
-  for (const auto& task :
-       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task")) {
-    std::string name;
-    std::getline(std::ifstream(task.path() / "comm"), name);
-    if (name != wanted) continue;
-    std::ifstream status(task.path() / "status");
+  for (const auto& task : threads_named(pid, wanted)) {
+    std::ifstream status(task / "status");
     for (std::string line; std::getline(status, line);) {
       if (line.rfind("voluntary_ctxt_switches:", 0) == 0) {
-        out[task.path().filename()] = std::stol(line.substr(line.find(':') + 1));
+        out[task.filename()] = std::stol(line.substr(line.find(':') + 1));
       }
     }
   }
@@ -116,28 +121,14 @@ std::map<std::string, long> switches_of_threads_named(pid_t pid, const std::stri
 TEST_F(MountWorkerLoop, AfterADeepQueueOnlyTheCoreWorkersServeQueueDepthOne) {
   start(ssd_profile(0));
   const pid_t pid = control_->status(dir_)->daemon_pid;
-  constexpr int kWriters = 32;
-  constexpr size_t kBytes = size_t{1} << 20;
-  void* data = nullptr;
-  ASSERT_EQ(posix_memalign(&data, 4096, kBytes), 0);
-  std::memset(data, 'q', kBytes);
-  std::vector<std::thread> writers;
-  for (int w = 0; w < kWriters; ++w) {
-    writers.emplace_back([&, w] {
-      const int fd =
-          open(path("d" + std::to_string(w)).c_str(), O_CREAT | O_WRONLY | O_DIRECT, 0644);
-      for (int i = 0; fd >= 0 && i < 4; ++i) {
-        (void)!pwrite(fd, data, kBytes, static_cast<off_t>(i * kBytes));
-      }
-      if (fd >= 0) close(fd);
-    });
-  }
-  for (auto& t : writers) t.join();
-  const int workers = threads_named(pid, "dmc-fuse");
+  write_in_parallel(dir_, 32, 4);
+  const int workers = static_cast<int>(threads_named(pid, "dmc-fuse").size());
   ASSERT_GT(workers, static_cast<int>(kCoreWorkers)) << "the deep queue started no spares";
 
-  const int fd = open(path("d0").c_str(), O_RDONLY | O_DIRECT);
+  const int fd = open(path("f0").c_str(), O_RDONLY | O_DIRECT);
   ASSERT_GE(fd, 0);
+  void* data = nullptr;
+  ASSERT_EQ(posix_memalign(&data, 4096, 4096), 0);
   auto read_qd1 = [&](int n) {
     for (int i = 0; i < n; ++i) ASSERT_EQ(pread(fd, data, 4096, (i % 256) * 4096), 4096);
   };
