@@ -80,10 +80,13 @@ class Loop {
   // waiting already: then returns once add_reader() takes it off the stack (counted waiting by
   // it), or never when the loop cancels it there at exit.
   void rejoin(Worker& worker) {
+    if (worker.core || !config_.park_spares) {  // never parks: no need to order against add_reader
+      waiting_.fetch_add(1, std::memory_order_acq_rel);
+      return;
+    }
     {
       std::lock_guard lock(mu_);
-      if (worker.core || !config_.park_spares || exiting_ ||
-          waiting_.load(std::memory_order_acquire) < kSpareReaders) {
+      if (exiting_ || waiting_.load(std::memory_order_acquire) < kSpareReaders) {
         waiting_.fetch_add(1, std::memory_order_acq_rel);
         return;
       }
