@@ -30,6 +30,7 @@ Ticket Conditioner::begin(Op op, uint64_t length) {
       seeks_.load(std::memory_order_relaxed)) {
     send_order_->wait_for_earlier(arrival.unique);
   }
+  live_tickets_.fetch_add(1, std::memory_order_relaxed);
   return Ticket(this, arrival, op, length,
                 op == Op::kFlush ? RequestKind::kFlush : RequestKind::kData);
 }
@@ -41,6 +42,7 @@ void Conditioner::charged(Ticket& t) {
 }
 
 Ticket Conditioner::begin_metadata() {
+  live_tickets_.fetch_add(1, std::memory_order_relaxed);
   return Ticket(this, arrival_now(), Op::kRead, 0, RequestKind::kMetadata);
 }
 
@@ -112,6 +114,8 @@ void Conditioner::lower(std::atomic<int64_t>& floor, int64_t value) {
 void Conditioner::finish(Ticket t, ReplyTimer::Reply send, uint64_t reply_bytes) {
   // A misused ticket's reply still goes (at once): a caller left without one would hang.
   const bool ok = check_ticket(t);
+  // Whether any other request is being served: the worker may then not hold a CPU for this one.
+  const bool alone = ok && live_tickets_.fetch_sub(1, std::memory_order_relaxed) == 1;
   charged(t);
   t.owner_ = nullptr;
   if (!ok || !t.conditioned()) {
@@ -144,8 +148,13 @@ void Conditioner::finish(Ticket t, ReplyTimer::Reply send, uint64_t reply_bytes)
     lower(t.op() == Op::kRead ? floor_read_ns_ : floor_write_ns_, service);
   }
   int cpu = ReplyTimer::kAnyCpu;
-  if (caller_cpus_ != nullptr && due - io_done >= kMinRoutedWaitNs && scheduler_.routes_by_cpu()) {
-    cpu = caller_cpus_->cpu_of(request_caller(), clock_.wall_now_ns());
+  const int64_t wait = due - io_done;
+  if (wait >= kMinRoutedWaitNs) {
+    if (caller_cpus_ != nullptr && scheduler_.routes_by_cpu()) {
+      cpu = caller_cpus_->cpu_of(request_caller(), clock_.wall_now_ns());
+    }
+  } else if (wait > 0 && worker_spin_ && alone) {
+    cpu = ReplyTimer::kThisThread;
   }
   scheduler_.at_cpu(due, cpu, std::move(send));
 }

@@ -157,8 +157,9 @@ class Conditioner {
   // ReplyScheduler::kIdleLaneGraceNs late. Measured (fio 4 KiB QD1 reads, DISKCOND_REPLY_CPU off /
   // on, 3 rounds, docs/conditioner.md): SATA III SSD (37.5 us, waits ~30 us) 17.3k/16.5k/17.6k
   // against 16.0k/15.2k/15.0k IOPS routed; SATA II SSD (74.5 us, waits ~65 us) 9.8k/9.9k/10.5k
-  // against 11.1k/10.1k/10.6k routed.
-  static constexpr int64_t kMinRoutedWaitNs = 50'000;
+  // against 11.1k/10.1k/10.6k routed. A lone request's shorter wait is spun by its worker
+  // instead (set_worker_spin()).
+  static constexpr int64_t kMinRoutedWaitNs = ReplyTimer::kShortWaitNs;
   int64_t transit_lead_ns() const {
     if (!transit_enabled_) return 0;
     return std::clamp<int64_t>(transit_.lower_bound_ns(), 0, kMaxTransitLeadNs);
@@ -188,6 +189,11 @@ class Conditioner {
   // `caller_cpus` says (caller_cpu.h), so that waking it stays on that CPU. Set before the session
   // runs; null (the default): from any CPU.
   void set_caller_cpus(CallerCpus* caller_cpus) { caller_cpus_ = caller_cpus; }
+  // A reply due within ReplyTimer::kShortWaitNs of its backing I/O's end, when no other ticket
+  // is live (a queue-depth-1 caller's), is handed over for the worker to wait for itself
+  // (ReplyTimer::kThisThread), which sends it from the caller's CPU (reply_scheduler.h). Set
+  // before the session runs; on by default (DISKCOND_WORKER_SPIN=off turns it off).
+  void set_worker_spin(bool on) { worker_spin_ = on; }
 
   // Data requests reach the model in the kernel's order of sending them while the profile is an
   // HDD's, whose seeks make the order cost time (send_order.h): begin() waits for the earlier
@@ -233,7 +239,11 @@ class Conditioner {
   bool copy_enabled_ = true;           // set before the session runs
   IdlePoll* idle_poll_ = nullptr;      // set before the session runs
   CallerCpus* caller_cpus_ = nullptr;  // set before the session runs
-  SendOrder* send_order_ = nullptr;    // set before the session runs
+  bool worker_spin_ = true;            // set before the session runs
+  // Tickets begun and not finished (one misused by being destroyed unfinished stays counted:
+  // workers then never spin, the safe side).
+  std::atomic<int> live_tickets_{0};
+  SendOrder* send_order_ = nullptr;  // set before the session runs
   std::atomic<int64_t> added_delay_sum_ns_{0};
   std::atomic<uint64_t> replies_{0};
   std::atomic<uint64_t> backing_bound_{0};

@@ -369,6 +369,8 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
   conditioner.set_idle_poll(idle_poll.get());
   // Replies that wait go out from their caller's CPU (caller_cpu.h).
   if (knobs.reply_cpu) conditioner.set_caller_cpus(&caller_cpus);
+  // A lone request's short wait is spun by its worker (ReplyTimer::kThisThread).
+  conditioner.set_worker_spin(knobs.worker_spin);
   // -crashable: the undo log, bounded by the dirty limit (crash_recorder.h).
   std::unique_ptr<CrashRecorder> crash;
   if (config.settings.crashable) {

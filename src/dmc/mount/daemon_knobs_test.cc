@@ -19,7 +19,7 @@ TEST(MountDaemonKnobs, UnsetKnobsAreTheDefaults) {
   const DaemonKnobs k = knobs({});
   EXPECT_TRUE(k == DaemonKnobs{});
   EXPECT_TRUE(k.transit_lead && k.kernel_arrival && k.send_order && k.huge_receive &&
-              k.park_spares);                                 // on unless off
+              k.park_spares && k.worker_spin);                // on unless off
   EXPECT_FALSE(k.fuse_uring || k.clone_fd || k.fuse_splice);  // off unless turned on
 }
 
@@ -33,6 +33,7 @@ TEST(MountDaemonKnobs, OffTurnsAKnobOffAndOneTurnsAnOptInOn) {
                              .send_order = false,
                              .huge_receive = false,
                              .park_spares = false,
+                             .worker_spin = false,
                              .fuse_uring = true,
                              .clone_fd = true,
                              .fuse_splice = true,
@@ -48,6 +49,7 @@ TEST(MountDaemonKnobs, OffTurnsAKnobOffAndOneTurnsAnOptInOn) {
                      {"DISKCOND_SEND_ORDER", "off"},
                      {"DISKCOND_HUGE_RECEIVE", "off"},
                      {"DISKCOND_PARK_SPARES", "off"},
+                     {"DISKCOND_WORKER_SPIN", "off"},
                      {"DISKCOND_FUSE_URING", "1"},
                      {"DISKCOND_FUSE_CLONE_FD", "1"},
                      {"DISKCOND_FUSE_SPLICE", "1"},

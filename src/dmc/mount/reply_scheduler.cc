@@ -14,6 +14,32 @@
 #include "posix/thread_name.h"
 
 namespace diskcond::mount {
+namespace {
+
+int64_t steady_now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// Busy-waits until `clock` reaches `due_ns`, CLOCK_MONOTONIC reaches `give_up_ns` (the clock may
+// stand still: a stall, or a test's fake) or `taken` (may be null) is set; returns the clock's
+// time read last, after the give-up check, so a thread preempted meanwhile does not return a
+// stale time.
+int64_t spin_until(const Clock& clock, int64_t due_ns, int64_t give_up_ns,
+                   const std::atomic<bool>* taken) {
+  for (;;) {
+    const bool give_up = steady_now_ns() >= give_up_ns ||
+                         (taken != nullptr && taken->load(std::memory_order_acquire));
+    const int64_t now = clock.now_ns();
+    if (now >= due_ns || give_up) return now;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  }
+}
+
+}  // namespace
 
 // Set by whichever lane sends a reply queued on two (a CPU's lane and the unpinned one's backup):
 // the other drops its copy.
@@ -192,15 +218,7 @@ void ReplyScheduler::Lane::run() {
 int64_t ReplyScheduler::Lane::spin_until(int64_t due_ns, const Taken& taken) const {
   // A stall that begins meanwhile stops the clock: give up after kMaxWakeAheadNs of wall time,
   // and the loop in run() waits again.
-  const int64_t give_up = clock_.wall_now_ns() + kMaxWakeAheadNs;
-  int64_t now = clock_.now_ns();
-  while (now < due_ns && clock_.wall_now_ns() < give_up && !is_taken(taken)) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-    now = clock_.now_ns();
-  }
-  return now;
+  return mount::spin_until(clock_, due_ns, steady_now_ns() + kMaxWakeAheadNs, taken.get());
 }
 
 ReplyScheduler::ReplyScheduler(const Clock& clock)
@@ -244,8 +262,23 @@ void ReplyScheduler::each_lane(F f) const {
   }
 }
 
+int64_t ReplyScheduler::spin_for_short_wait(int64_t due_ns, int64_t now) {
+  const int64_t wall_now = clock_.wall_now_ns();
+  const int64_t wall_due = clock_.wall_ns_when(due_ns);  // kNeverNs while a stall holds it
+  if (wall_due == kNeverNs || wall_due - wall_now >= kShortWaitNs) return now;
+  int none = 0;  // another reply waiting (or spun for): leave this one to a lane
+  if (!waiting_.compare_exchange_strong(none, 1, std::memory_order_acq_rel)) return now;
+  now = spin_until(clock_, due_ns, steady_now_ns() + kShortWaitNs, nullptr);
+  waiting_.fetch_sub(1, std::memory_order_acq_rel);
+  return now;
+}
+
 void ReplyScheduler::at_cpu(int64_t due_ns, int cpu, Reply reply) {
-  const int64_t now = clock_.now_ns();
+  int64_t now = clock_.now_ns();
+  if (cpu == kThisThread) {
+    if (due_ns > now && due_ns - now < kShortWaitNs) now = spin_for_short_wait(due_ns, now);
+    cpu = kAnyCpu;
+  }
   if (due_ns <= now) {
     lateness_.record(now - due_ns);
     reply();

@@ -18,6 +18,16 @@
 // unpinned lane alone. Each lane orders its own replies; replies on different lanes are
 // independent, as a disk's completions are.
 //
+// A short wait asked for by the thread handing the reply over (kThisThread: the Conditioner asks
+// for a lone request's reply due within kShortWaitNs) is spun by that thread, a FUSE worker, when
+// no other reply waits, and sent from it: the worker woken by a queue-depth-1 caller mostly runs
+// on that caller's CPU, so the reply wakes the caller where it sleeps with no other thread to wake
+// first, as a block device completes a request on the CPU that submitted it. Queued on the
+// unpinned lane, it woke that lane's thread, which slept to a timer and spun the rest, and then
+// the caller. At most one thread spins at a time (it counts as a waiting reply, so a second short
+// wait goes to the lane and routes_by_cpu() sees it), for less than kShortWaitNs. Measured:
+// docs/conditioner.md "Short waits".
+//
 // Wake-up compensation: a timed wait returns some tens of microseconds after its deadline (more
 // on a busy VM, and more the longer the CPU slept). Each lane's thread tracks that lateness per
 // band of wait length (WakeAhead: an average that leans late, capped at kMaxWakeAheadNs) and
@@ -56,9 +66,16 @@ class ReplyTimer {
  public:
   using Reply = std::function<void()>;
   static constexpr int kAnyCpu = -1;
+  // The thread handing the reply over may wait for it itself, spinning, when the wait is shorter
+  // than kShortWaitNs (and, for the ReplyScheduler, no other reply waits); else any CPU.
+  static constexpr int kThisThread = -2;
+  // A reply due sooner than this after it is handed over is not routed to its caller's CPU: that
+  // CPU's lane thread would not be scheduled there in time (Conditioner::kMinRoutedWaitNs).
+  static constexpr int64_t kShortWaitNs = 50'000;
   virtual ~ReplyTimer() = default;
   // Runs `reply` once, at `due_ns` or as soon after as possible, never before; if it has to wait,
-  // from a thread on CPU `cpu` when it can (kAnyCpu: any CPU). Thread-safe.
+  // from a thread on CPU `cpu` when it can (kAnyCpu: any CPU; kThisThread: this one, above).
+  // Thread-safe.
   virtual void at_cpu(int64_t due_ns, int cpu, Reply reply) = 0;
   // Whether a reply queued now would use its CPU (at_cpu()), so that the caller may skip finding
   // it out.
@@ -74,7 +91,8 @@ class ReplyScheduler final : public ReplyTimer {
   ReplyScheduler(const ReplyScheduler&) = delete;
   ReplyScheduler& operator=(const ReplyScheduler&) = delete;
 
-  // ReplyTimer. A reply already due runs at once on the caller.
+  // ReplyTimer. A reply already due runs at once on the caller; one for kThisThread due within
+  // kShortWaitNs, on the caller once it has spun until then, unless another reply waits.
   void at_cpu(int64_t due_ns, int cpu, Reply reply) override;
   // While fewer replies wait than the daemon has CPUs: callers that sleep one request at a time
   // (queue depth 1), whose CPUs halt while they wait. With more (a deep queue, CPUs kept busy) a
@@ -111,10 +129,14 @@ class ReplyScheduler final : public ReplyTimer {
   Lane& lane_for(int cpu);
   template <class F>
   void each_lane(F f) const;
+  // Spins the calling thread until the clock reaches `due_ns` when no other reply waits and the
+  // clock gets there within kShortWaitNs of wall time (no stall holds it); returns the clock's
+  // time then, before `due_ns` when it did not spin or a stall began meanwhile.
+  int64_t spin_for_short_wait(int64_t due_ns, int64_t now);
 
   const Clock& clock_;
   LatenessHistogram lateness_;   // lock-free, shared by the lanes
-  std::atomic<int> waiting_{0};  // replies queued and not yet sent, over all lanes
+  std::atomic<int> waiting_{0};  // replies queued (or spun for) and not yet sent, over all lanes
   std::unique_ptr<Lane> any_cpu_;
   mutable std::mutex lanes_mu_;
   std::vector<bool> allowed_cpus_;                // the daemon's affinity mask; constant

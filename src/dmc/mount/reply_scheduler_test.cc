@@ -196,6 +196,69 @@ TEST(MountReplyScheduler, ABusyCpusRepliesGoByTheUnpinnedThread) {
   EXPECT_LT(late_ns.load(), 3 * kMs);
 }
 
+// Sends a reply due `wait_ns` from now for `cpu` and returns the thread that sent it once it has
+// gone, after checking that it did not go before its time.
+std::thread::id sender_of_reply_due_in(ReplyScheduler& s, const Clock& clock, int64_t wait_ns,
+                                       int cpu) {
+  std::atomic<bool> sent{false};
+  std::thread::id sender;
+  const int64_t due = clock.now_ns() + wait_ns;
+  s.at_cpu(due, cpu, [&] {
+    EXPECT_GE(clock.now_ns(), due);
+    sender = std::this_thread::get_id();
+    sent.store(true, std::memory_order_release);
+  });
+  while (!sent.load(std::memory_order_acquire)) std::this_thread::yield();
+  return sender;
+}
+
+// Whether a lane's thread, not this one, sent one of five such replies. A thread preempted for
+// longer than the wait finds the reply due and sends it at once itself: five in a row is not what
+// a correct scheduler does, whatever the machine's load.
+bool lane_sends_one_of_five(ReplyScheduler& s, const Clock& clock, int64_t wait_ns, int cpu) {
+  for (int i = 0; i < 5; ++i) {
+    if (sender_of_reply_due_in(s, clock, wait_ns, cpu) != std::this_thread::get_id()) return true;
+  }
+  return false;
+}
+
+TEST(MountReplyScheduler, AShortWaitForThisThreadIsSpunByIt) {
+  MonotonicClock clock;
+  ReplyScheduler s(clock);
+  const auto self = std::this_thread::get_id();
+  for (int i = 0; i < 200; ++i) {
+    EXPECT_EQ(sender_of_reply_due_in(s, clock, 20'000, ReplyTimer::kThisThread), self);
+  }
+  EXPECT_EQ(s.lateness().early, 0u);
+  EXPECT_EQ(s.queued(), 0u);
+  // A longer wait goes to a lane's thread, as does a short one for any CPU.
+  EXPECT_TRUE(
+      lane_sends_one_of_five(s, clock, ReplyTimer::kShortWaitNs + kMs, ReplyTimer::kThisThread));
+  EXPECT_TRUE(lane_sends_one_of_five(s, clock, 20'000, ReplyTimer::kAnyCpu));
+  EXPECT_EQ(s.lateness().early, 0u);
+}
+
+TEST(MountReplyScheduler, AShortWaitGoesToALaneWhileAnotherReplyWaits) {
+  MonotonicClock clock;
+  ReplyScheduler s(clock);
+  s.at(clock.now_ns() + 3600 * 1000 * kMs, [] {});  // waits an hour
+  EXPECT_TRUE(lane_sends_one_of_five(s, clock, 20'000, ReplyTimer::kThisThread));
+  s.drain();
+}
+
+// A thread spinning for a reply gives up when the clock stands still (a stall, here a fake clock
+// that never moves) and leaves the reply to a lane.
+TEST(MountReplyScheduler, ASpinGivesUpWhenTheClockStandsStill) {
+  FakeClock clock(1000 * kMs);
+  ReplyScheduler s(clock);
+  bool sent = false;
+  s.at_cpu(clock.now_ns() + 20'000, ReplyTimer::kThisThread, [&] { sent = true; });
+  EXPECT_FALSE(sent);
+  EXPECT_EQ(s.queued(), 1u);
+  s.drain();
+  EXPECT_TRUE(sent);
+}
+
 TEST(MountReplyScheduler, UsesCallersCpusWhileFewerRepliesWaitThanCpus) {
   MonotonicClock clock;
   ReplyScheduler s(clock);
