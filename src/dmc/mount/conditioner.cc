@@ -153,7 +153,7 @@ void Conditioner::finish(Ticket t, ReplyTimer::Reply send, uint64_t reply_bytes)
     if (caller_cpus_ != nullptr && scheduler_.routes_by_cpu()) {
       cpu = caller_cpus_->cpu_of(request_caller(), clock_.wall_now_ns());
     }
-  } else if (wait > 0 && worker_spin_ && alone) {
+  } else if (wait > 0 && wait < ReplyTimer::kMaxSpinWaitNs && worker_spin_ && alone) {
     cpu = ReplyTimer::kThisThread;
   }
   scheduler_.at_cpu(due, cpu, std::move(send));

@@ -189,7 +189,7 @@ class Conditioner {
   // `caller_cpus` says (caller_cpu.h), so that waking it stays on that CPU. Set before the session
   // runs; null (the default): from any CPU.
   void set_caller_cpus(CallerCpus* caller_cpus) { caller_cpus_ = caller_cpus; }
-  // A reply due within ReplyTimer::kShortWaitNs of its backing I/O's end, when no other ticket
+  // A reply due within ReplyTimer::kMaxSpinWaitNs of its backing I/O's end, when no other ticket
   // is live (a queue-depth-1 caller's), is handed over for the worker to wait for itself
   // (ReplyTimer::kThisThread), which sends it from the caller's CPU (reply_scheduler.h). Set
   // before the session runs; on by default (DISKCOND_WORKER_SPIN=off turns it off).

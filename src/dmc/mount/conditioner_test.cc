@@ -261,8 +261,8 @@ TEST_F(MountConditioner, AReplyThatWaitsAsksForItsCallersCpu) {
   conditioner.submit(late, Op::kRead, 0, 4096);
   clock.advance(kMs);
   finish(std::move(late));
-  // Nor when it waits less than kMinRoutedWaitNs: the CPU's lane could not be there in time; the
-  // worker waits for it itself (the request is the only one being served).
+  // Nor when it waits less than kMinRoutedWaitNs: the CPU's lane could not be there in time (and
+  // this wait is too long for the worker to spin for).
   Ticket brief = conditioner.begin(Op::kRead, 4096);
   conditioner.submit(brief, Op::kRead, 0, 4096);
   clock.advance(brief.completion_ns() - clock.now_ns() - Conditioner::kMinRoutedWaitNs + 1);
@@ -277,15 +277,15 @@ TEST_F(MountConditioner, AReplyThatWaitsAsksForItsCallersCpu) {
   EXPECT_EQ(timer.cpus[0], ReplyTimer::kAnyCpu);
   EXPECT_EQ(timer.cpus[1], 1);
   EXPECT_EQ(timer.cpus[2], ReplyTimer::kAnyCpu);
-  EXPECT_EQ(timer.cpus[3], ReplyTimer::kThisThread);
+  EXPECT_EQ(timer.cpus[3], ReplyTimer::kAnyCpu);
   EXPECT_EQ(timer.cpus[4], ReplyTimer::kAnyCpu);
   EXPECT_EQ(asked, std::vector<pid_t>{4242});
 }
 
 // Only a request served alone: the worker then holds no CPU another request needs.
 TEST_F(MountConditioner, AWorkerWaitsForAShortReplyOnlyWhenItsRequestIsAlone) {
-  const auto finish_short = [&](Ticket t) {
-    clock.advance(t.completion_ns() - clock.now_ns() - Conditioner::kMinRoutedWaitNs + 1);
+  const auto finish_short = [&](Ticket t, int64_t wait_ns = ReplyTimer::kMaxSpinWaitNs - 1) {
+    clock.advance(t.completion_ns() - clock.now_ns() - wait_ns);
     finish(std::move(t));
     return timer.cpus.back();
   };
@@ -297,6 +297,9 @@ TEST_F(MountConditioner, AWorkerWaitsForAShortReplyOnlyWhenItsRequestIsAlone) {
   EXPECT_EQ(finish_short(std::move(first)), ReplyTimer::kAnyCpu);
   finish(std::move(lookup));  // answered at once
   EXPECT_EQ(finish_short(std::move(second)), ReplyTimer::kThisThread);
+  Ticket longer = conditioner.begin(Op::kRead, 4096);  // alone, but waits too long to spin for
+  conditioner.submit(longer, Op::kRead, 12288, 4096);
+  EXPECT_EQ(finish_short(std::move(longer), ReplyTimer::kMaxSpinWaitNs), ReplyTimer::kAnyCpu);
   conditioner.set_worker_spin(false);  // DISKCOND_WORKER_SPIN=off
   Ticket off = conditioner.begin(Op::kRead, 4096);
   conditioner.submit(off, Op::kRead, 8192, 4096);

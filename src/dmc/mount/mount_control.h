@@ -126,6 +126,8 @@ struct MountDiagnostics {
   uint64_t send_order_waits = 0;
   uint64_t send_order_timeouts = 0;
   int64_t send_order_waited_ns = 0;
+  // Replies a worker waited for itself, spinning (a lone request's short wait; reply_scheduler.h).
+  uint64_t spun_replies = 0;
 };
 
 struct MountStatus {

@@ -276,7 +276,10 @@ int64_t ReplyScheduler::spin_for_short_wait(int64_t due_ns, int64_t now) {
 void ReplyScheduler::at_cpu(int64_t due_ns, int cpu, Reply reply) {
   int64_t now = clock_.now_ns();
   if (cpu == kThisThread) {
-    if (due_ns > now && due_ns - now < kShortWaitNs) now = spin_for_short_wait(due_ns, now);
+    if (due_ns > now && due_ns - now < kShortWaitNs) {
+      now = spin_for_short_wait(due_ns, now);
+      if (due_ns <= now) spun_.fetch_add(1, std::memory_order_relaxed);
+    }
     cpu = kAnyCpu;
   }
   if (due_ns <= now) {

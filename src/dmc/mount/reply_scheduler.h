@@ -19,7 +19,7 @@
 // independent, as a disk's completions are.
 //
 // A short wait asked for by the thread handing the reply over (kThisThread: the Conditioner asks
-// for a lone request's reply due within kShortWaitNs) is spun by that thread, a FUSE worker, when
+// for a lone request's reply due within kMaxSpinWaitNs) is spun by that thread, a FUSE worker, when
 // no other reply waits, and sent from it: the worker woken by a queue-depth-1 caller mostly runs
 // on that caller's CPU, so the reply wakes the caller where it sleeps with no other thread to wake
 // first, as a block device completes a request on the CPU that submitted it. Queued on the
@@ -72,6 +72,11 @@ class ReplyTimer {
   // A reply due sooner than this after it is handed over is not routed to its caller's CPU: that
   // CPU's lane thread would not be scheduled there in time (Conditioner::kMinRoutedWaitNs).
   static constexpr int64_t kShortWaitNs = 50'000;
+  // The longest wait the Conditioner asks a worker to spin for (kThisThread). Measured with fio
+  // 4 KiB QD1 reads (docs/conditioner.md "Short waits"): waits of 20-30 us (SATA III SSD) gain
+  // about 11% spinning; SATA II SSD's, about 50 us of which some fell below kShortWaitNs, lost
+  // 4% when those were spun instead of sent from the caller's CPU's lane.
+  static constexpr int64_t kMaxSpinWaitNs = 35'000;
   virtual ~ReplyTimer() = default;
   // Runs `reply` once, at `due_ns` or as soon after as possible, never before; if it has to wait,
   // from a thread on CPU `cpu` when it can (kAnyCpu: any CPU; kThisThread: this one, above).
@@ -117,6 +122,8 @@ class ReplyScheduler final : public ReplyTimer {
   int64_t wake_ahead_ns() const;
   // Lanes pinned to a CPU so far.
   size_t pinned_lanes() const;
+  // Replies the thread handing them over (kThisThread) spun for and sent, since start.
+  uint64_t spun_replies() const { return spun_.load(std::memory_order_relaxed); }
 
   static constexpr int64_t kMaxWakeAheadNs = 150'000;
   // How long after its due time the unpinned lane sends a reply that a CPU's lane has not.
@@ -135,7 +142,8 @@ class ReplyScheduler final : public ReplyTimer {
   int64_t spin_for_short_wait(int64_t due_ns, int64_t now);
 
   const Clock& clock_;
-  LatenessHistogram lateness_;   // lock-free, shared by the lanes
+  LatenessHistogram lateness_;  // lock-free, shared by the lanes
+  std::atomic<uint64_t> spun_{0};
   std::atomic<int> waiting_{0};  // replies queued (or spun for) and not yet sent, over all lanes
   std::unique_ptr<Lane> any_cpu_;
   mutable std::mutex lanes_mu_;

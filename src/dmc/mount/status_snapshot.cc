@@ -31,6 +31,7 @@ StatusReply status_snapshot(const std::string& mount_point, Filesystem& fs,
   s.diagnostics.backing_bound_excess_total_ns = bound.total_excess_ns;
   s.diagnostics.wake_ahead_ns = scheduler.wake_ahead_ns();
   s.diagnostics.max_lateness_ns = scheduler.max_lateness_ns();
+  s.diagnostics.spun_replies = scheduler.spun_replies();
   s.diagnostics.transit_lead_read_ns = conditioner.transit_lead_ns();
   s.diagnostics.transit_lead_write_ns = conditioner.transit_lead_ns();
   s.diagnostics.copy_lead_read_1mib_ns =
