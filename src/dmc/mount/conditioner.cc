@@ -114,7 +114,7 @@ void Conditioner::lower(std::atomic<int64_t>& floor, int64_t value) {
 void Conditioner::finish(Ticket t, ReplyTimer::Reply send, uint64_t reply_bytes) {
   // A misused ticket's reply still goes (at once): a caller left without one would hang.
   const bool ok = check_ticket(t);
-  // Whether any other request is being served: the worker may then not hold a CPU for this one.
+  // No other request is being served: only then may the worker hold its CPU for this one.
   const bool alone = ok && live_tickets_.fetch_sub(1, std::memory_order_relaxed) == 1;
   charged(t);
   t.owner_ = nullptr;
