@@ -15,12 +15,21 @@
 // caller's critical path, gets only huge buffers; a deep one (1 MiB QD64 x 2: 128 buffers) gets
 // ordinary ones beyond the first few. The cap counts what was allocated.
 //
+// Where a buffer was last read matters to the next write into it: a backing pread of 1 MiB into a
+// buffer whose reply another CPU had just copied out took 430-500 us on this project's 2-core VM
+// at times (the host running its two vCPUs far apart), 86-90 us otherwise, against 57-59 us when
+// the same CPU had, and 49-50 us into one last used four requests earlier, whatever the CPU
+// (docs/conditioner.md "Which buffer a read gets"). So kept buffers remember the CPU that gave
+// them back (where the reply was copied), huge ones are used in turn, oldest first, at least
+// kHugeRotation of them, and get() prefers one kept by its caller's CPU.
+//
 // Thread-safe: buffers are taken on FUSE workers and often given back on the reply thread.
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <vector>
 
@@ -39,6 +48,7 @@ class BufferPool {
   static constexpr size_t kHugeFromBytes = size_t{1} << 20;   // from here on, huge pages
   static constexpr size_t kHugePageBytes = size_t{2} << 20;
   static constexpr int kMaxHugeBuffers = 8;  // 16 MiB at most for 1 MiB buffers
+  static constexpr int kHugeRotation = 4;    // made before any kept one is used again
 
   // The bytes allocated for a huge-page buffer of `capacity` (a power of two of at least
   // kHugeFromBytes); an ordinary buffer takes its capacity.
@@ -68,7 +78,11 @@ class BufferPool {
     bool huge_ = false;
   };
 
-  explicit BufferPool(size_t max_cached_bytes) : max_cached_bytes_(max_cached_bytes) {}
+  // The CPU the calling thread runs on (sched_getcpu by default; tests pass their own). A
+  // negative value matches no kept buffer's CPU.
+  using CurrentCpu = std::function<int()>;
+
+  explicit BufferPool(size_t max_cached_bytes, CurrentCpu current_cpu = {});
   ~BufferPool();  // REQUIRES: every Buffer has been destroyed
   BufferPool(const BufferPool&) = delete;
   BufferPool& operator=(const BufferPool&) = delete;
@@ -83,16 +97,30 @@ class BufferPool {
 
  private:
   static constexpr size_t kClasses = 11;  // 4 KiB .. 4 MiB
+  // How many of a class's most recently kept buffers get() looks through for one of its CPU.
+  static constexpr size_t kCpuSearch = 8;
+
+  struct Kept {
+    char* data;
+    int cpu;  // the CPU that gave it back
+  };
+  // Takes the most recently kept buffer of `cpu` among the last kCpuSearch of `list`, or, when
+  // `any_cpu`, the most recently kept one; nullptr when there is none.
+  static char* take_newest(std::vector<Kept>& list, int cpu, bool any_cpu);
+  // Takes the least recently kept buffer of `cpu`, or, when `any_cpu`, the least recently kept
+  // one; nullptr when there is none.
+  static char* take_oldest(std::vector<Kept>& list, int cpu, bool any_cpu);
   static size_t class_of(size_t capacity);
   void give_back(char* data, size_t capacity, bool huge);
 
   const size_t max_cached_bytes_;
+  const CurrentCpu current_cpu_;
   mutable std::mutex mu_;
-  std::array<std::vector<char*>, kClasses> free_;       // guarded by mu_
-  std::array<std::vector<char*>, kClasses> free_huge_;  // guarded by mu_
-  int huge_buffers_ = 0;                                // guarded by mu_
-  size_t cached_bytes_ = 0;                             // guarded by mu_
-  uint64_t allocations_ = 0;                            // guarded by mu_
+  std::array<std::vector<Kept>, kClasses> free_;       // guarded by mu_
+  std::array<std::vector<Kept>, kClasses> free_huge_;  // guarded by mu_
+  int huge_buffers_ = 0;                               // guarded by mu_
+  size_t cached_bytes_ = 0;                            // guarded by mu_
+  uint64_t allocations_ = 0;                           // guarded by mu_
 };
 
 }  // namespace diskcond::mount

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -10,6 +11,11 @@
 
 namespace diskcond::mount {
 namespace {
+
+// Pools whose counts the tests check run "on" CPU 0 throughout, whatever CPU the thread is on.
+int cpu_zero() {
+  return 0;
+}
 
 TEST(BufferPool, BuffersAreAlignedAndAtLeastTheSizeAsked) {
   BufferPool pool(8 << 20);
@@ -35,18 +41,19 @@ TEST(BufferPool, DataBuffersAreAlignedToTheirPageSize) {
 }
 
 TEST(BufferPool, SteadyTrafficReusesBuffers) {
-  BufferPool pool(8 << 20);
+  BufferPool pool(16 << 20, cpu_zero);
   for (int i = 0; i < 100; ++i) {
     auto a = pool.get(1 << 20);
     auto b = pool.get(4096);
     auto c = pool.get(3000);  // same class as 4096
   }
-  EXPECT_EQ(pool.allocations(), 3u);
-  EXPECT_EQ(pool.cached_bytes(), (2u << 20) + 2 * 4096);  // the 1 MiB buffer is a 2 MiB page
+  // The 1 MiB buffers: kHugeRotation used in turn, each a 2 MiB page.
+  EXPECT_EQ(pool.allocations(), BufferPool::kHugeRotation + 2u);
+  EXPECT_EQ(pool.cached_bytes(), BufferPool::kHugeRotation * (2u << 20) + 2 * 4096);
 }
 
 TEST(BufferPool, CachedMemoryStaysUnderTheCap) {
-  BufferPool pool(1 << 20);
+  BufferPool pool(1 << 20, cpu_zero);
   {
     std::vector<BufferPool::Buffer> held;
     for (int i = 0; i < 8; ++i) held.push_back(pool.get(256 << 10));
@@ -58,7 +65,7 @@ TEST(BufferPool, CachedMemoryStaysUnderTheCap) {
 TEST(BufferPool, TheFirstOneMebibyteBuffersAreWholeHugePages) {
   EXPECT_EQ(BufferPool::huge_allocation_bytes(1 << 20), 2u << 20);
   EXPECT_EQ(BufferPool::huge_allocation_bytes(4 << 20), 4u << 20);
-  BufferPool pool(64 << 20);
+  BufferPool pool(64 << 20, cpu_zero);
   const int n = BufferPool::kMaxHugeBuffers + 2;
   {
     std::vector<BufferPool::Buffer> held;
@@ -84,7 +91,7 @@ TEST(BufferPool, TheFirstOneMebibyteBuffersAreWholeHugePages) {
 }
 
 TEST(BufferPool, AHugeBufferOverTheCapIsFreedAndCountedOut) {
-  BufferPool pool(2 << 20);
+  BufferPool pool(2 << 20, cpu_zero);
   {
     auto a = pool.get(1 << 20);
     auto b = pool.get(1 << 20);
@@ -102,6 +109,72 @@ TEST(BufferPool, HugeBuffersAreNotKept) {
     ASSERT_NE(b.data(), nullptr);
   }
   EXPECT_EQ(pool.cached_bytes(), 0u);
+}
+
+TEST(BufferPool, ABufferKeptByTheCallersCpuIsTakenFirst) {
+  int cpu = 0;
+  BufferPool pool(8 << 20, [&cpu] { return cpu; });
+  auto a = pool.get(64 << 10);
+  auto b = pool.get(64 << 10);
+  char* const a_data = a.data();
+  char* const b_data = b.data();
+  cpu = 1;
+  a = BufferPool::Buffer();  // kept by CPU 1
+  cpu = 0;
+  b = BufferPool::Buffer();  // kept by CPU 0, the more recent
+  cpu = 1;
+  auto c = pool.get(64 << 10);
+  EXPECT_EQ(c.data(), a_data);
+  cpu = 2;  // none of its own: the most recently kept
+  auto d = pool.get(64 << 10);
+  EXPECT_EQ(d.data(), b_data);
+  EXPECT_EQ(pool.allocations(), 2u);
+}
+
+TEST(BufferPool, HugeBuffersAreUsedInTurnOldestFirst) {
+  BufferPool pool(64 << 20, cpu_zero);
+  std::vector<char*> order;
+  for (int i = 0; i < 3 * BufferPool::kHugeRotation; ++i) {
+    auto b = pool.get(1 << 20);
+    ASSERT_TRUE(b.huge());
+    order.push_back(b.data());
+  }
+  EXPECT_EQ(pool.allocations(), static_cast<uint64_t>(BufferPool::kHugeRotation));
+  for (size_t i = BufferPool::kHugeRotation; i < order.size(); ++i) {
+    EXPECT_EQ(order[i], order[i - BufferPool::kHugeRotation]) << i;
+  }
+}
+
+TEST(BufferPool, ASmallCapKeepsOneHugeBufferInUse) {
+  BufferPool pool(4 << 20, cpu_zero);  // room for two 1 MiB buffers, not for kHugeRotation
+  for (int i = 0; i < 20; ++i) {
+    auto b = pool.get(1 << 20);
+    EXPECT_TRUE(b.huge());
+  }
+  EXPECT_EQ(pool.allocations(), 1u);
+}
+
+TEST(BufferPool, AHugeBufferOfAnotherCpuIsTakenOnlyWhenNoNewOneMayBeMade) {
+  int cpu = 0;
+  BufferPool pool(64 << 20, [&cpu] { return cpu; });
+  std::vector<BufferPool::Buffer> held;
+  for (int i = 0; i < BufferPool::kHugeRotation; ++i) held.push_back(pool.get(1 << 20));
+  std::vector<char*> cpu0;
+  for (const auto& b : held) cpu0.push_back(b.data());
+  held.clear();  // all kept by CPU 0
+  cpu = 1;       // CPU 1 gets new ones while it may
+  for (int i = BufferPool::kHugeRotation; i < BufferPool::kMaxHugeBuffers; ++i) {
+    held.push_back(pool.get(1 << 20));
+    ASSERT_TRUE(held.back().huge());
+    EXPECT_EQ(std::count(cpu0.begin(), cpu0.end(), held.back().data()), 0) << i;
+  }
+  EXPECT_EQ(pool.huge_buffers(), BufferPool::kMaxHugeBuffers);
+  auto other = pool.get(1 << 20);  // then CPU 0's oldest
+  EXPECT_EQ(other.data(), cpu0.front());
+  cpu = 0;  // CPU 0 its own, oldest first
+  auto own = pool.get(1 << 20);
+  EXPECT_EQ(own.data(), cpu0[1]);
+  EXPECT_EQ(pool.allocations(), static_cast<uint64_t>(BufferPool::kMaxHugeBuffers));
 }
 
 TEST(BufferPool, MovedBufferIsReturnedOnce) {
