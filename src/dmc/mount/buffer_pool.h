@@ -16,9 +16,9 @@
 // ordinary ones beyond the first few. The cap counts what was allocated.
 //
 // Where a buffer was last read matters to the next write into it: a backing pread of 1 MiB into a
-// buffer whose reply another CPU had just copied out took 430-500 us on this project's 2-core VM
-// at times (the host running its two vCPUs far apart), 86-90 us otherwise, against 57-59 us when
-// the same CPU had, and 49-50 us into one last used four requests earlier, whatever the CPU
+// buffer whose reply another CPU had just copied out took 426-504 us on this project's 2-core VM
+// at times (the host running its two vCPUs far apart), 84-120 us otherwise, against 55-69 us when
+// the same CPU had, and mostly 47-66 us into one last used four requests earlier, whatever the CPU
 // (docs/conditioner.md "Which buffer a read gets"). So kept buffers remember the CPU that gave
 // them back (where the reply was copied), huge ones are used in turn, oldest first, at least
 // kHugeRotation of them, and get() prefers one kept by its caller's CPU.
