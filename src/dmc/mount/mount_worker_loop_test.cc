@@ -117,7 +117,10 @@ std::map<std::string, long> switches_of_threads_named(pid_t pid, const std::stri
 // by the core workers alone: the spares park rather than take turns (the kernel hands a request
 // to the reader that has waited longest), so its requests keep to a few warm workers with huge
 // buffers. A worker that served a request blocked again after it (a voluntary switch); a parked
-// or idle one did not. Fails with DISKCOND_PARK_SPARES=off: every worker takes its turn.
+// or idle one did not. A spare still in its read may take one late turn before it parks (on the
+// 2-core VM of 2026-12-06, 1-6 spares did so in the 400 reads after the warm-up, in 28 of 41
+// runs), so the reads go in rounds of 100 until one round is served by the core workers alone, at
+// most ten. Fails with DISKCOND_PARK_SPARES=off: every round goes round every worker.
 TEST_F(MountWorkerLoop, AfterADeepQueueOnlyTheCoreWorkersServeQueueDepthOne) {
   start(ssd_profile(0));
   const pid_t pid = control_->status(dir_)->daemon_pid;
@@ -133,17 +136,24 @@ TEST_F(MountWorkerLoop, AfterADeepQueueOnlyTheCoreWorkersServeQueueDepthOne) {
     for (int i = 0; i < n; ++i) ASSERT_EQ(pread(fd, data, 4096, (i % 256) * 4096), 4096);
   };
   read_qd1(4 * workers);  // each spare still in its read takes its last turn and parks
-  const auto before = switches_of_threads_named(pid, "dmc-fuse");
-  read_qd1(400);
-  const auto after = switches_of_threads_named(pid, "dmc-fuse");
+  std::string rounds;
+  int served = 0;
+  for (int round = 0; round < 10; ++round) {
+    const auto before = switches_of_threads_named(pid, "dmc-fuse");
+    read_qd1(100);
+    const auto after = switches_of_threads_named(pid, "dmc-fuse");
+    served = 0;
+    for (const auto& [tid, n] : after) {
+      auto it = before.find(tid);
+      served += it == before.end() || n > it->second;
+    }
+    rounds += std::to_string(served) + " ";
+    if (served <= static_cast<int>(kCoreWorkers)) break;
+  }
   close(fd);
   std::free(data);
-  int served = 0;
-  for (const auto& [tid, n] : after) {
-    auto it = before.find(tid);
-    served += it == before.end() || n > it->second;
-  }
-  EXPECT_LE(served, static_cast<int>(kCoreWorkers)) << "of " << workers << " workers";
+  EXPECT_LE(served, static_cast<int>(kCoreWorkers))
+      << "of " << workers << " workers; served per round: " << rounds;
   EXPECT_GE(served, 1);
 }
 
