@@ -22,8 +22,9 @@
 # machine, not on the mount: a VM whose idle vCPUs halt (the guest's `haltpoll` driver with
 # guest_halt_poll_ns 0) wakes a caller that slept 116 us 40-60 us late, whatever woke it. So each
 # QD1 row also gets "an ideal device here": build/ideal_device (dmc/ideal_device.h), a thread that completes
-# each request exactly the model's service time after its issue and wakes the sleeping caller,
-# with no FUSE and no disk model; its rate (1 / the mean wait) is what any device of the model's
+# each request exactly the model's service time after its issue and wakes the sleeping caller
+# (which first pins a buffer of the request's size, as the kernel pins an O_DIRECT caller's before
+# any device sees the command: dmc/ideal_device.h), with no FUSE and no disk model; its rate (1 / the mean wait) is what any device of the model's
 # speed delivers to such a caller on this machine. A mount keeps idle CPUs polling while its
 # traffic flows (mount/idle_poll.h), which takes most of that cost away; the ideal device then
 # runs with them polling too. A QD1 row whose ideal device is itself more
@@ -107,15 +108,19 @@ acc_idle_policy() {
 
 
 # acc_ideal PROFILE-KEY: for each QD1 workload, the rate of an ideal device of the model's speed
-# here (build/ideal_device with the service time 1 / this round's predicted IOPS; about a second)
+# here (build/ideal_device with the service time 1 / this round's predicted IOPS, its caller
+# pinning a buffer of the workload's block size first as the kernel pins an O_DIRECT caller's;
+# about a second)
 acc_ideal() {
-  local key=$1 i pred service_us count mean
+  local key=$1 i pred service_us count mean bytes
   for i in 0 2 4 6; do
+    IFS='|' read -r _ _ _ bytes _ <<< "${ACC_WORKLOADS[$i]}"
+    if [[ $bytes == 1m ]]; then bytes=1048576; else bytes=4096; fi
     pred=$(vals "acc.$key.$i.pred" | tail -1)
     if ! is_num "$pred" || ! ge "$pred" 1; then put "acc.$key.$i.ideal" nan; continue; fi
     service_us=$(calc "1e6 / $pred")
     count=$(awk -v s="$service_us" 'BEGIN { n = int(1e6 / s); if (n < 200) n = 200; if (n > 20000) n = 20000; print n }')
-    mean=$(cmd "$IDEAL_DEVICE" "$service_us" "$count" $(mounts_poll_idle_cpus && echo idle-poll) | awk '{ for (f = 1; f < NF; f++) if ($f == "mean") print $(f + 1) }')
+    mean=$(cmd "$IDEAL_DEVICE" "$service_us" "$count" "$bytes" $(mounts_poll_idle_cpus && echo idle-poll) | awk '{ for (f = 1; f < NF; f++) if ($f == "mean") print $(f + 1) }')
     if is_num "$mean"; then put "acc.$key.$i.ideal" "$(calc "1e6 / $mean")"; else put "acc.$key.$i.ideal" nan; fi
   done
 }
@@ -238,7 +243,9 @@ acc_report() {
   echo "row shows the fractions of the floor achieved (*near the floor*, or *floor* beyond it)."
   echo "Ideal here (QD1 rows): an ideal device of the model's speed on this machine, a thread that"
   echo "completes each request exactly the model's service time after its issue and wakes the"
-  echo "sleeping caller (\`build/ideal_device\`, no FUSE, no model; 1 / its mean wait). Where"
+  echo "sleeping caller, which first pins a buffer of the request's size as the kernel pins an"
+  echo "O_DIRECT caller's before any device sees the command (since 2026-12-07; vmsplice(2), about 11 us"
+  echo "for 1 MiB on the 2-core VM; \`build/ideal_device\`, no FUSE, no model; 1 / its mean wait). Where"
   echo "it is itself short of the prediction, waking a caller costs this machine that much and the"
   echo "goal is no more than the same tolerance below the ideal device instead (*met here* / **not"
   echo "met here**; a run above the ideal device's is met; the error against the prediction stays,"

@@ -38,6 +38,23 @@ TEST(IdealDevice, IdleCpusPollWhenAskedAndAllowed) {
   EXPECT_FALSE(plain->idle_poll_held);
 }
 
+// Asked to, the caller pins a buffer of the request's size before each request, and that time
+// is part of its wait; a buffer larger than a pipe holds is pinned in pieces.
+TEST(IdealDevice, PinningTheCallersBufferIsPartOfEveryWait) {
+  for (const uint64_t bytes : {uint64_t{1} << 20, uint64_t{3} << 20}) {
+    auto run = run_ideal_device(100'000, 200, /*idle_poll=*/false, bytes);
+    ASSERT_TRUE(run.ok()) << run.error();
+    EXPECT_EQ(run->pinned_bytes, bytes);
+    EXPECT_GT(run->mean_pin_ns, 0.0);
+    EXPECT_GE(run->mean_wait_ns, 100'000 + run->mean_pin_ns);
+    EXPECT_GT(run->min_wait_ns, 100'000);
+  }
+  auto plain = run_ideal_device(100'000, 10);
+  ASSERT_TRUE(plain.ok()) << plain.error();
+  EXPECT_EQ(plain->pinned_bytes, 0u);
+  EXPECT_EQ(plain->mean_pin_ns, 0.0);
+}
+
 TEST(IdealDevice, RequestsFillTheBudgetWithinLimits) {
   EXPECT_EQ(ideal_device_requests(115'600, 1'000'000'000), 8650u);    // Slow SSD 4 KiB: 1 s
   EXPECT_EQ(ideal_device_requests(20'000'000, 1'000'000'000), 200u);  // 1 MiB on an HDD

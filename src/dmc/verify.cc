@@ -230,7 +230,7 @@ Result<std::vector<VerifyCheck>> verify_directory(
         const auto service_ns = static_cast<int64_t>(1e9 / predicted_iops);
         auto ideal = run_ideal_device(
             service_ns, ideal_device_requests(service_ns, plan.ideal_device_budget_ns),
-            best->idle_poll_held);
+            best->idle_poll_held, w.block_bytes);
         if (!ideal.ok()) return make_error(fmt::format("{}: {}", named.label, ideal.error()));
         if (ideal->idle_poll_held == best->idle_poll_held) ideal_iops = ideal->iops();
       }

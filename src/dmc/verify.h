@@ -116,7 +116,8 @@ struct VerifyCheck {
   // (host_delay_share()); empty at higher depths or without a probe.
   std::optional<double> host_delay_share;
   // Queue depth 1, short of the prediction: what an ideal device of the model's speed delivers to
-  // a caller that sleeps while it waits, on this machine (dmc/ideal_device.h); else empty.
+  // a caller that sleeps while it waits and first pins its buffer, as the kernel pins an
+  // O_DIRECT caller's, on this machine (dmc/ideal_device.h); else empty.
   std::optional<double> ideal_iops;
   Verdict verdict = Verdict::kFail;
   bool pass = false;  // verdict != kFail: nothing the mount is to blame for
