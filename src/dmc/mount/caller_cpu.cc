@@ -10,15 +10,21 @@ namespace diskcond::mount {
 namespace {
 
 thread_local pid_t current_caller = 0;
+thread_local int current_caller_cpu = -1;
 
 }  // namespace
 
-void set_request_caller(pid_t tid) {
+void set_request_caller(pid_t tid, int sent_from_cpu) {
   current_caller = tid;
+  current_caller_cpu = sent_from_cpu;
 }
 
 pid_t request_caller() {
   return current_caller;
+}
+
+int request_caller_cpu() {
+  return current_caller_cpu;
 }
 
 int parse_stat_cpu(std::string_view stat) {

@@ -6,12 +6,14 @@
 // (measured on the 2-core VM: 50-60 us after a 4 ms wait, 12 us after 120 us). Sent from the
 // caller's own CPU, the reply thread's timer takes that wake-up (and its wake-ahead learns and
 // hides it), and the caller then runs on a CPU already awake, as a block device's completion
-// runs on the submitting CPU (blk-mq's rq_affinity). Where the caller runs is the kernel's
-// `processor` field of /proc/<tid>/stat: the CPU it last ran on, which a sleeping thread keeps.
+// runs on the submitting CPU (blk-mq's rq_affinity). Where the caller runs: the CPU it sent the
+// request from, where the kernel's send stamps give it (send_stamps.h; the caller goes to sleep
+// there right after the send), else the kernel's `processor` field of /proc/<tid>/stat: the CPU
+// it last ran on, which a sleeping thread keeps, read again at most every CallerCpus::kRefreshNs.
 //
-// session_io.cc notes each request's caller (the thread id in its FUSE header) for the worker
-// thread that reads it; the handler's Conditioner::finish asks CallerCpus for that thread's CPU.
-// Thread ids are the mount's pid namespace's, which is the daemon's.
+// session_io.cc notes each request's caller (the thread id in its FUSE header) and its CPU at the
+// send for the worker thread that reads it; the handler's Conditioner::finish takes that CPU, or
+// asks CallerCpus for the thread's. Thread ids are the mount's pid namespace's, the daemon's.
 #pragma once
 
 #include <sys/types.h>
@@ -24,10 +26,12 @@
 
 namespace diskcond::mount {
 
-// The caller (thread id) of the FUSE request this thread is serving: set as a worker reads a
-// request from /dev/fuse, 0 on a thread that never read one.
-void set_request_caller(pid_t tid);
+// The caller (thread id) of the FUSE request this thread is serving, and the CPU it sent it from
+// (-1: not known): set as a worker reads a request from /dev/fuse; 0 and -1 on a thread that
+// never read one.
+void set_request_caller(pid_t tid, int sent_from_cpu = -1);
 pid_t request_caller();
+int request_caller_cpu();
 
 // Field 39 (`processor`) of a /proc/<tid>/stat line, or -1 if the line is malformed. The second
 // field (the command name, in parentheses) may hold spaces and parentheses: fields are counted

@@ -90,12 +90,19 @@ TEST(MountCallerCpu, TheCacheStaysBounded) {
 }
 
 TEST(MountCallerCpu, TheRequestCallerIsPerThread) {
-  set_request_caller(99);
+  set_request_caller(99, 1);
   pid_t other = -1;
-  std::thread([&] { other = request_caller(); }).join();
+  int other_cpu = 0;
+  std::thread([&] {
+    other = request_caller();
+    other_cpu = request_caller_cpu();
+  }).join();
   EXPECT_EQ(request_caller(), 99);
+  EXPECT_EQ(request_caller_cpu(), 1);
   EXPECT_EQ(other, 0);
+  EXPECT_EQ(other_cpu, -1);
   set_request_caller(0);
+  EXPECT_EQ(request_caller_cpu(), -1);
 }
 
 }  // namespace

@@ -151,7 +151,9 @@ void Conditioner::finish(Ticket t, ReplyTimer::Reply send, uint64_t reply_bytes)
   const int64_t wait = due - io_done;
   if (wait >= kMinRoutedWaitNs) {
     if (caller_cpus_ != nullptr && scheduler_.routes_by_cpu()) {
-      cpu = caller_cpus_->cpu_of(request_caller(), clock_.wall_now_ns());
+      const int sent_from = request_caller_cpu();
+      cpu =
+          sent_from >= 0 ? sent_from : caller_cpus_->cpu_of(request_caller(), clock_.wall_now_ns());
     }
   } else if (wait > 0 && wait < ReplyTimer::kMaxSpinWaitNs && worker_spin_ && alone) {
     cpu = ReplyTimer::kThisThread;

@@ -240,6 +240,30 @@ TEST_F(MountConditioner, DataAlsoLeadsByItsCopyIntoTheCallerOrTheDaemon) {
   EXPECT_EQ(conditioner.data_lead_ns(kMiB, kMiB), 0);
 }
 
+// Where the send stamps say which CPU the caller sent the request from, its reply goes there and
+// /proc is not read.
+TEST_F(MountConditioner, AReplyThatWaitsGoesToTheCpuItsCallerSentFrom) {
+  std::vector<pid_t> asked;
+  CallerCpus callers([&](pid_t tid) {
+    asked.push_back(tid);
+    return 1;
+  });
+  conditioner.set_caller_cpus(&callers);
+  set_request_caller(4242, 0);
+  Ticket stamped = conditioner.begin(Op::kRead, 4096);
+  conditioner.submit(stamped, Op::kRead, 0, 4096);
+  finish(std::move(stamped));
+  set_request_caller(4242);  // not stamped: its CPU from /proc
+  Ticket unstamped = conditioner.begin(Op::kRead, 4096);
+  conditioner.submit(unstamped, Op::kRead, 0, 4096);
+  finish(std::move(unstamped));
+  set_request_caller(0);
+  ASSERT_EQ(timer.cpus.size(), 2u);
+  EXPECT_EQ(timer.cpus[0], 0);
+  EXPECT_EQ(timer.cpus[1], 1);
+  EXPECT_EQ(asked, std::vector<pid_t>{4242});
+}
+
 // Probes that only saw slow trips (a start-up under load) give no more than the cap: a caller
 // whose own trip is far shorter gets its reply at most kMaxTransitLeadNs before the model's time.
 TEST_F(MountConditioner, AReplyThatWaitsAsksForItsCallersCpu) {

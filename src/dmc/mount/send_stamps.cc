@@ -41,11 +41,12 @@ SentRequest SendStampTable::sent(uint64_t unique) const {
   if (unique == 0 || slot.unique.load(std::memory_order_acquire) != unique) return {};
   const uint64_t sent = slot.sent_ns.load(std::memory_order_acquire);
   const uint32_t opcode = slot.opcode.load(std::memory_order_acquire);
+  const uint32_t cpu = slot.cpu.load(std::memory_order_acquire);
   // A later request may have taken the slot meanwhile; one that wrote its time but not yet its
   // name goes unseen, and its time is later than this request's: an arrival that late only makes
   // the reply later.
   if (slot.unique.load(std::memory_order_acquire) != unique) return {};
-  return {static_cast<int64_t>(sent), opcode};
+  return {static_cast<int64_t>(sent), opcode, static_cast<int>(cpu)};
 }
 
 Result<std::unique_ptr<KernelSendStamps>> KernelSendStamps::attach(dev_t mount_dev) {

@@ -42,7 +42,7 @@ struct SendStampSlot {
   std::atomic<uint64_t> unique;   // the request whose time sent_ns is; 0: none yet
   std::atomic<uint64_t> sent_ns;  // CLOCK_MONOTONIC when the kernel sent it
   std::atomic<uint32_t> opcode;   // its FUSE opcode (FUSE_READ ...)
-  uint32_t unused;
+  std::atomic<uint32_t> cpu;      // the CPU its caller sent it from
 };
 static_assert(sizeof(SendStampSlot) == 24);
 
@@ -50,6 +50,7 @@ static_assert(sizeof(SendStampSlot) == 24);
 struct SentRequest {
   int64_t sent_ns = 0;  // CLOCK_MONOTONIC; 0: not known (see SendStampTable::sent)
   uint32_t opcode = 0;
+  int cpu = -1;  // the CPU its caller sent it from (and, most likely, sleeps on); -1: not known
 };
 
 // Looks requests up in the slots the program writes (or a test's array).
@@ -61,8 +62,8 @@ class SendStampTable {
   explicit SendStampTable(const SendStampSlot* slots) : slots_(slots) {}
 
   static uint32_t slot_of(uint64_t unique) { return static_cast<uint32_t>(unique >> 1) % kSlots; }
-  // When the kernel sent request `unique` (CLOCK_MONOTONIC, ns) and its opcode, or {0, 0} when
-  // its slot names another request (or none) before or after they are read.
+  // When the kernel sent request `unique` (CLOCK_MONOTONIC, ns), its opcode and its caller's CPU,
+  // or {0, 0, -1} when its slot names another request (or none) before or after they are read.
   SentRequest sent(uint64_t unique) const;
   int64_t sent_ns(uint64_t unique) const { return sent(unique).sent_ns; }
 

@@ -17,11 +17,12 @@ class FakeSendStamps {
   FakeSendStamps(const FakeSendStamps&) = delete;
   FakeSendStamps& operator=(const FakeSendStamps&) = delete;
 
-  // The program's writes, in its order: the time and the opcode, then the request's name.
-  void stamp(uint64_t unique, uint64_t sent_ns, uint32_t opcode = FUSE_READ) {
+  // The program's writes, in its order: the time, the opcode and the CPU, then the request's name.
+  void stamp(uint64_t unique, uint64_t sent_ns, uint32_t opcode = FUSE_READ, uint32_t cpu = 0) {
     SendStampSlot& slot = slots_[SendStampTable::slot_of(unique)];
     slot.sent_ns.store(sent_ns);
     slot.opcode.store(opcode);
+    slot.cpu.store(cpu);
     slot.unique.store(unique);
   }
   const SendStampTable& table() const { return table_; }

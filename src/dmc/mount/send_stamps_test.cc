@@ -15,11 +15,14 @@ TEST(SendStampTable, RequestsNumberedInStepsOfTwoTakeNeighbouringSlotsAndWrapAro
   EXPECT_EQ(SendStampTable::slot_of(2 * SendStampTable::kSlots + 2), 1u);
 }
 
-TEST(SendStampTable, ARequestsTimeIsFoundWhileItsSlotNamesIt) {
+TEST(SendStampTable, ARequestsTimeOpcodeAndCpuAreFoundWhileItsSlotNamesIt) {
   FakeSendStamps stamps;
   const SendStampTable& table = stamps.table();
   stamps.stamp(2, 1'000'500);
-  stamps.stamp(4, 1'000'900, FUSE_WRITE);
+  stamps.stamp(4, 1'000'900, FUSE_WRITE, 1);
+  EXPECT_EQ(table.sent(2).cpu, 0);
+  EXPECT_EQ(table.sent(4).cpu, 1);
+  EXPECT_EQ(table.sent(6).cpu, -1);
   EXPECT_EQ(table.sent_ns(2), 1'000'500);
   EXPECT_EQ(table.sent_ns(4), 1'000'900);
   EXPECT_EQ(table.sent(2).opcode, static_cast<uint32_t>(FUSE_READ));
@@ -38,6 +41,7 @@ TEST(SendStampTable, ASlotTakenByALaterRequestNamesOnlyThatOne) {
   stamps.stamp(later, 9'000'000, FUSE_GETATTR);
   EXPECT_EQ(table.sent_ns(2), 0);
   EXPECT_EQ(table.sent(2).opcode, 0u);
+  EXPECT_EQ(table.sent(2).cpu, -1);
   EXPECT_EQ(table.sent_ns(later), 9'000'000);
 }
 

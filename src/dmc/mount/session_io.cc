@@ -49,15 +49,17 @@ bool sample(unsigned& counter, const CopyBound& bound, bool small) {
 
 // Notes the arrival of the request a worker has just read (request_arrival.h): the read, and the
 // kernel's send when it was stamped (send_stamps.h), both on the conditioner's clock. A forget or
-// an interrupt is never stamped (they do not pass the tracepoint) and is not looked up.
-void note_arrival(Filesystem& fs, const fuse_in_header& header) {
+// an interrupt is never stamped (they do not pass the tracepoint) and is not looked up. Returns the
+// CPU the caller sent it from, or -1 (not stamped).
+int note_arrival(Filesystem& fs, const fuse_in_header& header) {
   const bool stampable = fs.send_stamps != nullptr && header.opcode != FUSE_FORGET &&
                          header.opcode != FUSE_BATCH_FORGET && header.opcode != FUSE_INTERRUPT;
   if (!stampable) {
     note_request_read(fs.conditioner.now(), 0, header.unique);
-    return;
+    return -1;
   }
-  const int64_t sent = fs.send_stamps->sent_ns(header.unique);
+  const SentRequest request = fs.send_stamps->sent(header.unique);
+  const int64_t sent = request.sent_ns;
   // The wall clock before the device clock: the send, at or before the one, is at or before the
   // other.
   const int64_t wall = clock_ns(CLOCK_MONOTONIC);
@@ -65,7 +67,7 @@ void note_arrival(Filesystem& fs, const fuse_in_header& header) {
   if (sent <= 0 || sent > wall) {
     fs.arrivals.missed.fetch_add(1, std::memory_order_relaxed);
     note_request_read(now, 0, header.unique);
-    return;
+    return -1;
   }
   const int64_t handover = wall - sent;
   fs.arrivals.stamped.fetch_add(1, std::memory_order_relaxed);
@@ -75,6 +77,7 @@ void note_arrival(Filesystem& fs, const fuse_in_header& header) {
   // large read's first piece could arrive after its second (MountSendOrder: overtaken commands
   // with no wait running out, 1 run in about 40 with both CPUs busy).
   note_request_read(now, fs.conditioner.at_wall(sent), header.unique);
+  return request.cpu;
 }
 
 // Reads a request; one read in CopyBound::kSampleEvery per thread (see kSampleEveryWarmSlot0)
@@ -103,8 +106,9 @@ ssize_t read_hook(int fd, void* buf, size_t length, void* userdata) {
   const ssize_t n = read(fd, buf, length);
   // The request's arrival for the model (request_arrival.h); not with FUSE over io_uring, whose
   // requests do not come through here.
+  int sent_from_cpu = -1;
   if (n >= static_cast<ssize_t>(sizeof(fuse_in_header)) && fs.uring == nullptr) {
-    note_arrival(fs, *static_cast<const fuse_in_header*>(buf));
+    sent_from_cpu = note_arrival(fs, *static_cast<const fuse_in_header*>(buf));
     served = static_cast<const fuse_in_header*>(buf)->unique;
   }
   if (n > 0) {
@@ -118,10 +122,11 @@ ssize_t read_hook(int fd, void* buf, size_t length, void* userdata) {
         bytes > CopyBound::kWriteHeaderBytes ? bytes - CopyBound::kWriteHeaderBytes : 0, cpu);
     errno = saved;
   }
-  // The caller of the request this thread serves next; none if this read brought none.
+  // The caller of the request this thread serves next, and its CPU; none if this read brought none.
   set_request_caller(n >= static_cast<ssize_t>(sizeof(fuse_in_header))
                          ? static_cast<pid_t>(static_cast<const fuse_in_header*>(buf)->pid)
-                         : 0);
+                         : 0,
+                     sent_from_cpu);
   if (n > 0) {
     fs.killpriv.saw_request(buf, static_cast<size_t>(n));
     if (fs.uring != nullptr) fs.uring->saw_request(buf, static_cast<size_t>(n));

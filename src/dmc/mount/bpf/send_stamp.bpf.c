@@ -2,7 +2,8 @@
 //
 // Runs at the tracepoint fuse_request_send, in the context of the task whose system call made the
 // request, just after the kernel numbered it (`unique`) and before it is queued for the daemon. It
-// writes CLOCK_MONOTONIC (bpf_ktime_get_ns) and the request's opcode, then its `unique`, into slot
+// writes CLOCK_MONOTONIC (bpf_ktime_get_ns), the request's opcode and the CPU the caller sends it
+// from (where it then sleeps, caller_cpu.h), then its `unique`, into slot
 // (unique >> 1) % kSlots of an mmap-able array; the daemon reads the slot after reading the
 // request from /dev/fuse and trusts the time only if the slot still names that request.
 //
@@ -38,7 +39,7 @@ struct send_stamp {
   __u64 unique;   // the request whose time sent_ns is; 0: none yet
   __u64 sent_ns;  // bpf_ktime_get_ns() at the send
   __u32 opcode;   // the request's (FUSE_READ ...)
-  __u32 unused;
+  __u32 cpu;      // the CPU the sending task runs on
 };
 #define SLOTS 4096
 
@@ -62,7 +63,8 @@ int BPF_PROG(stamp_send, const struct fuse_req* req) {
   if (!stamp) return 0;
   stamp->sent_ns = bpf_ktime_get_ns();
   stamp->opcode = BPF_CORE_READ(req, in.h.opcode);
-  // The time and opcode before the name: a reader that finds the name finds this time and opcode
+  stamp->cpu = bpf_get_smp_processor_id();
+  // The time, opcode and CPU before the name: a reader that finds the name finds them
   // (x86 keeps stores in order; the compiler is told not to swap them).
   asm volatile("" ::: "memory");
   stamp->unique = unique;
