@@ -471,7 +471,8 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
     } else {
       run_worker_loop(se, WorkerLoopConfig{.max_workers = threads,
                                            .huge_buffers = knobs.huge_receive,
-                                           .park_spares = knobs.park_spares});
+                                           .park_spares = knobs.park_spares,
+                                           .receive_by_cpu = knobs.receive_cpu});
     }
     // No request may run on a ring's thread from here on (a crash's rollback follows).
     if (uring != nullptr) uring->stop();

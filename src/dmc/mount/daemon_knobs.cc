@@ -31,6 +31,7 @@ DaemonKnobs DaemonKnobs::from_environment(const Getenv& getenv) {
   k.send_order = !is(getenv("DISKCOND_SEND_ORDER"), "off");
   k.huge_receive = !is(getenv("DISKCOND_HUGE_RECEIVE"), "off");
   k.park_spares = !is(getenv("DISKCOND_PARK_SPARES"), "off");
+  k.receive_cpu = !is(getenv("DISKCOND_RECEIVE_CPU"), "off");
   k.worker_spin = !is(getenv("DISKCOND_WORKER_SPIN"), "off");
   k.fuse_uring = is(getenv("DISKCOND_FUSE_URING"), "1");
   k.clone_fd = is(getenv("DISKCOND_FUSE_CLONE_FD"), "1");

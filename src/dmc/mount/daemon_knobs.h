@@ -25,6 +25,7 @@ struct DaemonKnobs {
   bool send_order = true;      // DISKCOND_SEND_ORDER=off: data reach the model as workers go
   bool huge_receive = true;    // DISKCOND_HUGE_RECEIVE=off: workers' buffers of ordinary pages
   bool park_spares = true;     // DISKCOND_PARK_SPARES=off: every worker waits in its read
+  bool receive_cpu = true;     // DISKCOND_RECEIVE_CPU=off: a core worker keeps one buffer
   bool worker_spin = true;     // DISKCOND_WORKER_SPIN=off: short waits go to a reply thread too
   bool fuse_uring = false;     // DISKCOND_FUSE_URING=1: FUSE over io_uring where offered
   bool clone_fd = false;       // DISKCOND_FUSE_CLONE_FD=1: a /dev/fuse descriptor per worker

@@ -19,8 +19,8 @@ TEST(MountDaemonKnobs, UnsetKnobsAreTheDefaults) {
   const DaemonKnobs k = knobs({});
   EXPECT_TRUE(k == DaemonKnobs{});
   EXPECT_TRUE(k.transit_lead && k.kernel_arrival && k.send_order && k.huge_receive &&
-              k.park_spares && k.worker_spin);                // on unless off
-  EXPECT_FALSE(k.fuse_uring || k.clone_fd || k.fuse_splice);  // off unless turned on
+              k.park_spares && k.receive_cpu && k.worker_spin);  // on unless off
+  EXPECT_FALSE(k.fuse_uring || k.clone_fd || k.fuse_splice);     // off unless turned on
 }
 
 TEST(MountDaemonKnobs, OffTurnsAKnobOffAndOneTurnsAnOptInOn) {
@@ -33,6 +33,7 @@ TEST(MountDaemonKnobs, OffTurnsAKnobOffAndOneTurnsAnOptInOn) {
                              .send_order = false,
                              .huge_receive = false,
                              .park_spares = false,
+                             .receive_cpu = false,
                              .worker_spin = false,
                              .fuse_uring = true,
                              .clone_fd = true,
@@ -49,6 +50,7 @@ TEST(MountDaemonKnobs, OffTurnsAKnobOffAndOneTurnsAnOptInOn) {
                      {"DISKCOND_SEND_ORDER", "off"},
                      {"DISKCOND_HUGE_RECEIVE", "off"},
                      {"DISKCOND_PARK_SPARES", "off"},
+                     {"DISKCOND_RECEIVE_CPU", "off"},
                      {"DISKCOND_WORKER_SPIN", "off"},
                      {"DISKCOND_FUSE_URING", "1"},
                      {"DISKCOND_FUSE_CLONE_FD", "1"},

@@ -2,11 +2,13 @@
 
 #include <linux/fuse.h>
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
 
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -17,10 +19,12 @@
 namespace diskcond::mount {
 namespace {
 
-// A worker's receive buffer: kReceiveBufferBytes in one whole 2 MiB huge page or in ordinary pages.
+// A worker's own receive buffer: kReceiveBufferBytes in one whole 2 MiB huge page or in ordinary
+// pages; none (null) for a core worker whose buffers go by CPU (ReceiveBuffers).
 class ReceiveBuffer {
  public:
-  explicit ReceiveBuffer(bool huge) : data_(allocate_data_buffer(kReceiveBufferBytes, huge)) {}
+  ReceiveBuffer(bool huge, bool own)
+      : data_(own ? allocate_data_buffer(kReceiveBufferBytes, huge) : nullptr) {}
   ~ReceiveBuffer() { std::free(data_); }
   ReceiveBuffer(const ReceiveBuffer&) = delete;
   ReceiveBuffer& operator=(const ReceiveBuffer&) = delete;
@@ -31,10 +35,50 @@ class ReceiveBuffer {
   void* data_ = nullptr;
 };
 
+}  // namespace
+
+ReceiveBuffers::ReceiveBuffers(bool huge) : huge_(huge) {}
+
+ReceiveBuffers::~ReceiveBuffers() {
+  for (void* data : all_) std::free(data);
+}
+
+void* ReceiveBuffers::take(int cpu) {
+  std::lock_guard lock(mu_);
+  for (auto it = free_.rbegin(); it != free_.rend(); ++it) {
+    if (it->cpu == cpu) {
+      void* data = it->data;
+      free_.erase(std::next(it).base());
+      return data;
+    }
+  }
+  if (all_.size() < kMaxBuffers || free_.empty()) {
+    void* data = allocate_data_buffer(kReceiveBufferBytes, huge_);
+    if (data != nullptr) all_.push_back(data);
+    return data;
+  }
+  void* data = free_.front().data;
+  free_.erase(free_.begin());
+  return data;
+}
+
+void ReceiveBuffers::give(void* buffer, int cpu) {
+  std::lock_guard lock(mu_);
+  free_.push_back({buffer, cpu});
+}
+
+size_t ReceiveBuffers::made() const {
+  std::lock_guard lock(mu_);
+  return all_.size();
+}
+
+namespace {
+
 class Loop;
 
 struct Worker {
-  Worker(Loop* loop, bool core, bool huge) : loop(loop), core(core), buffer(huge) {
+  Worker(Loop* loop, bool core, bool huge, bool own_buffer)
+      : loop(loop), core(core), buffer(huge, own_buffer) {
     sem_init(&wake, 0, 0);
   }
   ~Worker() { sem_destroy(&wake); }
@@ -50,7 +94,8 @@ struct Worker {
 
 class Loop {
  public:
-  Loop(fuse_session* se, const WorkerLoopConfig& config) : se_(se), config_(config) {
+  Loop(fuse_session* se, const WorkerLoopConfig& config)
+      : se_(se), config_(config), shared_(config.huge_buffers) {
     sem_init(&finish_, 0, 0);
   }
   ~Loop() { sem_destroy(&finish_); }
@@ -101,8 +146,10 @@ class Loop {
   bool start_worker_locked() {
     if (workers_.size() >= config_.max_workers) return false;
     const bool core = workers_.size() < kCoreWorkers;
-    auto worker = std::make_unique<Worker>(this, core, config_.huge_buffers && core);
-    if (worker->buffer.data() == nullptr) return false;
+    // A core worker takes its buffers from shared_ when they go by CPU.
+    const bool own_buffer = !core || !config_.receive_by_cpu;
+    auto worker = std::make_unique<Worker>(this, core, config_.huge_buffers && core, own_buffer);
+    if (own_buffer && worker->buffer.data() == nullptr) return false;
     waiting_.fetch_add(1, std::memory_order_relaxed);
     if (pthread_create(&worker->thread, nullptr, &Loop::worker_main, worker.get()) != 0) {
       waiting_.fetch_sub(1, std::memory_order_relaxed);
@@ -140,10 +187,24 @@ class Loop {
   void serve(Worker& worker) {
     fuse_buf buf{};
     buf.mem = worker.buffer.data();
+    const bool by_cpu = buf.mem == nullptr;
     while (!fuse_session_exited(se_)) {
+      if (by_cpu) {
+        buf.mem = shared_.take(sched_getcpu());
+        if (buf.mem == nullptr) {  // no memory: as libfuse's loop does when it cannot allocate
+          int none = 0;
+          error_.compare_exchange_strong(none, -ENOMEM);
+          fuse_session_exit(se_);
+          break;
+        }
+      }
       pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, nullptr);
       const int res = fuse_session_receive_buf(se_, &buf);
       pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, nullptr);
+      if (res <= 0) {
+        if (by_cpu) shared_.give(buf.mem, sched_getcpu());
+        buf.mem = nullptr;
+      }
       if (res == -EINTR) continue;
       if (res <= 0) {  // 0: the session exited (the unmount's ENODEV included)
         if (res < 0) {
@@ -158,6 +219,8 @@ class Loop {
       const bool forget = opcode == FUSE_FORGET || opcode == FUSE_BATCH_FORGET;
       if (!forget && waiting_.fetch_sub(1, std::memory_order_acq_rel) == 1) add_reader();
       fuse_session_process_buf(se_, &buf);
+      // Given back by the CPU that used it last: the handler's (a write's pwrite reads it).
+      if (by_cpu) shared_.give(buf.mem, sched_getcpu());
       if (!forget) rejoin(worker);
     }
     sem_post(&finish_);
@@ -165,6 +228,7 @@ class Loop {
 
   fuse_session* const se_;
   const WorkerLoopConfig config_;
+  ReceiveBuffers shared_;  // the core workers' (receive_by_cpu)
   sem_t finish_;
   std::atomic<int> waiting_{0};  // workers in their read or about to be
   std::atomic<int> error_{0};

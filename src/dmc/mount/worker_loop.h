@@ -8,6 +8,12 @@
 // pages (madvise(MADV_HUGEPAGE)); the rest are ordinary, so a deep queue of writes does not take
 // 2 MiB per worker. Measured in docs/conditioner.md "Huge pages for the write's data".
 //
+// The core workers' buffers are shared, by CPU (ReceiveBuffers): before each read of /dev/fuse a
+// core worker takes a buffer last used on the CPU it runs on. The kernel's copy of a write's data
+// into a buffer whose lines the other CPU's cache holds (its last request ran there) took 500-600
+// us for 1 MiB in this VM's slow periods against 100 us (docs/conditioner.md "Which buffer a
+// write's data gets"); a worker woken for a request mostly runs where it slept.
+//
 // Workers are started as libfuse's loop starts them: one at first, another whenever a worker
 // takes a request and none is left waiting for the next (forgets excepted), up to max_workers;
 // none ends before the session does. Unlike libfuse's, the workers beyond the first
@@ -24,13 +30,16 @@
 #include <fuse_lowlevel.h>
 
 #include <cstddef>
+#include <mutex>
+#include <vector>
 
 namespace diskcond::mount {
 
 struct WorkerLoopConfig {
-  unsigned max_workers = 1;  // at least 1
-  bool huge_buffers = true;  // DISKCOND_HUGE_RECEIVE=off: every buffer of ordinary pages
-  bool park_spares = true;   // DISKCOND_PARK_SPARES=off: every worker waits in its read
+  unsigned max_workers = 1;    // at least 1
+  bool huge_buffers = true;    // DISKCOND_HUGE_RECEIVE=off: every buffer of ordinary pages
+  bool park_spares = true;     // DISKCOND_PARK_SPARES=off: every worker waits in its read
+  bool receive_by_cpu = true;  // DISKCOND_RECEIVE_CPU=off: each core worker keeps one buffer
 };
 
 // The largest write request's data the buffers hold; the INIT handler must keep the connection's
@@ -40,6 +49,36 @@ inline constexpr size_t kMaxWriteBytes = size_t{1} << 20;
 inline constexpr size_t kReceiveBufferBytes = kMaxWriteBytes + 4096;
 inline constexpr unsigned kCoreWorkers = 4;  // never park; huge buffers unless huge_buffers is off
 inline constexpr int kSpareReaders = 2;
+
+// The core workers' receive buffers, each tagged with the CPU that last used it. Thread-safe.
+class ReceiveBuffers {
+ public:
+  static constexpr size_t kMaxBuffers = 2 * kCoreWorkers;  // so each CPU of two has one per worker
+
+  // `huge`: whole 2 MiB huge pages (above).
+  explicit ReceiveBuffers(bool huge);
+  ~ReceiveBuffers();
+  ReceiveBuffers(const ReceiveBuffers&) = delete;
+  ReceiveBuffers& operator=(const ReceiveBuffers&) = delete;
+
+  // A buffer for a read on `cpu`: the one `cpu` gave back last; else a new one while fewer than
+  // kMaxBuffers exist; else the one given back longest ago. Null only when a new one was needed
+  // and could not be had (no memory). At most kMaxBuffers are taken at once (REQUIRES).
+  void* take(int cpu);
+  // Gives `buffer` back, last used on `cpu`.
+  void give(void* buffer, int cpu);
+  size_t made() const;
+
+ private:
+  struct Kept {
+    void* data;
+    int cpu;
+  };
+  const bool huge_;
+  mutable std::mutex mu_;
+  std::vector<Kept> free_;  // given back, the oldest first
+  std::vector<void*> all_;  // every buffer made, freed at the end
+};
 
 // Runs `se`'s requests on up to config.max_workers threads until the session exits. Returns 0,
 // or a negative errno: the first worker could not start, or a read of /dev/fuse failed otherwise
