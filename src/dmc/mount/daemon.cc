@@ -469,10 +469,7 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
       fuse_session_loop_mt(se, loop);
       fuse_loop_cfg_destroy(loop);
     } else {
-      run_worker_loop(se, WorkerLoopConfig{.max_workers = threads,
-                                           .huge_buffers = knobs.huge_receive,
-                                           .park_spares = knobs.park_spares,
-                                           .receive_by_cpu = knobs.receive_cpu});
+      run_worker_loop(se, knobs.worker_loop(threads));
     }
     // No request may run on a ring's thread from here on (a crash's rollback follows).
     if (uring != nullptr) uring->stop();

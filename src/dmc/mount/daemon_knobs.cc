@@ -42,4 +42,11 @@ DaemonKnobs DaemonKnobs::from_environment(const Getenv& getenv) {
   return k;
 }
 
+WorkerLoopConfig DaemonKnobs::worker_loop(unsigned max_workers) const {
+  return WorkerLoopConfig{.max_workers = max_workers,
+                          .huge_buffers = huge_receive,
+                          .park_spares = park_spares,
+                          .receive_by_cpu = receive_cpu};
+}
+
 }  // namespace diskcond::mount

@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <functional>
 
+#include "dmc/mount/worker_loop.h"
+
 namespace diskcond::mount {
 
 struct DaemonKnobs {
@@ -36,6 +38,8 @@ struct DaemonKnobs {
 
   // The knobs as `getenv` (the process environment by default) has them.
   static DaemonKnobs from_environment(const Getenv& getenv = ::getenv);
+  // The worker loop's settings by these knobs, for at most `max_workers` workers.
+  WorkerLoopConfig worker_loop(unsigned max_workers) const;
 
   bool operator==(const DaemonKnobs&) const = default;
 };

@@ -60,6 +60,18 @@ TEST(MountDaemonKnobs, OffTurnsAKnobOffAndOneTurnsAnOptInOn) {
                      {"DISKCOND_MAX_READ", "262144"}}) == expected);
 }
 
+TEST(MountDaemonKnobs, TheWorkerLoopGetsItsKnobs) {
+  const WorkerLoopConfig on = DaemonKnobs{}.worker_loop(8);
+  EXPECT_EQ(on.max_workers, 8u);
+  EXPECT_TRUE(on.huge_buffers && on.park_spares && on.receive_by_cpu);
+  const WorkerLoopConfig off = knobs({{"DISKCOND_HUGE_RECEIVE", "off"},
+                                      {"DISKCOND_PARK_SPARES", "off"},
+                                      {"DISKCOND_RECEIVE_CPU", "off"}})
+                                   .worker_loop(3);
+  EXPECT_EQ(off.max_workers, 3u);
+  EXPECT_FALSE(off.huge_buffers || off.park_spares || off.receive_by_cpu);
+}
+
 // Anything but the exact word keeps the default: a typo never turns a part off.
 TEST(MountDaemonKnobs, OtherValuesKeepTheDefaults) {
   const DaemonKnobs k = knobs({{"DISKCOND_TRANSIT_LEAD", "OFF"},
