@@ -168,12 +168,14 @@ Result<IdealDeviceRun> run_ideal_device(int64_t service_ns, uint64_t requests, b
   waits.reserve(requests);
   double pinning_total = 0;
   bool pinned = true;
+  int pin_error = 0;  // errno of a failed pinning, before later calls change it
   for (uint64_t i = 0; i < requests && pinned; ++i) {
     const int before = completed.load();
     int64_t pinning = 0;
     if (pages != nullptr) {
       pinning = pages->pin_and_release();
       pinned = pinning >= 0;
+      if (!pinned) pin_error = errno;
       pinning = std::max<int64_t>(pinning, 0);
       pinning_total += static_cast<double>(pinning);
     }
@@ -190,7 +192,9 @@ Result<IdealDeviceRun> run_ideal_device(int64_t service_ns, uint64_t requests, b
   issued.fetch_add(1);
   wake_one(issued);
   device.join();
-  if (!pinned) return make_error(std::string("ideal device: vmsplice: ") + std::strerror(errno));
+  if (!pinned) {
+    return make_error(std::string("ideal device: vmsplice: ") + std::strerror(pin_error));
+  }
   std::sort(waits.begin(), waits.end());
   run.mean_pin_ns = pinning_total / static_cast<double>(requests);
   double total = 0;
