@@ -68,6 +68,8 @@ class Conditioner {
   // reply), and when the device clock reads `device_ns` (kNeverNs while a stall holds it).
   int64_t wall_now() const { return clock_.wall_now_ns(); }
   int64_t wall_when(int64_t device_ns) const { return clock_.wall_ns_when(device_ns); }
+  // Replies handed to the reply timer and not yet sent (ReplyTimer::waiting).
+  int replies_waiting() const { return scheduler_.waiting(); }
   // The device clock at wall time `wall_ns` in the past (Clock::ns_at_wall).
   int64_t at_wall(int64_t wall_ns) const { return clock_.ns_at_wall(wall_ns); }
   // The arrival of the request this thread serves: when the kernel sent it or the thread read it
@@ -218,6 +220,8 @@ class Conditioner {
   // Replies whose backing I/O ended after the model's completion (the host, not the profile,
   // decided their time), and by how much on average. Diagnostics for status.
   BackingBound backing_bound() const;
+  // Conditioned replies sent or handed to the reply timer so far.
+  uint64_t replies() const { return replies_.load(std::memory_order_relaxed); }
 
  private:
   friend class Ticket;  // reports misuse

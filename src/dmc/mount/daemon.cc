@@ -354,11 +354,9 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
   }
   const uint64_t capacity =
       std::max<uint64_t>(static_cast<uint64_t>(backing.f_blocks) * backing.f_frsize, 1 << 20);
-
   const DaemonKnobs knobs = DaemonKnobs::from_environment();
   MonotonicClock wall_clock;
-  // Idle CPUs poll while traffic flows (idle_poll.h). Outlives the conditioner, which tells it of
-  // every conditioned reply.
+  // Idle CPUs poll while traffic flows (idle_poll.h); outlives the conditioner, which uses it.
   std::unique_ptr<IdlePoll> idle_poll;
   if (knobs.idle_poll) idle_poll = std::make_unique<IdlePoll>(wall_clock, cpu_latency_device());
   DeviceClock clock(wall_clock);  // stopped by the fault rules' stalls, once attached
@@ -378,13 +376,17 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
     conditioner.set_durability_listener(&crash->log());
   }
   conditioner.set_transit_lead_enabled(knobs.transit_lead);
-  conditioner.set_copy_lead_enabled(knobs.copy_lead);  // CopyBound
-  const int root_copy = dup(config.root_fd);           // the inode table owns (and closes) its copy
+  conditioner.set_copy_lead_enabled(knobs.copy_lead);       // CopyBound
+  WorkerCpus worker_cpus(affinity_cpus(), [&conditioner] {  // off deep-queue callers' CPUs
+    return ReplyTotals{conditioner.replies(), conditioner.backing_bound().replies};
+  });
+  const int root_copy = dup(config.root_fd);  // the inode table owns (and closes) its copy
   Filesystem fs(root_copy, capacity, conditioner, config.settings.cache, knobs.inode_fd_budget,
                 LayoutParams::like_ext4(capacity, backing.f_files));
   fs.ready_fd = ready_fd;
   fs.splice_requests = knobs.fuse_splice;
   fs.max_read = knobs.max_read;
+  if (knobs.worker_cpus) fs.worker_cpus = &worker_cpus;
   fs.quota.set_capacity(config.settings.profile.capacity_bytes, config.root_fd);
   fs.mount_point = config.mount_point;
   clock.attach(fs.faults);

@@ -19,8 +19,8 @@ TEST(MountDaemonKnobs, UnsetKnobsAreTheDefaults) {
   const DaemonKnobs k = knobs({});
   EXPECT_TRUE(k == DaemonKnobs{});
   EXPECT_TRUE(k.transit_lead && k.kernel_arrival && k.send_order && k.huge_receive &&
-              k.park_spares && k.receive_cpu && k.worker_spin);  // on unless off
-  EXPECT_FALSE(k.fuse_uring || k.clone_fd || k.fuse_splice);     // off unless turned on
+              k.park_spares && k.receive_cpu && k.worker_spin && k.worker_cpus);  // on unless off
+  EXPECT_FALSE(k.fuse_uring || k.clone_fd || k.fuse_splice);  // off unless turned on
 }
 
 TEST(MountDaemonKnobs, OffTurnsAKnobOffAndOneTurnsAnOptInOn) {
@@ -35,6 +35,7 @@ TEST(MountDaemonKnobs, OffTurnsAKnobOffAndOneTurnsAnOptInOn) {
                              .park_spares = false,
                              .receive_cpu = false,
                              .worker_spin = false,
+                             .worker_cpus = false,
                              .fuse_uring = true,
                              .clone_fd = true,
                              .fuse_splice = true,
@@ -52,6 +53,7 @@ TEST(MountDaemonKnobs, OffTurnsAKnobOffAndOneTurnsAnOptInOn) {
                      {"DISKCOND_PARK_SPARES", "off"},
                      {"DISKCOND_RECEIVE_CPU", "off"},
                      {"DISKCOND_WORKER_SPIN", "off"},
+                     {"DISKCOND_WORKER_CPUS", "off"},
                      {"DISKCOND_FUSE_URING", "1"},
                      {"DISKCOND_FUSE_CLONE_FD", "1"},
                      {"DISKCOND_FUSE_SPLICE", "1"},

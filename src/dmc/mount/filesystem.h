@@ -26,6 +26,7 @@
 #include "dmc/mount/send_stamps.h"
 #include "dmc/mount/space_quota.h"
 #include "dmc/mount/transit_probe.h"
+#include "dmc/mount/worker_cpus.h"
 
 namespace diskcond::mount {
 
@@ -76,6 +77,8 @@ struct Filesystem {
   const SendStampTable* send_stamps = nullptr;
   // Data requests' order on the way to the model (send_order.h); null: no stamps to keep it by.
   SendOrder* send_order = nullptr;
+  // The workers' CPUs (worker_cpus.h); null: every CPU the daemon has (DISKCOND_WORKER_CPUS=off).
+  WorkerCpus* worker_cpus = nullptr;
   ArrivalCounts arrivals;  // how requests' arrivals were taken
   // Whether the conditioned directory's own filesystem answered FIEMAP the last time it was asked
   // (1), refused it (-1), or was not asked yet (0): place_file() needs no FIEMAP for a file

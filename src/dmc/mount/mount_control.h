@@ -128,6 +128,10 @@ struct MountDiagnostics {
   int64_t send_order_waited_ns = 0;
   // Replies a worker waited for itself, spinning (a lone request's short wait; reply_scheduler.h).
   uint64_t spun_replies = 0;
+  // The CPUs the FUSE workers may run on now, one bit per CPU (worker_cpus.h; 0: not tracked),
+  // and how often that changed since start.
+  uint64_t worker_cpu_mask = 0;
+  uint64_t worker_cpu_changes = 0;
 };
 
 struct MountStatus {

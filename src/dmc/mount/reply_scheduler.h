@@ -85,6 +85,8 @@ class ReplyTimer {
   // Whether a reply queued now would use its CPU (at_cpu()), so that the caller may skip finding
   // it out.
   virtual bool routes_by_cpu() const { return false; }
+  // Replies handed over and not yet sent.
+  virtual int waiting() const { return 0; }
   void at(int64_t due_ns, Reply reply) { at_cpu(due_ns, kAnyCpu, std::move(reply)); }
 };
 
@@ -104,6 +106,7 @@ class ReplyScheduler final : public ReplyTimer {
   // second copy of every reply costs CPU time and gains nothing (Slow SSD 4 KiB QD32 reads,
   // 2-core VM: 61k IOPS without the lanes, 50k with them for every reply).
   bool routes_by_cpu() const override;
+  int waiting() const override { return waiting_.load(std::memory_order_relaxed); }
   // The clock has changed its mind (a stall released or removed): the threads look again at when
   // their next reply is due.
   void poke();

@@ -50,13 +50,17 @@ bool sample(unsigned& counter, const CopyBound& bound, bool small) {
 // Notes the arrival of the request a worker has just read (request_arrival.h): the read, and the
 // kernel's send when it was stamped (send_stamps.h), both on the conditioner's clock. A forget or
 // an interrupt is never stamped (they do not pass the tracepoint) and is not looked up. Returns the
-// CPU the caller sent it from, or -1 (not stamped).
-int note_arrival(Filesystem& fs, const fuse_in_header& header) {
+// CPU the caller sent it from and the time from that send to the read ({-1, 0}: not stamped).
+struct SentFrom {
+  int cpu = -1;
+  int64_t handover_ns = 0;
+};
+SentFrom note_arrival(Filesystem& fs, const fuse_in_header& header) {
   const bool stampable = fs.send_stamps != nullptr && header.opcode != FUSE_FORGET &&
                          header.opcode != FUSE_BATCH_FORGET && header.opcode != FUSE_INTERRUPT;
   if (!stampable) {
     note_request_read(fs.conditioner.now(), 0, header.unique);
-    return -1;
+    return {};
   }
   const SentRequest request = fs.send_stamps->sent(header.unique);
   const int64_t sent = request.sent_ns;
@@ -67,7 +71,7 @@ int note_arrival(Filesystem& fs, const fuse_in_header& header) {
   if (sent <= 0 || sent > wall) {
     fs.arrivals.missed.fetch_add(1, std::memory_order_relaxed);
     note_request_read(now, 0, header.unique);
-    return -1;
+    return {};
   }
   const int64_t handover = wall - sent;
   fs.arrivals.stamped.fetch_add(1, std::memory_order_relaxed);
@@ -77,7 +81,7 @@ int note_arrival(Filesystem& fs, const fuse_in_header& header) {
   // large read's first piece could arrive after its second (MountSendOrder: overtaken commands
   // with no wait running out, 1 run in about 40 with both CPUs busy).
   note_request_read(now, fs.conditioner.at_wall(sent), header.unique);
-  return request.cpu;
+  return {request.cpu, handover};
 }
 
 // Reads a request; one read in CopyBound::kSampleEvery per thread (see kSampleEveryWarmSlot0)
@@ -103,13 +107,18 @@ ssize_t read_hook(int fd, void* buf, size_t length, void* userdata) {
                      sample(reads, fs.conditioner.request_copy_bound(), last_small);
   const int64_t cpu_before = timed ? thread_cpu_ns() : 0;
   note_request_read(0);
+  if (fs.worker_cpus != nullptr) apply_worker_cpus(*fs.worker_cpus);
   const ssize_t n = read(fd, buf, length);
   // The request's arrival for the model (request_arrival.h); not with FUSE over io_uring, whose
   // requests do not come through here.
-  int sent_from_cpu = -1;
+  SentFrom sent_from;
   if (n >= static_cast<ssize_t>(sizeof(fuse_in_header)) && fs.uring == nullptr) {
-    sent_from_cpu = note_arrival(fs, *static_cast<const fuse_in_header*>(buf));
+    sent_from = note_arrival(fs, *static_cast<const fuse_in_header*>(buf));
     served = static_cast<const fuse_in_header*>(buf)->unique;
+    if (fs.worker_cpus != nullptr && sent_from.cpu >= 0) {
+      fs.worker_cpus->note(sent_from.cpu, fs.conditioner.replies_waiting(), sent_from.handover_ns,
+                           clock_ns(CLOCK_MONOTONIC));
+    }
   }
   if (n > 0) {
     last_small = static_cast<uint64_t>(n) <= CopyBound::kWriteHeaderBytes + CopyBound::kSlotBytes;
@@ -126,7 +135,7 @@ ssize_t read_hook(int fd, void* buf, size_t length, void* userdata) {
   set_request_caller(n >= static_cast<ssize_t>(sizeof(fuse_in_header))
                          ? static_cast<pid_t>(static_cast<const fuse_in_header*>(buf)->pid)
                          : 0,
-                     sent_from_cpu);
+                     sent_from.cpu);
   if (n > 0) {
     fs.killpriv.saw_request(buf, static_cast<size_t>(n));
     if (fs.uring != nullptr) fs.uring->saw_request(buf, static_cast<size_t>(n));
