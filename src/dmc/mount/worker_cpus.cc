@@ -43,6 +43,7 @@ void WorkerCpus::note(int cpu, int waiting, int64_t handover_ns, int64_t now_ns)
 }
 
 void WorkerCpus::end_window() {
+  std::lock_guard lock(end_mu_);
   std::array<uint64_t, kMaxCpus> deep{};
   for (int c = 0; c < kMaxCpus; ++c) deep[c] = deep_[c].exchange(0, std::memory_order_relaxed);
   ReplyTotals window;

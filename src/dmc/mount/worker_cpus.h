@@ -21,15 +21,18 @@
 // the model's time): then the daemon, not the model, paces the replies (the mount's floor: PCIe 2
 // SSD at QD128 fell from 173k to 153k IOPS with its workers on one CPU) and needs every CPU.
 //
-// Each worker applies the current set to itself before its next read of /dev/fuse (apply()), one
-// atomic load per request when nothing changed. Only CPUs below kMaxCpus are tracked; a daemon
-// allowed any CPU beyond leaves its workers alone. Thread-safe; the clock is the caller's.
+// Each worker applies the current set to itself before its next read of /dev/fuse
+// (apply_worker_cpus()), one atomic load per request when nothing changed. Only CPUs below
+// kMaxCpus are tracked; a daemon allowed any CPU beyond leaves its workers alone. Thread-safe; the
+// clock is the caller's. One WorkerCpus per process: apply_worker_cpus() remembers per thread what
+// it applied last.
 #pragma once
 
 #include <array>
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <vector>
 
 namespace diskcond::mount {
@@ -77,7 +80,8 @@ class WorkerCpus {
   bool enabled_ = false;
   uint64_t allowed_ = 0;
   std::function<ReplyTotals()> totals_;
-  ReplyTotals last_totals_;  // at the end of the last window; only the thread ending one uses it
+  std::mutex end_mu_;        // one window ends at a time (a thread may be preempted in it)
+  ReplyTotals last_totals_;  // at the end of the last window; guarded by end_mu_
   std::atomic<uint64_t> mask_{0};
   std::atomic<uint64_t> changes_{0};
   std::atomic<int64_t> window_end_ns_{0};  // 0: no window begun
