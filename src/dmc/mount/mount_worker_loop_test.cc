@@ -77,8 +77,9 @@ std::vector<int> write_in_parallel(const std::string& dir, int writers, int mib)
 }
 
 // Sixteen writers of 1 MiB O_DIRECT writes at once: the loop starts workers for them, every write
-// lands, and only the first kCoreWorkers receive buffers (and the reply pool's few) take huge
-// pages, so that a deep queue does not cost 2 MiB per worker.
+// lands, and only the core workers' receive buffers (at most ReceiveBuffers::kMaxBuffers, shared
+// by CPU) and the reply pool's few take huge pages, so that a deep queue does not cost 2 MiB per
+// worker.
 TEST_F(MountWorkerLoop, ADeepQueueOfLargeWritesStartsWorkersWithBoundedHugePages) {
   start(ssd_profile(0));
   const pid_t pid = control_->status(dir_)->daemon_pid;
@@ -94,8 +95,9 @@ TEST_F(MountWorkerLoop, ADeepQueueOfLargeWritesStartsWorkersWithBoundedHugePages
   EXPECT_GT(threads_named(pid, "dmc-fuse").size(), 1u);
   const long huge_kib = smaps_kib(pid, "AnonHugePages");
   ASSERT_GE(huge_kib, 0);
-  const long bound_kib = static_cast<long>((kCoreWorkers + BufferPool::kMaxHugeBuffers) *
-                                           (BufferPool::kHugePageBytes / 1024));
+  const long bound_kib =
+      static_cast<long>((ReceiveBuffers::kMaxBuffers + BufferPool::kMaxHugeBuffers) *
+                        (BufferPool::kHugePageBytes / 1024));
   EXPECT_LE(huge_kib, bound_kib);
 }
 
