@@ -39,7 +39,11 @@ DaemonKnobs DaemonKnobs::from_environment(const Getenv& getenv) {
   k.fuse_splice = is(getenv("DISKCOND_FUSE_SPLICE"), "1");
   k.workers = static_cast<unsigned>(count(getenv("DISKCOND_FUSE_WORKERS")));
   k.inode_fd_budget = count(getenv("DISKCOND_INODE_FD_BUDGET"));
-  k.max_read = static_cast<unsigned>(count(getenv("DISKCOND_MAX_READ")));
+  if (is(getenv("DISKCOND_MAX_READ"), "off")) {
+    k.max_read = 0;
+  } else if (const unsigned long n = count(getenv("DISKCOND_MAX_READ")); n > 0) {
+    k.max_read = static_cast<unsigned>(n);
+  }
   return k;
 }
 

@@ -35,7 +35,12 @@ struct DaemonKnobs {
   bool fuse_splice = false;    // DISKCOND_FUSE_SPLICE=1: write requests' data through a pipe
   unsigned workers = 0;        // DISKCOND_FUSE_WORKERS=N (N > 0): at most N workers; 0: default
   size_t inode_fd_budget = 0;  // DISKCOND_INODE_FD_BUDGET=N: tests' descriptor budget; 0: default
-  unsigned max_read = 0;       // DISKCOND_MAX_READ=N: read requests of at most N bytes; 0: default
+  // Read requests of at most this many bytes (the mount option max_read): a larger O_DIRECT read
+  // reaches the daemon as pieces sent together, whose copies and pinning overlap the model's time
+  // (docs/conditioner.md "Reads in pieces"). DISKCOND_MAX_READ=N (N > 0) sets N; =off: 0, the
+  // kernel's own limit (1 MiB here, the daemon's max_pages).
+  unsigned max_read = kDefaultMaxRead;
+  static constexpr unsigned kDefaultMaxRead = 256 * 1024;
 
   // The knobs as `getenv` (the process environment by default) has them.
   static DaemonKnobs from_environment(const Getenv& getenv = ::getenv);

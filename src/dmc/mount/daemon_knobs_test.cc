@@ -21,6 +21,13 @@ TEST(MountDaemonKnobs, UnsetKnobsAreTheDefaults) {
   EXPECT_TRUE(k.transit_lead && k.kernel_arrival && k.send_order && k.huge_receive &&
               k.park_spares && k.receive_cpu && k.worker_spin && k.worker_cpus);  // on unless off
   EXPECT_FALSE(k.fuse_uring || k.clone_fd || k.fuse_splice);  // off unless turned on
+  EXPECT_EQ(k.max_read, 256u * 1024);                         // reads in pieces of 256 KiB
+}
+
+TEST(MountDaemonKnobs, MaxReadOffLeavesTheKernelsLimitAndACountSetsIt) {
+  EXPECT_EQ(knobs({{"DISKCOND_MAX_READ", "off"}}).max_read, 0u);
+  EXPECT_EQ(knobs({{"DISKCOND_MAX_READ", "131072"}}).max_read, 131072u);
+  EXPECT_EQ(knobs({{"DISKCOND_MAX_READ", "0"}}).max_read, DaemonKnobs::kDefaultMaxRead);
 }
 
 TEST(MountDaemonKnobs, OffTurnsAKnobOffAndOneTurnsAnOptInOn) {
@@ -41,7 +48,7 @@ TEST(MountDaemonKnobs, OffTurnsAKnobOffAndOneTurnsAnOptInOn) {
                              .fuse_splice = true,
                              .workers = 4,
                              .inode_fd_budget = 32,
-                             .max_read = 262144};
+                             .max_read = 131072};
   EXPECT_TRUE(knobs({{"DISKCOND_IDLE_POLL", "off"},
                      {"DISKCOND_REPLY_CPU", "off"},
                      {"DISKCOND_TRANSIT_LEAD", "off"},
@@ -59,7 +66,7 @@ TEST(MountDaemonKnobs, OffTurnsAKnobOffAndOneTurnsAnOptInOn) {
                      {"DISKCOND_FUSE_SPLICE", "1"},
                      {"DISKCOND_FUSE_WORKERS", "4"},
                      {"DISKCOND_INODE_FD_BUDGET", "32"},
-                     {"DISKCOND_MAX_READ", "262144"}}) == expected);
+                     {"DISKCOND_MAX_READ", "131072"}}) == expected);
 }
 
 TEST(MountDaemonKnobs, TheWorkerLoopGetsItsKnobs) {

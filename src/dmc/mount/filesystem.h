@@ -70,8 +70,8 @@ struct Filesystem {
   // Write requests' data through a pipe (libfuse's splice read; DISKCOND_FUSE_SPLICE=1): off by
   // default (docs/conditioner.md "Transport").
   bool splice_requests = false;
-  // Read requests of at most this many bytes (DISKCOND_MAX_READ; the mount option max_read as
-  // well); 0: the kernel's limit.
+  // Read requests of at most this many bytes (DaemonKnobs::max_read; the mount option max_read
+  // as well); 0: the kernel's limit.
   unsigned max_read = 0;
   // The kernel's send times of requests (send_stamps.h); null: arrivals are the workers' reads.
   const SendStampTable* send_stamps = nullptr;
