@@ -77,7 +77,14 @@ Result<Run> measure_once(const rawio::Target& target, const Workload& w, const s
     if (!after.ok()) return make_error(fmt::format("{}: {}", label, after.error()));
     run.share = backing_bound_share(*before, *after);
     run.idle_poll_held = after->idle_poll_held;
-    if (w.queue_depth == 1) run.host_share = host_delay_share(*before, *after, wall_ns);
+    // At queue depth 1 the machine's delays to replies add up to the caller's, unless the
+    // requests reach the mount in pieces sent together: a piece whose backing read ended after
+    // its due time is often not the last, which the caller waits for.
+    const bool in_pieces = w.direction == Op::kRead && after->read_request_max_bytes > 0 &&
+                           w.block_bytes > after->read_request_max_bytes;
+    if (w.queue_depth == 1 && !in_pieces) {
+      run.host_share = host_delay_share(*before, *after, wall_ns);
+    }
   }
   return run;
 }
@@ -117,7 +124,7 @@ BackingBoundSample backing_bound_sample(const mount::MountStatus& status) {
   const mount::MountDiagnostics& d = status.diagnostics;
   return BackingBoundSample{c.commands[0] + c.commands[1] + c.commands[2], d.backing_bound_replies,
                             d.backing_bound_excess_total_ns + d.lateness_total_ns,
-                            d.idle_poll_state == 2};
+                            d.idle_poll_state == 2, d.read_request_max_bytes};
 }
 
 double backing_bound_share(const BackingBoundSample& before, const BackingBoundSample& after) {

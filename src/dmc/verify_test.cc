@@ -232,6 +232,27 @@ TEST_F(VerifyTest, FallingShortWithFewRepliesBackingBoundFails) {
   EXPECT_FALSE((*checks)[0].backing_bound_share.has_value());
 }
 
+// A mount that splits reads into pieces (read_request_max_bytes below the block) has their
+// replies overlap: their delays do not add up to the caller's, so a 1 MiB read at queue depth 1
+// gets no host-delay share there, and does where it arrives whole.
+TEST_F(VerifyTest, ReadsInPiecesGetNoHostDelayShare) {
+  plan_.workloads = {standard_workloads()[0]};  // SEQ1M Q1 read
+  ASSERT_EQ(plan_.workloads[0].workload.block_bytes, kMiB);
+  BackingBoundSample before{5000, 10, 0, false, 256 * kKiB};
+  BackingBoundSample after{6000, 500, 900'000'000, false, 256 * kKiB};
+  size_t reads = 0;
+  auto pieces = verify_impossible({before, after}, &reads);
+  ASSERT_TRUE(pieces.ok()) << pieces.error();
+  EXPECT_FALSE((*pieces)[0].host_delay_share.has_value());
+  ASSERT_TRUE((*pieces)[0].backing_bound_share.has_value());
+
+  before.read_request_max_bytes = after.read_request_max_bytes = kMiB;
+  reads = 0;
+  auto whole = verify_impossible({before, after}, &reads);
+  ASSERT_TRUE(whole.ok()) << whole.error();
+  EXPECT_TRUE((*whole)[0].host_delay_share.has_value());
+}
+
 TEST_F(VerifyTest, CountersThatCannotBeReadAreAnError) {
   plan_.seconds_per_test_ns = 200 * kNsPerMs;
   size_t reads = 0;
