@@ -8,7 +8,8 @@
 #   --quick     short runs (2 s per accuracy workload, fewer streams, 1 round unless --rounds)
 #   --rounds N  rounds of every comparison (default 3; the compared things alternate in each
 #               round and the report gives medians over rounds and ratios)
-#   --out FILE  the report (default docs/benchmarks.md)
+#   --out FILE  the report (default docs/benchmarks.md); every figure behind its medians, each with
+#               its time and load average, goes to FILE without .md plus -figures.tsv
 #   SUITE_DMC=PATH (environment) measures another dmc binary, for before/after figures
 #
 # Needs root, /dev/fuse, fio, jq, gcc and pkg-config (fuse3), and a built tree (build/dmc,
@@ -29,7 +30,7 @@ while (($#)); do
   case $1 in
     --sections) SECTIONS=${2:?--sections needs a list}; shift ;;
     --sections=*) SECTIONS=${1#*=} ;;
-    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *)
       common_option "$@"
       ((CONSUMED)) || { echo "suite: unknown option $1 (see --help)" >&2; exit 2; }
@@ -38,6 +39,7 @@ while (($#)); do
   shift
 done
 settle_rounds suite
+FIGURES=${OUT%.md}-figures.tsv
 IFS=, read -r -a asked <<<"$SECTIONS"
 for s in "${asked[@]}"; do
   [[ $s =~ ^(accuracy|overhead|rawio|scale|model)$ ]] || { echo "suite: unknown section '$s' (accuracy,overhead,rawio,scale,model)" >&2; exit 2; }
@@ -123,7 +125,13 @@ elapsed=$(($(date +%s) - started))
   cat "$report"
 } >"$OUT.tmp"
 mv "$OUT.tmp" "$OUT"
-log "wrote $OUT in $((elapsed / 60)) min $((elapsed % 60)) s"
+# Every figure behind the medians, in the order taken: its key, which of that key's figures it is
+# (the round, for a figure taken once a round), the value, the time (UTC) and the load average.
+{
+  printf 'key\tnth\tvalue\ttime_utc\tload1\n'
+  awk -F'\t' '{ n[$1]++; print $1 "\t" n[$1] "\t" $2 "\t" $3 "\t" $4 }' "$SCRATCH/results.tsv" 2>/dev/null
+} >"$FIGURES"
+log "wrote $OUT in $((elapsed / 60)) min $((elapsed % 60)) s (every figure: $FIGURES)"
 if ((${#failed[@]})); then
   log "failed sections: ${failed[*]}"
   exit 1

@@ -49,7 +49,8 @@ commands_block() {
 
 # --- figures ----------------------------------------------------------------------------------
 
-put() { printf '%s\t%s\n' "$1" "$2" >>"$SCRATCH/results.tsv"; }   # put KEY VALUE
+# put KEY VALUE: one figure, with the time (UTC) and the load average it was taken at.
+put() { printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$(date -u +%H:%M:%S)" "$(cut -d' ' -f1 /proc/loadavg)" >>"$SCRATCH/results.tsv"; }
 vals() { awk -F'\t' -v k="$1" '$1 == k { print $2 }' "$SCRATCH/results.tsv" 2>/dev/null; }
 median() {  # numbers on stdin -> their median, or "nan" when there are none
   sort -g | awk '{ a[NR] = $1 } END {
