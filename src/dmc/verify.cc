@@ -80,8 +80,9 @@ Result<Run> measure_once(const rawio::Target& target, const Workload& w, const s
     // At queue depth 1 the machine's delays to replies add up to the caller's, unless the
     // requests reach the mount in pieces sent together: a piece whose backing read ended after
     // its due time is often not the last, which the caller waits for.
-    const bool in_pieces = w.direction == Op::kRead && after->read_request_max_bytes > 0 &&
-                           w.block_bytes > after->read_request_max_bytes;
+    const uint64_t piece =
+        w.direction == Op::kRead ? after->read_request_max_bytes : after->write_request_max_bytes;
+    const bool in_pieces = piece > 0 && w.block_bytes > piece;
     if (w.queue_depth == 1 && !in_pieces) {
       run.host_share = host_delay_share(*before, *after, wall_ns);
     }
@@ -122,9 +123,12 @@ bool short_of(double predicted_iops, double measured_iops, double tolerance) {
 BackingBoundSample backing_bound_sample(const mount::MountStatus& status) {
   const mount::MountCounters& c = status.counters;
   const mount::MountDiagnostics& d = status.diagnostics;
-  return BackingBoundSample{c.commands[0] + c.commands[1] + c.commands[2], d.backing_bound_replies,
+  return BackingBoundSample{c.commands[0] + c.commands[1] + c.commands[2],
+                            d.backing_bound_replies,
                             d.backing_bound_excess_total_ns + d.lateness_total_ns,
-                            d.idle_poll_state == 2, d.read_request_max_bytes};
+                            d.idle_poll_state == 2,
+                            d.read_request_max_bytes,
+                            d.write_request_max_bytes};
 }
 
 double backing_bound_share(const BackingBoundSample& before, const BackingBoundSample& after) {

@@ -75,10 +75,11 @@ struct BackingBoundSample {
   // The mount holds idle CPUs polling now (MountDiagnostics::idle_poll_state 2; it does while
   // traffic flows and for a second after): an ideal device measured for comparison must too.
   bool idle_poll_held = false;
-  // The largest read request the kernel sends the daemon (MountDiagnostics::
-  // read_request_max_bytes; 0: the kernel's own limit): a larger read reaches the model as pieces
-  // sent together, whose replies overlap.
+  // The largest read and write requests the kernel sends the daemon (MountDiagnostics::
+  // read_request_max_bytes, write_request_max_bytes; 0: no limit known): a larger read or write
+  // reaches the model as pieces sent together, whose replies overlap.
   uint64_t read_request_max_bytes = 0;
+  uint64_t write_request_max_bytes = 0;
 };
 
 // The sample in a live mount's status.
@@ -117,8 +118,9 @@ struct VerifyCheck {
   // backing disk rather than the model; empty when not read (no probe).
   std::optional<double> backing_bound_share;
   // Queue depth 1: the share of the workload's time the machine added to its replies
-  // (host_delay_share()); empty at higher depths, for reads the mount splits into pieces
-  // (BackingBoundSample::read_request_max_bytes), or without a probe.
+  // (host_delay_share()); empty at higher depths, for reads and writes the mount splits into
+  // pieces (BackingBoundSample::read_request_max_bytes, write_request_max_bytes), or without a
+  // probe.
   std::optional<double> host_delay_share;
   // Queue depth 1, short of the prediction: what an ideal device of the model's speed delivers to
   // a caller that sleeps while it waits and first pins its buffer, as the kernel pins an

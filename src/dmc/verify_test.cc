@@ -232,25 +232,34 @@ TEST_F(VerifyTest, FallingShortWithFewRepliesBackingBoundFails) {
   EXPECT_FALSE((*checks)[0].backing_bound_share.has_value());
 }
 
-// A mount that splits reads into pieces (read_request_max_bytes below the block) has their
-// replies overlap: their delays do not add up to the caller's, so a 1 MiB read at queue depth 1
-// gets no host-delay share there, and does where it arrives whole.
-TEST_F(VerifyTest, ReadsInPiecesGetNoHostDelayShare) {
-  plan_.workloads = {standard_workloads()[0]};  // SEQ1M Q1 read
-  ASSERT_EQ(plan_.workloads[0].workload.block_bytes, kMiB);
-  BackingBoundSample before{5000, 10, 0, false, 256 * kKiB};
-  BackingBoundSample after{6000, 500, 900'000'000, false, 256 * kKiB};
-  size_t reads = 0;
-  auto pieces = verify_impossible({before, after}, &reads);
-  ASSERT_TRUE(pieces.ok()) << pieces.error();
-  EXPECT_FALSE((*pieces)[0].host_delay_share.has_value());
-  ASSERT_TRUE((*pieces)[0].backing_bound_share.has_value());
+// A mount that splits reads or writes into pieces (read_request_max_bytes or
+// write_request_max_bytes below the block) has their replies overlap: their delays do not add up
+// to the caller's, so a 1 MiB transfer at queue depth 1 gets no host-delay share there, and does
+// where it arrives whole. Each direction goes by its own limit.
+TEST_F(VerifyTest, ReadsAndWritesInPiecesGetNoHostDelayShare) {
+  for (const size_t index : {size_t{0}, size_t{2}}) {  // SEQ1M Q1 read, SEQ1M Q1 write
+    plan_.workloads = {standard_workloads()[index]};
+    const bool read = plan_.workloads[0].workload.direction == Op::kRead;
+    SCOPED_TRACE(plan_.workloads[0].label);
+    ASSERT_EQ(plan_.workloads[0].workload.block_bytes, kMiB);
+    BackingBoundSample before{5000, 10, 0, false, kMiB, kMiB};
+    BackingBoundSample after{6000, 500, 900'000'000, false, kMiB, kMiB};
+    (read ? before.read_request_max_bytes : before.write_request_max_bytes) = 256 * kKiB;
+    (read ? after.read_request_max_bytes : after.write_request_max_bytes) = 256 * kKiB;
+    size_t reads = 0;
+    auto pieces = verify_impossible({before, after}, &reads);
+    ASSERT_TRUE(pieces.ok()) << pieces.error();
+    EXPECT_FALSE((*pieces)[0].host_delay_share.has_value());
+    ASSERT_TRUE((*pieces)[0].backing_bound_share.has_value());
 
-  before.read_request_max_bytes = after.read_request_max_bytes = kMiB;
-  reads = 0;
-  auto whole = verify_impossible({before, after}, &reads);
-  ASSERT_TRUE(whole.ok()) << whole.error();
-  EXPECT_TRUE((*whole)[0].host_delay_share.has_value());
+    // The other direction's pieces say nothing about this one.
+    std::swap(before.read_request_max_bytes, before.write_request_max_bytes);
+    std::swap(after.read_request_max_bytes, after.write_request_max_bytes);
+    reads = 0;
+    auto whole = verify_impossible({before, after}, &reads);
+    ASSERT_TRUE(whole.ok()) << whole.error();
+    EXPECT_TRUE((*whole)[0].host_delay_share.has_value());
+  }
 }
 
 TEST_F(VerifyTest, CountersThatCannotBeReadAreAnError) {

@@ -44,6 +44,11 @@ DaemonKnobs DaemonKnobs::from_environment(const Getenv& getenv) {
   } else if (const unsigned long n = count(getenv("DISKCOND_MAX_READ")); n > 0) {
     k.max_read = static_cast<unsigned>(n);
   }
+  if (is(getenv("DISKCOND_MAX_WRITE"), "off")) {
+    k.max_write = 0;
+  } else if (const unsigned long n = count(getenv("DISKCOND_MAX_WRITE")); n > 0) {
+    k.max_write = static_cast<unsigned>(n);
+  }
   return k;
 }
 

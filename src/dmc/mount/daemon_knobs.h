@@ -41,6 +41,13 @@ struct DaemonKnobs {
   // kernel's own limit (1 MiB here, the daemon's max_pages).
   unsigned max_read = kDefaultMaxRead;
   static constexpr unsigned kDefaultMaxRead = 256 * 1024;
+  // Write requests of at most this many bytes (the INIT reply's max_write, never above the
+  // workers' receive buffers): a larger O_DIRECT write reaches the daemon as pieces sent together,
+  // whose copies into the daemon and backing writes overlap on the workers (docs/conditioner.md
+  // "Writes in pieces"). DISKCOND_MAX_WRITE=N (N > 0) sets N; =off: 0, the daemon's own limit
+  // (1 MiB, kMaxWriteBytes).
+  unsigned max_write = kDefaultMaxWrite;
+  static constexpr unsigned kDefaultMaxWrite = 256 * 1024;
 
   // The knobs as `getenv` (the process environment by default) has them.
   static DaemonKnobs from_environment(const Getenv& getenv = ::getenv);

@@ -22,12 +22,19 @@ TEST(MountDaemonKnobs, UnsetKnobsAreTheDefaults) {
               k.park_spares && k.receive_cpu && k.worker_spin && k.worker_cpus);  // on unless off
   EXPECT_FALSE(k.fuse_uring || k.clone_fd || k.fuse_splice);  // off unless turned on
   EXPECT_EQ(k.max_read, 256u * 1024);                         // reads in pieces of 256 KiB
+  EXPECT_EQ(k.max_write, 256u * 1024);                        // and writes too
 }
 
 TEST(MountDaemonKnobs, MaxReadOffLeavesTheKernelsLimitAndACountSetsIt) {
   EXPECT_EQ(knobs({{"DISKCOND_MAX_READ", "off"}}).max_read, 0u);
   EXPECT_EQ(knobs({{"DISKCOND_MAX_READ", "131072"}}).max_read, 131072u);
   EXPECT_EQ(knobs({{"DISKCOND_MAX_READ", "0"}}).max_read, DaemonKnobs::kDefaultMaxRead);
+}
+
+TEST(MountDaemonKnobs, MaxWriteOffLeavesTheDaemonsLimitAndACountSetsIt) {
+  EXPECT_EQ(knobs({{"DISKCOND_MAX_WRITE", "off"}}).max_write, 0u);
+  EXPECT_EQ(knobs({{"DISKCOND_MAX_WRITE", "524288"}}).max_write, 524288u);
+  EXPECT_EQ(knobs({{"DISKCOND_MAX_WRITE", "0"}}).max_write, DaemonKnobs::kDefaultMaxWrite);
 }
 
 TEST(MountDaemonKnobs, OffTurnsAKnobOffAndOneTurnsAnOptInOn) {
@@ -48,7 +55,8 @@ TEST(MountDaemonKnobs, OffTurnsAKnobOffAndOneTurnsAnOptInOn) {
                              .fuse_splice = true,
                              .workers = 4,
                              .inode_fd_budget = 32,
-                             .max_read = 131072};
+                             .max_read = 131072,
+                             .max_write = 524288};
   EXPECT_TRUE(knobs({{"DISKCOND_IDLE_POLL", "off"},
                      {"DISKCOND_REPLY_CPU", "off"},
                      {"DISKCOND_TRANSIT_LEAD", "off"},
@@ -66,7 +74,8 @@ TEST(MountDaemonKnobs, OffTurnsAKnobOffAndOneTurnsAnOptInOn) {
                      {"DISKCOND_FUSE_SPLICE", "1"},
                      {"DISKCOND_FUSE_WORKERS", "4"},
                      {"DISKCOND_INODE_FD_BUDGET", "32"},
-                     {"DISKCOND_MAX_READ", "131072"}}) == expected);
+                     {"DISKCOND_MAX_READ", "131072"},
+                     {"DISKCOND_MAX_WRITE", "524288"}}) == expected);
 }
 
 TEST(MountDaemonKnobs, TheWorkerLoopGetsItsKnobs) {
@@ -89,7 +98,8 @@ TEST(MountDaemonKnobs, OtherValuesKeepTheDefaults) {
                                {"DISKCOND_FUSE_URING", "yes"},
                                {"DISKCOND_FUSE_WORKERS", "-3"},
                                {"DISKCOND_INODE_FD_BUDGET", "12x"},
-                               {"DISKCOND_MAX_READ", "4k"}});
+                               {"DISKCOND_MAX_READ", "4k"},
+                               {"DISKCOND_MAX_WRITE", "1m"}});
   EXPECT_TRUE(k == DaemonKnobs{});
 }
 

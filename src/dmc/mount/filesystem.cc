@@ -43,6 +43,13 @@ void op_init(void* userdata, fuse_conn_info* conn) {
   if (conn->capable & FUSE_CAP_EXPORT_SUPPORT) conn->want &= ~FUSE_CAP_EXPORT_SUPPORT;
   // No write's data larger than the workers' receive buffers hold (worker_loop.h).
   conn->max_write = std::min<unsigned>(conn->max_write, kMaxWriteBytes);
+  if (fs.max_write > 0) conn->max_write = std::min(conn->max_write, fs.max_write);
+  fs.write_request_max_bytes.store(conn->max_write, std::memory_order_relaxed);
+  const unsigned page = static_cast<unsigned>(sysconf(_SC_PAGESIZE));
+  const unsigned max_pages_bytes = (conn->max_write + page - 1) / page * page;
+  fs.read_request_max_bytes.store(
+      fs.max_read > 0 ? std::min(fs.max_read, max_pages_bytes) : max_pages_bytes,
+      std::memory_order_relaxed);
   conn->max_background = kMaxBackground;
   conn->congestion_threshold = kCongestionThreshold;
   if (fs.ready_fd >= 0) {

@@ -73,6 +73,13 @@ struct Filesystem {
   // Read requests of at most this many bytes (DaemonKnobs::max_read; the mount option max_read
   // as well); 0: the kernel's limit.
   unsigned max_read = 0;
+  // Write requests of at most this many bytes (DaemonKnobs::max_write); 0: kMaxWriteBytes.
+  unsigned max_write = 0;
+  // The largest read and write requests the kernel sends, as the INIT reply set them (0 before
+  // INIT). libfuse 3.14 derives the INIT reply's max_pages from max_write, and the kernel sends no
+  // request of more pages, so max_write bounds reads too.
+  std::atomic<unsigned> read_request_max_bytes{0};
+  std::atomic<unsigned> write_request_max_bytes{0};
   // The kernel's send times of requests (send_stamps.h); null: arrivals are the workers' reads.
   const SendStampTable* send_stamps = nullptr;
   // Data requests' order on the way to the model (send_order.h); null: no stamps to keep it by.

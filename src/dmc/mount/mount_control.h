@@ -132,8 +132,10 @@ struct MountDiagnostics {
   // and how often that changed since start.
   uint64_t worker_cpu_mask = 0;
   uint64_t worker_cpu_changes = 0;
-  // The largest read request the kernel sends (the mount option max_read; 0: the kernel's limit).
+  // The largest read and write requests the kernel sends (the mount option max_read and the
+  // INIT reply's max_write, which bounds both: Filesystem::read_request_max_bytes; 0 before INIT).
   uint64_t read_request_max_bytes = 0;
+  uint64_t write_request_max_bytes = 0;
 };
 
 struct MountStatus {

@@ -52,7 +52,9 @@ StatusReply status_snapshot(const std::string& mount_point, Filesystem& fs,
   s.diagnostics.kernel_arrivals = fs.arrivals.stamped.load(std::memory_order_relaxed);
   s.diagnostics.kernel_arrival_misses = fs.arrivals.missed.load(std::memory_order_relaxed);
   s.diagnostics.handover_total_ns = fs.arrivals.handover_total_ns.load(std::memory_order_relaxed);
-  s.diagnostics.read_request_max_bytes = fs.max_read;
+  s.diagnostics.read_request_max_bytes = fs.read_request_max_bytes.load(std::memory_order_relaxed);
+  s.diagnostics.write_request_max_bytes =
+      fs.write_request_max_bytes.load(std::memory_order_relaxed);
   if (fs.worker_cpus != nullptr && fs.worker_cpus->enabled()) {
     s.diagnostics.worker_cpu_mask = fs.worker_cpus->mask();
     s.diagnostics.worker_cpu_changes = fs.worker_cpus->changes();
