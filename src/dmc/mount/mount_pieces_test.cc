@@ -100,6 +100,15 @@ class MountPieces : public MountTest {
     return commands(Op::kWrite) - before;
   }
 
+  // Each of the kTransfers 1 MiB transfers took kMiB / piece model commands, the mount's status
+  // names `piece` as its limit for `op`, and no reply went early.
+  void expect_pieces(Op op, uint64_t commands, uint64_t piece) {
+    EXPECT_EQ(commands, kTransfers * (kMiB / piece));
+    const MountDiagnostics d = status().diagnostics;
+    EXPECT_EQ(op == Op::kRead ? d.read_request_max_bytes : d.write_request_max_bytes, piece);
+    EXPECT_EQ(d.lateness_early_replies, 0u);
+  }
+
   // The written file as the backing directory has it once the mount is gone: whole, in order.
   void expect_backing_file_numbered() {
     ASSERT_TRUE(control_->stop(dir_, false).ok());
@@ -118,11 +127,7 @@ class MountPieces : public MountTest {
 TEST_F(MountPieces, AMebibyteReadReachesTheModelInPiecesAndArrivesWhole) {
   make_numbered_file();
   start(builtin_profiles()[7]);
-  const uint64_t pieces = kMiB / DaemonKnobs::kDefaultMaxRead;
-  EXPECT_EQ(read_commands_of_large_reads(), kTransfers * pieces);
-  const MountStatus s = status();
-  EXPECT_EQ(s.diagnostics.read_request_max_bytes, DaemonKnobs::kDefaultMaxRead);
-  EXPECT_EQ(s.diagnostics.lateness_early_replies, 0u);
+  expect_pieces(Op::kRead, read_commands_of_large_reads(), DaemonKnobs::kDefaultMaxRead);
 }
 
 // max_write bounds reads too (libfuse 3.14 derives the INIT reply's max_pages from it): a 1 MiB
@@ -131,32 +136,24 @@ TEST_F(MountPieces, ReadsAndWritesOffLeaveAMebibyteReadOneRequest) {
   make_numbered_file();
   setenv("DISKCOND_MAX_READ", "off", 1);
   start(builtin_profiles()[7]);
-  EXPECT_EQ(status().diagnostics.read_request_max_bytes, DaemonKnobs::kDefaultMaxWrite);
-  EXPECT_EQ(read_commands_of_large_reads(), kTransfers * (kMiB / DaemonKnobs::kDefaultMaxWrite));
+  expect_pieces(Op::kRead, read_commands_of_large_reads(), DaemonKnobs::kDefaultMaxWrite);
   ASSERT_TRUE(control_->stop(dir_, false).ok());
 
   setenv("DISKCOND_MAX_WRITE", "off", 1);
   start(builtin_profiles()[7]);
-  EXPECT_EQ(read_commands_of_large_reads(), static_cast<uint64_t>(kTransfers));
-  EXPECT_EQ(status().diagnostics.read_request_max_bytes, kMiB);
+  expect_pieces(Op::kRead, read_commands_of_large_reads(), kMiB);
 }
 
 TEST_F(MountPieces, AMebibyteWriteReachesTheModelInPiecesAndTheBackingFileWhole) {
   start(builtin_profiles()[7]);
-  const uint64_t pieces = kMiB / DaemonKnobs::kDefaultMaxWrite;
-  EXPECT_EQ(write_commands_of_large_writes(), kTransfers * pieces);
-  const MountStatus s = status();
-  EXPECT_EQ(s.diagnostics.write_request_max_bytes, DaemonKnobs::kDefaultMaxWrite);
-  EXPECT_EQ(s.diagnostics.lateness_early_replies, 0u);
+  expect_pieces(Op::kWrite, write_commands_of_large_writes(), DaemonKnobs::kDefaultMaxWrite);
   expect_backing_file_numbered();
 }
 
 TEST_F(MountPieces, WritesOffLeavesAMebibyteWriteOneRequest) {
   setenv("DISKCOND_MAX_WRITE", "off", 1);
   start(builtin_profiles()[7]);
-  unsetenv("DISKCOND_MAX_WRITE");
-  EXPECT_EQ(write_commands_of_large_writes(), static_cast<uint64_t>(kTransfers));
-  EXPECT_EQ(status().diagnostics.write_request_max_bytes, kMiB);
+  expect_pieces(Op::kWrite, write_commands_of_large_writes(), kMiB);
   expect_backing_file_numbered();
 }
 
