@@ -43,7 +43,8 @@ void op_init(void* userdata, fuse_conn_info* conn) {
   if (conn->capable & FUSE_CAP_EXPORT_SUPPORT) conn->want &= ~FUSE_CAP_EXPORT_SUPPORT;
   // No write's data larger than the workers' receive buffers hold (worker_loop.h).
   conn->max_write = std::min<unsigned>(conn->max_write, kMaxWriteBytes);
-  if (fs.max_write > 0) conn->max_write = std::min(conn->max_write, fs.max_write);
+  // The kernel takes no max_write below 4096 (it raises it to that), so neither does the daemon.
+  if (fs.max_write > 0) conn->max_write = std::min(conn->max_write, std::max(fs.max_write, 4096u));
   fs.write_request_max_bytes.store(conn->max_write, std::memory_order_relaxed);
   const unsigned page = static_cast<unsigned>(sysconf(_SC_PAGESIZE));
   const unsigned max_pages_bytes = (conn->max_write + page - 1) / page * page;
