@@ -45,8 +45,7 @@ struct DaemonKnobs {
   // workers' receive buffers): a larger O_DIRECT write reaches the daemon as pieces sent together,
   // whose copies into the daemon and backing writes overlap on the workers (docs/conditioner.md
   // "Writes in pieces"). DISKCOND_MAX_WRITE=N (N > 0) sets N (at least 4096 in force: the
-  // kernel's least); =off: 0, the daemon's own limit
-  // (1 MiB, kMaxWriteBytes).
+  // kernel's least); =off: 0, the daemon's own limit (1 MiB, kMaxWriteBytes).
   unsigned max_write = kDefaultMaxWrite;
   static constexpr unsigned kDefaultMaxWrite = 256 * 1024;
 
