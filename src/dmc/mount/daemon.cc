@@ -385,8 +385,7 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
                 LayoutParams::like_ext4(capacity, backing.f_files));
   fs.ready_fd = ready_fd;
   fs.splice_requests = knobs.fuse_splice;
-  fs.max_read = knobs.max_read;
-  fs.max_write = knobs.max_write;
+  fs.request_limits = {.read = knobs.max_read, .write = knobs.max_write};
   if (knobs.worker_cpus) fs.worker_cpus = &worker_cpus;
   fs.quota.set_capacity(config.settings.profile.capacity_bytes, config.root_fd);
   fs.mount_point = config.mount_point;

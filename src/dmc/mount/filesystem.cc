@@ -27,7 +27,8 @@ constexpr unsigned kCongestionThreshold = 384;
 void op_init(void* userdata, fuse_conn_info* conn) {
   auto& fs = *static_cast<Filesystem*>(userdata);
   if (conn->capable & FUSE_CAP_ASYNC_DIO) conn->want |= FUSE_CAP_ASYNC_DIO;
-  if (fs.max_read > 0) conn->max_read = fs.max_read;  // libfuse wants it with -o max_read
+  const Filesystem::RequestLimits& asked = fs.request_limits;
+  if (asked.read > 0) conn->max_read = asked.read;  // libfuse wants it with -o max_read
   if (fs.splice_requests && (conn->capable & FUSE_CAP_SPLICE_READ)) {
     conn->want |= FUSE_CAP_SPLICE_READ | FUSE_CAP_SPLICE_MOVE;
   } else if (conn->capable & FUSE_CAP_SPLICE_READ) {
@@ -44,12 +45,12 @@ void op_init(void* userdata, fuse_conn_info* conn) {
   // No write's data larger than the workers' receive buffers hold (worker_loop.h).
   conn->max_write = std::min<unsigned>(conn->max_write, kMaxWriteBytes);
   // The kernel takes no max_write below 4096 (it raises it to that), so neither does the daemon.
-  if (fs.max_write > 0) conn->max_write = std::min(conn->max_write, std::max(fs.max_write, 4096u));
+  if (asked.write > 0) conn->max_write = std::min(conn->max_write, std::max(asked.write, 4096u));
   fs.write_request_max_bytes.store(conn->max_write, std::memory_order_relaxed);
   const unsigned page = static_cast<unsigned>(sysconf(_SC_PAGESIZE));
   const unsigned max_pages_bytes = (conn->max_write + page - 1) / page * page;
   fs.read_request_max_bytes.store(
-      fs.max_read > 0 ? std::min(fs.max_read, max_pages_bytes) : max_pages_bytes,
+      asked.read > 0 ? std::min(asked.read, max_pages_bytes) : max_pages_bytes,
       std::memory_order_relaxed);
   conn->max_background = kMaxBackground;
   conn->congestion_threshold = kCongestionThreshold;

@@ -70,11 +70,12 @@ struct Filesystem {
   // Write requests' data through a pipe (libfuse's splice read; DISKCOND_FUSE_SPLICE=1): off by
   // default (docs/conditioner.md "Transport").
   bool splice_requests = false;
-  // Read requests of at most this many bytes (DaemonKnobs::max_read; the mount option max_read
-  // as well); 0: the kernel's limit.
-  unsigned max_read = 0;
-  // Write requests of at most this many bytes (DaemonKnobs::max_write); 0: kMaxWriteBytes.
-  unsigned max_write = 0;
+  // The largest requests the daemon asks for (DaemonKnobs::max_read, max_write): reads (the
+  // mount option max_read as well; 0: the kernel's limit) and writes (0: kMaxWriteBytes).
+  struct RequestLimits {
+    unsigned read = 0;
+    unsigned write = 0;
+  } request_limits;
   // The largest read and write requests the kernel sends, as the INIT reply set them (0 before
   // INIT). libfuse 3.14 derives the INIT reply's max_pages from max_write, and the kernel sends no
   // request of more pages, so max_write bounds reads too.
