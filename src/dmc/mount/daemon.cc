@@ -384,7 +384,7 @@ int run_daemon(const DaemonConfig& config, int ready_fd) {
   Filesystem fs(root_copy, capacity, conditioner, config.settings.cache, knobs.inode_fd_budget,
                 LayoutParams::like_ext4(capacity, backing.f_files));
   fs.ready_fd = ready_fd;
-  fs.splice_requests = knobs.fuse_splice;
+  fs.splicing = {.requests = knobs.fuse_splice, .replies = knobs.splice_replies};
   fs.request_limits = {.read = knobs.max_read, .write = knobs.max_write};
   if (knobs.worker_cpus) fs.worker_cpus = &worker_cpus;
   fs.quota.set_capacity(config.settings.profile.capacity_bytes, config.root_fd);

@@ -34,6 +34,7 @@ DaemonKnobs DaemonKnobs::from_environment(const Getenv& getenv) {
   k.receive_cpu = !is(getenv("DISKCOND_RECEIVE_CPU"), "off");
   k.worker_spin = !is(getenv("DISKCOND_WORKER_SPIN"), "off");
   k.worker_cpus = !is(getenv("DISKCOND_WORKER_CPUS"), "off");
+  k.splice_replies = !is(getenv("DISKCOND_SPLICE_REPLIES"), "off");
   k.fuse_uring = is(getenv("DISKCOND_FUSE_URING"), "1");
   k.clone_fd = is(getenv("DISKCOND_FUSE_CLONE_FD"), "1");
   k.fuse_splice = is(getenv("DISKCOND_FUSE_SPLICE"), "1");

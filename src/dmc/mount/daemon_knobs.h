@@ -30,6 +30,7 @@ struct DaemonKnobs {
   bool receive_cpu = true;     // DISKCOND_RECEIVE_CPU=off: a core worker keeps one buffer
   bool worker_spin = true;     // DISKCOND_WORKER_SPIN=off: short waits go to a reply thread too
   bool worker_cpus = true;     // DISKCOND_WORKER_CPUS=off: workers on every CPU, deep queues too
+  bool splice_replies = true;  // DISKCOND_SPLICE_REPLIES=off: reads' data copied in by pread
   bool fuse_uring = false;     // DISKCOND_FUSE_URING=1: FUSE over io_uring where offered
   bool clone_fd = false;       // DISKCOND_FUSE_CLONE_FD=1: a /dev/fuse descriptor per worker
   bool fuse_splice = false;    // DISKCOND_FUSE_SPLICE=1: write requests' data through a pipe

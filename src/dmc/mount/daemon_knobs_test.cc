@@ -19,7 +19,8 @@ TEST(MountDaemonKnobs, UnsetKnobsAreTheDefaults) {
   const DaemonKnobs k = knobs({});
   EXPECT_TRUE(k == DaemonKnobs{});
   EXPECT_TRUE(k.transit_lead && k.kernel_arrival && k.send_order && k.huge_receive &&
-              k.park_spares && k.receive_cpu && k.worker_spin && k.worker_cpus);  // on unless off
+              k.park_spares && k.receive_cpu && k.worker_spin && k.worker_cpus &&
+              k.splice_replies);                              // on unless off
   EXPECT_FALSE(k.fuse_uring || k.clone_fd || k.fuse_splice);  // off unless turned on
   EXPECT_EQ(k.max_read, 256u * 1024);                         // reads in pieces of 256 KiB
   EXPECT_EQ(k.max_write, 256u * 1024);                        // and writes too
@@ -50,6 +51,7 @@ TEST(MountDaemonKnobs, OffTurnsAKnobOffAndOneTurnsAnOptInOn) {
                              .receive_cpu = false,
                              .worker_spin = false,
                              .worker_cpus = false,
+                             .splice_replies = false,
                              .fuse_uring = true,
                              .clone_fd = true,
                              .fuse_splice = true,
@@ -57,25 +59,17 @@ TEST(MountDaemonKnobs, OffTurnsAKnobOffAndOneTurnsAnOptInOn) {
                              .inode_fd_budget = 32,
                              .max_read = 131072,
                              .max_write = 524288};
-  EXPECT_TRUE(knobs({{"DISKCOND_IDLE_POLL", "off"},
-                     {"DISKCOND_REPLY_CPU", "off"},
-                     {"DISKCOND_TRANSIT_LEAD", "off"},
-                     {"DISKCOND_COPY_LEAD", "off"},
-                     {"DISKCOND_KILLPRIV_V2", "off"},
-                     {"DISKCOND_KERNEL_ARRIVAL", "off"},
-                     {"DISKCOND_SEND_ORDER", "off"},
-                     {"DISKCOND_HUGE_RECEIVE", "off"},
-                     {"DISKCOND_PARK_SPARES", "off"},
-                     {"DISKCOND_RECEIVE_CPU", "off"},
-                     {"DISKCOND_WORKER_SPIN", "off"},
-                     {"DISKCOND_WORKER_CPUS", "off"},
-                     {"DISKCOND_FUSE_URING", "1"},
-                     {"DISKCOND_FUSE_CLONE_FD", "1"},
-                     {"DISKCOND_FUSE_SPLICE", "1"},
-                     {"DISKCOND_FUSE_WORKERS", "4"},
-                     {"DISKCOND_INODE_FD_BUDGET", "32"},
-                     {"DISKCOND_MAX_READ", "131072"},
-                     {"DISKCOND_MAX_WRITE", "524288"}}) == expected);
+  EXPECT_TRUE(knobs({{"DISKCOND_IDLE_POLL", "off"},      {"DISKCOND_REPLY_CPU", "off"},
+                     {"DISKCOND_TRANSIT_LEAD", "off"},   {"DISKCOND_COPY_LEAD", "off"},
+                     {"DISKCOND_KILLPRIV_V2", "off"},    {"DISKCOND_KERNEL_ARRIVAL", "off"},
+                     {"DISKCOND_SEND_ORDER", "off"},     {"DISKCOND_HUGE_RECEIVE", "off"},
+                     {"DISKCOND_PARK_SPARES", "off"},    {"DISKCOND_RECEIVE_CPU", "off"},
+                     {"DISKCOND_WORKER_SPIN", "off"},    {"DISKCOND_WORKER_CPUS", "off"},
+                     {"DISKCOND_SPLICE_REPLIES", "off"}, {"DISKCOND_FUSE_URING", "1"},
+                     {"DISKCOND_FUSE_CLONE_FD", "1"},    {"DISKCOND_FUSE_SPLICE", "1"},
+                     {"DISKCOND_FUSE_WORKERS", "4"},     {"DISKCOND_INODE_FD_BUDGET", "32"},
+                     {"DISKCOND_MAX_READ", "131072"},    {"DISKCOND_MAX_WRITE", "524288"}}) ==
+              expected);
 }
 
 TEST(MountDaemonKnobs, TheWorkerLoopGetsItsKnobs) {

@@ -29,10 +29,17 @@ void op_init(void* userdata, fuse_conn_info* conn) {
   if (conn->capable & FUSE_CAP_ASYNC_DIO) conn->want |= FUSE_CAP_ASYNC_DIO;
   const Filesystem::RequestLimits& asked = fs.request_limits;
   if (asked.read > 0) conn->max_read = asked.read;  // libfuse wants it with -o max_read
-  if (fs.splice_requests && (conn->capable & FUSE_CAP_SPLICE_READ)) {
+  if (fs.splicing.requests && (conn->capable & FUSE_CAP_SPLICE_READ)) {
     conn->want |= FUSE_CAP_SPLICE_READ | FUSE_CAP_SPLICE_MOVE;
   } else if (conn->capable & FUSE_CAP_SPLICE_READ) {
     conn->want &= ~FUSE_CAP_SPLICE_READ;
+  }
+  // Spliced replies (op_read asks for no move: a moved page would leave the backing file).
+  conn->want &= ~FUSE_CAP_SPLICE_WRITE;
+  if (fs.splicing.replies && fs.uring == nullptr && (conn->capable & FUSE_CAP_SPLICE_WRITE)) {
+    conn->want |= FUSE_CAP_SPLICE_WRITE;
+  } else {
+    fs.splicing.replies = false;
   }
   conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;  // write-through page cache (docs/conditioner.md)
   // The kernel keeps what was written through the mount in its page cache, as it would on a

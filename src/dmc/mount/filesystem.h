@@ -22,6 +22,7 @@
 #include "dmc/mount/killpriv_v2.h"
 #include "dmc/mount/mount_control.h"
 #include "dmc/mount/page_cache_drops.h"
+#include "dmc/mount/reply_pipes.h"
 #include "dmc/mount/send_order.h"
 #include "dmc/mount/send_stamps.h"
 #include "dmc/mount/space_quota.h"
@@ -67,9 +68,16 @@ struct Filesystem {
   PageCacheDrops page_cache_drops;  // when pages a file's Inode::partial_pages noted are gone
   std::atomic<uint64_t> written_page_reads{0};  // MountCounters::written_page_reads
   FuseUring* uring = nullptr;  // DISKCOND_FUSE_URING=1: the rings (fuse_uring.h); null: none
-  // Write requests' data through a pipe (libfuse's splice read; DISKCOND_FUSE_SPLICE=1): off by
-  // default (docs/conditioner.md "Transport").
-  bool splice_requests = false;
+  struct Splicing {
+    // Write requests' data through a pipe (libfuse's splice read; DISKCOND_FUSE_SPLICE=1): off
+    // by default (docs/conditioner.md "Transport").
+    bool requests = false;
+    // Reads' data spliced from the backing file's page cache into their replies (reply_pipes.h;
+    // DISKCOND_SPLICE_REPLIES): not with FUSE over io_uring, whose replies go through its rings.
+    bool replies = false;
+  } splicing;
+  ReplyPipes reply_pipes;
+  std::atomic<uint64_t> spliced_read_replies{0};  // MountDiagnostics::spliced_read_replies
   // The largest requests the daemon asks for (DaemonKnobs::max_read, max_write): reads (the
   // mount option max_read as well; 0: the kernel's limit) and writes (0: kMaxWriteBytes).
   struct RequestLimits {

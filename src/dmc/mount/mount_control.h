@@ -136,6 +136,8 @@ struct MountDiagnostics {
   // INIT reply's max_write, which bounds both: Filesystem::read_request_max_bytes; 0 before INIT).
   uint64_t read_request_max_bytes = 0;
   uint64_t write_request_max_bytes = 0;
+  // Reads answered with their data spliced from the backing file's page cache (reply_pipes.h).
+  uint64_t spliced_read_replies = 0;
 };
 
 struct MountStatus {

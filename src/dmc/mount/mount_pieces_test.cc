@@ -2,7 +2,9 @@
 // DaemonKnobs::kDefaultMaxRead / kDefaultMaxWrite bytes (the mount option max_read, the INIT
 // reply's max_write), each its own model command, and every byte arrives in order: the caller's
 // for a read, the backing file's for a write. DISKCOND_MAX_WRITE=off leaves a write one request,
-// and a read too with DISKCOND_MAX_READ=off.
+// and a read too with DISKCOND_MAX_READ=off. A read's pieces are answered with their data spliced
+// from the backing file's page cache (reply_pipes.h), unless DISKCOND_SPLICE_REPLIES=off; a 1 MiB
+// read in one request is not (larger than ReplyPipes::kMaxBytes).
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -20,6 +22,7 @@ namespace {
 constexpr int kTransfers = 8;  // 1 MiB each, over a 4 MiB file: every MiB twice
 constexpr size_t kFileBytes = 4 * kMiB;
 constexpr size_t kBlock = 4096;
+constexpr uint64_t kDefaultPiece = DaemonKnobs::kDefaultMaxRead;
 
 // The word that begins every 4 KiB block of the test file: the block's number.
 uint32_t block_word(off_t at) {
@@ -38,6 +41,7 @@ class MountPieces : public MountTest {
   void TearDown() override {
     unsetenv("DISKCOND_MAX_READ");
     unsetenv("DISKCOND_MAX_WRITE");
+    unsetenv("DISKCOND_SPLICE_REPLIES");
     MountTest::TearDown();
   }
 
@@ -128,6 +132,15 @@ TEST_F(MountPieces, AMebibyteReadReachesTheModelInPiecesAndArrivesWhole) {
   make_numbered_file();
   start(builtin_profiles()[7]);
   expect_pieces(Op::kRead, read_commands_of_large_reads(), DaemonKnobs::kDefaultMaxRead);
+  EXPECT_EQ(status().diagnostics.spliced_read_replies, kTransfers * (kMiB / kDefaultPiece));
+}
+
+TEST_F(MountPieces, SplicedRepliesOffCopiesThePiecesAndTheyArriveWhole) {
+  make_numbered_file();
+  setenv("DISKCOND_SPLICE_REPLIES", "off", 1);
+  start(builtin_profiles()[7]);
+  expect_pieces(Op::kRead, read_commands_of_large_reads(), DaemonKnobs::kDefaultMaxRead);
+  EXPECT_EQ(status().diagnostics.spliced_read_replies, 0u);
 }
 
 // max_write bounds reads too (libfuse 3.14 derives the INIT reply's max_pages from it): a 1 MiB
@@ -142,6 +155,7 @@ TEST_F(MountPieces, ReadsAndWritesOffLeaveAMebibyteReadOneRequest) {
   setenv("DISKCOND_MAX_WRITE", "off", 1);
   start(builtin_profiles()[7]);
   expect_pieces(Op::kRead, read_commands_of_large_reads(), kMiB);
+  EXPECT_EQ(status().diagnostics.spliced_read_replies, 0u);  // too large for a pipe
 }
 
 TEST_F(MountPieces, AMebibyteWriteReachesTheModelInPiecesAndTheBackingFileWhole) {

@@ -96,7 +96,7 @@ Status read_profile(const json& j, Profile& p) {
   return validate(p);
 }
 
-constexpr std::array<DiagnosticsField, 34> kDiagnostics = {{
+constexpr std::array<DiagnosticsField, 35> kDiagnostics = {{
     {"backing_bound_replies", &MountDiagnostics::backing_bound_replies, true},
     {"backing_bound_mean_excess_ns", &MountDiagnostics::backing_bound_mean_excess_ns, true},
     {"backing_bound_excess_total_ns", &MountDiagnostics::backing_bound_excess_total_ns, true},
@@ -131,6 +131,7 @@ constexpr std::array<DiagnosticsField, 34> kDiagnostics = {{
     {"worker_cpu_changes", &MountDiagnostics::worker_cpu_changes, true},
     {"read_request_max_bytes", &MountDiagnostics::read_request_max_bytes, true},
     {"write_request_max_bytes", &MountDiagnostics::write_request_max_bytes, true},
+    {"spliced_read_replies", &MountDiagnostics::spliced_read_replies, true},
 }};
 
 }  // namespace

@@ -55,6 +55,7 @@ StatusReply status_snapshot(const std::string& mount_point, Filesystem& fs,
   s.diagnostics.read_request_max_bytes = fs.read_request_max_bytes.load(std::memory_order_relaxed);
   s.diagnostics.write_request_max_bytes =
       fs.write_request_max_bytes.load(std::memory_order_relaxed);
+  s.diagnostics.spliced_read_replies = fs.spliced_read_replies.load(std::memory_order_relaxed);
   if (fs.worker_cpus != nullptr && fs.worker_cpus->enabled()) {
     s.diagnostics.worker_cpu_mask = fs.worker_cpus->mask();
     s.diagnostics.worker_cpu_changes = fs.worker_cpus->changes();
