@@ -9,8 +9,9 @@
 // 256 KiB), and the reply moves them on to /dev/fuse, which copies them into the caller's pages
 // without pinning anything: one copy of the data instead of two. A pipe holds at most
 // /proc/sys/fs/pipe-max-size (1 MiB here) without CAP_SYS_RESOURCE, and libfuse's own reply pipe
-// needs a page more than the data, so only reads of at most kMaxBytes are spliced: with reads in
-// pieces of 256 KiB (the default) every data read is.
+// needs more than the data, so only reads of at most kMaxBytes are spliced: with reads in pieces
+// of 256 KiB (the default) every piece of a larger read is. Reads below kMinBytes keep pread:
+// their copy is short, and libfuse copies replies of less than two pages anyway.
 //
 // The pipe holds references to the backing file's pages until the reply: a write to the same
 // range in between (a request sent while the read was outstanding) may show in the reply, as it
