@@ -8,9 +8,9 @@
 // same alignment rule (FileHandle).
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -188,14 +188,12 @@ void reply_spliced(Filesystem& fs, fuse_req_t req, const ReplyPipes::Filled& pip
   fuse_bufvec data = FUSE_BUFVEC_INIT(piped.bytes());
   data.buf[0].flags = FUSE_BUF_IS_FD;
   data.buf[0].fd = piped.read_fd();
-  timespec before, after;
-  clock_gettime(CLOCK_MONOTONIC, &before);
+  const auto before = std::chrono::steady_clock::now();  // CLOCK_MONOTONIC, as timed_writev's
   const int result = fuse_reply_data(req, &data, static_cast<fuse_buf_copy_flags>(0));
-  clock_gettime(CLOCK_MONOTONIC, &after);
+  const auto took = std::chrono::steady_clock::now() - before;
   if (result == 0) {
-    const int64_t took =
-        (after.tv_sec - before.tv_sec) * 1'000'000'000LL + (after.tv_nsec - before.tv_nsec);
-    fs.conditioner.reply_copy_bound().record(piped.bytes(), took);
+    fs.conditioner.reply_copy_bound().record(
+        piped.bytes(), std::chrono::duration_cast<std::chrono::nanoseconds>(took).count());
     fs.spliced_read_replies.fetch_add(1, std::memory_order_relaxed);
   }
 }
