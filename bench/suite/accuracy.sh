@@ -58,7 +58,17 @@ ACC_WORKLOADS=("SEQ1M Q1 read|read|read|1m|1" "SEQ1M Q32 read|read|read|1m|32"
 # acc_is_floor KEY: true for the two floor measurements (floor: SSD 0 0 0; cfloor: SSD 1ns 0 0)
 acc_is_floor() { [[ $1 == floor || $1 == cfloor ]]; }
 
-# acc_fio PROFILE-KEY DIR FILE-MIB DEPTH SECONDS: runs the seven workloads with fio
+# acc_settle DIR: `dmc sync`, so that the next fio workload starts on a quiet disk, as each of
+# `dmc verify`'s does (verify_directory's settle): the journal commit of verify's test file and the
+# write-back of its metadata blocks (written about 30 s after the commit, as ext4's dirty metadata
+# is) otherwise land in whichever fio workload runs then. With verify first, fio's 4 KiB QD1
+# writes, about 35 s after it, came 1.6-3.8% short of the prediction on the three HDD profiles,
+# with fio first 0.1-0.8% (2026-12-07 15:39 run); Faulty 5400 HDD per second 28 s after verify
+# (/work/scratch/acc45/vs.sh): 51 54 54 54 54 54 51 ..., with `dmc sync` first 53-55 throughout.
+acc_settle() { cmd "$DMC" sync "$1" >/dev/null || log "accuracy: dmc sync $1 failed"; }
+
+# acc_fio PROFILE-KEY DIR FILE-MIB DEPTH SECONDS: runs the seven workloads with fio, each on a
+# settled mount
 acc_fio() {
   local key=$1 dir=$2 mib=$3 pdepth=$4 secs=$5 i=0 w label rw d bs qd engine
   for w in "${ACC_WORKLOADS[@]}"; do
@@ -66,6 +76,7 @@ acc_fio() {
     [[ $qd == P ]] && qd=$pdepth
     engine=psync; ((qd > 1)) && engine=io_uring
     rm -f "$SCRATCH/out/acc_iops.1.log"
+    acc_settle "$dir"
     # --scramble_buffers=0: fio's default rewrites part of each write's buffer before sending it,
     # the caller's own time, which the ideal device's caller does not spend (1 MiB QD1 writes on
     # PCIe 3 SSD 1.5-9% slower with it, /work/scratch/acc42/fw.sh, 2026-12-07; reads untouched).
@@ -145,10 +156,12 @@ acc_think_rows() {
   echo "SEQ1M Q1 read, think 200 us|read|1m|200|0"
 }
 
-# acc_think PROFILE-KEY TYPE DIR FILE-MIB SECONDS: the think-time rows with fio
+# acc_think PROFILE-KEY TYPE DIR FILE-MIB SECONDS: the think-time rows with fio, each on a settled
+# mount
 acc_think() {
   local key=$1 type=$2 dir=$3 mib=$4 secs=$5 label rw bs think idx n=0
   while IFS='|' read -r label rw bs think idx; do
+    acc_settle "$dir"
     run_fio "$SCRATCH/out/think.json" --name=think --filename="$dir/fio.dat" --size="${mib}m" \
       --rw="$rw" --bs="$bs" --direct=1 --ioengine=psync --iodepth=1 --numjobs=1 \
       --norandommap --randrepeat=0 --thinktime="$think" --time_based --ramp_time=1 \
@@ -231,8 +244,9 @@ acc_report() {
   echo
   echo "For each profile: \`dmc start <dir> <profile>\`, then the seven standard workloads with"
   echo "\`dmc verify -json\` (rawio's engine) and with fio (same file size, each tool's file made afresh"
-  echo "for every mount; psync at QD1, io_uring above; O_DIRECT), then \`dmc stop\`; which tool goes"
-  echo "first alternates between rounds. Both"
+  echo "for every mount; psync at QD1, io_uring above; O_DIRECT; every workload of either tool on a"
+  echo "settled mount, after \`dmc sync\`), then \`dmc stop\`; which tool goes first alternates between"
+  echo "rounds. Both"
   echo "are measured over the same whole seconds: $( ((QUICK)) && echo "the second" || echo "seconds 1 to 3") after a warm-up second (verify's"
   echo "intervals; fio's per-second IOPS log, fio running one second longer so that its queue"
   echo "draining after the limit is not counted). Predicted: the model's figure (verify's JSON)."
