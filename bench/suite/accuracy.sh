@@ -59,12 +59,12 @@ ACC_WORKLOADS=("SEQ1M Q1 read|read|read|1m|1" "SEQ1M Q32 read|read|read|1m|32"
 acc_is_floor() { [[ $1 == floor || $1 == cfloor ]]; }
 
 # acc_settle DIR: `dmc sync`, so that the next fio workload starts on a quiet disk, as each of
-# `dmc verify`'s does (verify_directory's settle): the journal commit of verify's test file and the
-# write-back of its metadata blocks (written about 30 s after the commit, as ext4's dirty metadata
-# is) otherwise land in whichever fio workload runs then. With verify first, fio's 4 KiB QD1
-# writes, about 35 s after it, came 1.6-3.8% short of the prediction on the three HDD profiles,
-# with fio first 0.1-0.8% (2026-12-07 15:39 run); Faulty 5400 HDD per second 28 s after verify
-# (/work/scratch/acc45/vs.sh): 51 54 54 54 54 54 51 ..., with `dmc sync` first 53-55 throughout.
+# `dmc verify`'s does (verify_directory's settle): device work the model still has from what ran
+# before (most likely verify's last journal commit and, about 30 s later, the write-back of its
+# metadata blocks) otherwise lands in whichever fio workload runs then. With verify first, fio's
+# 4 KiB QD1 writes, about 35 s after it, came 1.6-3.8% short of the prediction on the three HDD
+# profiles, with fio first 0.1-0.8% (2026-12-07 15:39 run); Faulty 5400 HDD per second 28 s after
+# verify (/work/scratch/acc45/vs.sh): 51 54 54 54 54 54 51 ..., with `dmc sync` first 53-55.
 acc_settle() { cmd "$DMC" sync "$1" >/dev/null || log "accuracy: dmc sync $1 failed"; }
 
 # acc_fio PROFILE-KEY DIR FILE-MIB DEPTH SECONDS: runs the seven workloads with fio, each on a
